@@ -1,0 +1,32 @@
+"""The kinds of artifact ctxres knows, how each is stored, and the file names that identify it."""
+
+from __future__ import annotations
+
+import re
+
+from ctxres.loading import Format
+
+# kind -> (format, default file patterns). A pattern without "/" matches the file name.
+KINDS: dict[str, Format] = {
+    "orchestration": Format.YAML,
+    "checkpoint": Format.JSON,
+    "monitor-state": Format.JSON,
+    "precompact-state": Format.JSON,
+    "resume-context": Format.FRONT_MATTER,
+    "task-graph": Format.JSON,
+    "event-log": Format.JSONL,
+}
+
+DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {
+    "orchestration": ("*ORCHESTRATION*.yaml", "*ORCHESTRATION*.yml"),
+    "checkpoint": ("cx-[0-9][0-9][0-9]*.json",),
+    "monitor-state": ("context-monitor-state.json",),
+    "precompact-state": ("*precompact_state.json",),
+    "resume-context": ("resume-context.md",),
+    "task-graph": ("task-graph.json",),
+    "event-log": ("**/events/*/*.jsonl",),
+}
+
+# A YAML file whose top level has a `resumption:` key is an orchestration file whatever its name.
+RESUMPTION_KEY = re.compile(rb"^resumption[ \t]*:", re.MULTILINE)
+YAML_SUFFIXES = (".yaml", ".yml")

@@ -1,0 +1,110 @@
+"""Finding the artifacts to check under the given paths."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ctxres.artifacts import KINDS, RESUMPTION_KEY, YAML_SUFFIXES
+from ctxres.config import Config
+from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
+from ctxres.loading import Format
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A file to check: where it is, how to show its path, what it is."""
+
+    path: Path
+    display: str
+    kind: str
+
+    @property
+    def format(self) -> Format:
+        return KINDS[self.kind]
+
+
+def _display(path: Path, cwd: Path) -> str:
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return os.path.relpath(path, cwd).replace(os.sep, "/")
+
+
+def kind_of(relpath: str, path: Path, config: Config) -> str | None:
+    """The artifact kind of a file, from its name, else (YAML) from a top-level `resumption:` key."""
+    for kind, patterns in config.patterns.items():
+        if matches_any(relpath, patterns):
+            return kind
+    if config.sniff_resumption and path.suffix in YAML_SUFFIXES:
+        try:
+            if path.stat().st_size <= config.max_file_size:
+                with path.open("rb") as handle:
+                    if RESUMPTION_KEY.search(handle.read()):
+                        return "orchestration"
+        except OSError:
+            return None
+    return None
+
+
+def _gitignore_rules(folder: Path) -> list[IgnoreRule]:
+    try:
+        return parse_ignore((folder / ".gitignore").read_text("utf-8", "replace").splitlines())
+    except OSError:
+        return []
+
+
+@lru_cache(maxsize=32)
+def _exclude_rules(patterns: tuple[str, ...]) -> list[IgnoreRule]:
+    return parse_ignore(list(patterns))
+
+
+def _excluded(relpath: str, is_dir: bool, config: Config) -> bool:
+    return is_ignored(relpath, is_dir, _exclude_rules((*config.exclude, *config.extend_exclude)))
+
+
+def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list[Artifact]:
+    """Every artifact under ``paths`` (files given explicitly are checked whatever the excludes)."""
+    cwd = cwd or Path.cwd()
+    found: dict[Path, Artifact] = {}
+    for given in paths:
+        if given.is_file():
+            kind = kind_of(given.name, given, config)
+            if kind:
+                found.setdefault(given.resolve(), Artifact(given, _display(given, cwd), kind))
+            continue
+        _walk(given, config, cwd, found)
+    return sorted(found.values(), key=lambda a: a.display)
+
+
+def _walk(top: Path, config: Config, cwd: Path, found: dict[Path, Artifact]) -> None:
+    # gitignore rules of each folder apply below it; a stack keeps (base, rules) pairs.
+    ignore_stack: list[tuple[str, list[IgnoreRule]]] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        folder = Path(dirpath)
+        rel_folder = folder.relative_to(top).as_posix()
+        rel_folder = "" if rel_folder == "." else rel_folder
+        while ignore_stack and not (rel_folder + "/").startswith(ignore_stack[-1][0]):
+            ignore_stack.pop()
+        if config.respect_gitignore:
+            rules = _gitignore_rules(folder)
+            if rules:
+                ignore_stack.append((rel_folder + "/" if rel_folder else "", rules))
+
+        def skipped(name: str, is_dir: bool, rel_folder: str = rel_folder) -> bool:
+            rel = f"{rel_folder}/{name}" if rel_folder else name
+            if _excluded(rel, is_dir, config):
+                return True
+            return any(is_ignored(rel[len(base) :], is_dir, rules) for base, rules in ignore_stack)
+
+        dirnames[:] = sorted(d for d in dirnames if not skipped(d, True))
+        for name in sorted(filenames):
+            if skipped(name, False):
+                continue
+            path = folder / name
+            rel = f"{rel_folder}/{name}" if rel_folder else name
+            kind = kind_of(rel, path, config)
+            if kind:
+                found.setdefault(path.resolve(), Artifact(path, _display(path, cwd), kind))

@@ -1,0 +1,95 @@
+"""gitignore-style patterns: ``*``, ``?``, ``[...]``, ``**``, a leading ``/`` anchors, a trailing ``/``
+matches directories only, ``!`` negates."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@lru_cache(maxsize=512)
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """Translate a glob over ``/``-separated paths; ``*`` never crosses ``/``, ``**`` does."""
+    out = ""
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out += ".*"
+            i += 2
+            continue
+        if char == "*":
+            out += "[^/]*"
+        elif char == "?":
+            out += "[^/]"
+        elif char == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                out += re.escape(char)
+            else:
+                body = pattern[i + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out += f"[{body}]"
+                i = end
+        else:
+            out += re.escape(char)
+        i += 1
+    return re.compile(out + r"\Z")
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+    anchored: bool
+
+
+def parse_ignore(lines: list[str]) -> list[IgnoreRule]:
+    """Rules from the lines of a ``.gitignore``-style file (comments and blanks skipped)."""
+    rules = []
+    for raw in lines:
+        line = raw.rstrip("\n").rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        if negate:
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        anchored = "/" in line
+        line = line.lstrip("/")
+        if not line:
+            continue
+        rules.append(IgnoreRule(glob_to_regex(line), negate, dir_only, anchored))
+    return rules
+
+
+def is_ignored(relpath: str, is_dir: bool, rules: list[IgnoreRule]) -> bool:
+    """Whether a ``/``-separated path relative to the rules' base is ignored (last match wins)."""
+    ignored = False
+    name = relpath.rsplit("/", 1)[-1]
+    for rule in rules:
+        if rule.dir_only and not is_dir:
+            continue
+        target = relpath if rule.anchored else name
+        if rule.regex.match(target):
+            ignored = not rule.negate
+    return ignored
+
+
+def matches_any(relpath: str, patterns: tuple[str, ...]) -> bool:
+    """A pattern without ``/`` matches the file name; with ``/`` it matches the path (at any depth
+    when it starts with ``**/``)."""
+    name = relpath.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        target = relpath if "/" in pattern else name
+        if glob_to_regex(pattern).match(target):
+            return True
+    return False

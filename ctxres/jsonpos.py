@@ -1,0 +1,146 @@
+"""A JSON parser that records the position of every key and value.
+
+The standard library's ``json`` gives no positions; this parser walks the text once, using
+``json.decoder.scanstring`` for strings so escapes behave exactly as in ``json.loads``.
+Duplicate keys are reported (the last value wins, as in ``json.loads``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from json.decoder import scanstring
+from typing import Any
+
+from ctxres.document import JsonPath
+from ctxres.findings import Position
+
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
+_WS = re.compile(r"[ \t\n\r]*")
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+class JsonPosError(ValueError):
+    """A syntax error, with the position where the parser stopped."""
+
+    def __init__(self, message: str, position: Position) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+@dataclass
+class JsonParse:
+    data: Any
+    value_pos: dict[JsonPath, Position] = field(default_factory=dict)
+    key_pos: dict[JsonPath, Position] = field(default_factory=dict)
+    duplicates: list[tuple[JsonPath, Position]] = field(default_factory=list)
+
+
+class _Parser:
+    def __init__(self, text: str, line_offset: int, max_depth: int) -> None:
+        self.text = text
+        self.line_offset = line_offset
+        self.max_depth = max_depth
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.result = JsonParse(None)
+
+    def pos(self, index: int) -> Position:
+        line = bisect_right(self.starts, index) - 1
+        return Position(line + 1 + self.line_offset, index - self.starts[line] + 1)
+
+    def fail(self, message: str, index: int) -> JsonPosError:
+        return JsonPosError(message, self.pos(index))
+
+    def skip(self, index: int) -> int:
+        match = _WS.match(self.text, index)
+        assert match is not None
+        return match.end()
+
+    def value(self, index: int, path: JsonPath, depth: int) -> tuple[Any, int]:
+        if depth > self.max_depth:
+            raise self.fail(f"nested deeper than {self.max_depth} levels", index)
+        text = self.text
+        self.result.value_pos[path] = self.pos(index)
+        char = text[index : index + 1]
+        if char == "{":
+            return self.object(index + 1, path, depth)
+        if char == "[":
+            return self.array(index + 1, path, depth)
+        if char == '"':
+            try:
+                return scanstring(text, index + 1, True)
+            except json.JSONDecodeError as exc:
+                raise self.fail(exc.msg, exc.pos) from None
+        for word, literal in _LITERALS.items():
+            if text.startswith(word, index):
+                return literal, index + len(word)
+        match = _NUMBER.match(text, index)
+        if match and match.end() > index:
+            literal_text = match.group(0)
+            if match.group(1) or match.group(2):
+                return float(literal_text), match.end()
+            return int(literal_text), match.end()
+        if not char:
+            raise self.fail("unexpected end of file, expected a value", index)
+        raise self.fail(f"expected a value, found {char!r}", index)
+
+    def object(self, index: int, path: JsonPath, depth: int) -> tuple[dict[str, Any], int]:
+        out: dict[str, Any] = {}
+        index = self.skip(index)
+        if self.text.startswith("}", index):
+            return out, index + 1
+        while True:
+            if not self.text.startswith('"', index):
+                raise self.fail("expected a property name in double quotes", index)
+            key_index = index
+            try:
+                key, index = scanstring(self.text, index + 1, True)
+            except json.JSONDecodeError as exc:
+                raise self.fail(exc.msg, exc.pos) from None
+            child: JsonPath = (*path, key)
+            if key in out:
+                self.result.duplicates.append((child, self.pos(key_index)))
+            self.result.key_pos[child] = self.pos(key_index)
+            index = self.skip(index)
+            if not self.text.startswith(":", index):
+                raise self.fail("expected ':' after a property name", index)
+            index = self.skip(index + 1)
+            out[key], index = self.value(index, child, depth + 1)
+            index = self.skip(index)
+            if self.text.startswith(",", index):
+                index = self.skip(index + 1)
+                continue
+            if self.text.startswith("}", index):
+                return out, index + 1
+            raise self.fail("expected ',' or '}' after a property value", index)
+
+    def array(self, index: int, path: JsonPath, depth: int) -> tuple[list[Any], int]:
+        out: list[Any] = []
+        index = self.skip(index)
+        if self.text.startswith("]", index):
+            return out, index + 1
+        while True:
+            item, index = self.value(index, (*path, len(out)), depth + 1)
+            out.append(item)
+            index = self.skip(index)
+            if self.text.startswith(",", index):
+                index = self.skip(index + 1)
+                continue
+            if self.text.startswith("]", index):
+                return out, index + 1
+            raise self.fail("expected ',' or ']' after an array item", index)
+
+
+def parse_json(text: str, *, line_offset: int = 0, max_depth: int = 200) -> JsonParse:
+    """Parse one JSON document; raise :class:`JsonPosError` on a syntax error."""
+    parser = _Parser(text, line_offset, max_depth)
+    start = parser.skip(0)
+    data, end = parser.value(start, (), 0)
+    end = parser.skip(end)
+    if end != len(text):
+        raise parser.fail("unexpected text after the JSON value", end)
+    parser.result.data = data
+    return parser.result

@@ -1,0 +1,246 @@
+"""Reading artifact files from disk into :class:`~ctxres.document.Document` values.
+
+Everything that can go wrong while reading (size, encoding, binary content, syntax, duplicate
+keys, alias bombs, a missing front matter) comes back as a :class:`LoadIssue` with a position,
+never as an exception: callers turn issues into findings or, in hooks, into a stderr line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ctxres.document import Document, JsonPath
+from ctxres.findings import Position
+from ctxres.jsonpos import JsonPosError, parse_json
+from ctxres.yamlpos import YamlPosError, parse_yaml
+
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_MAX_NODES = 50_000  # values added by alias expansion
+DEFAULT_MAX_DEPTH = 200
+
+
+class Format(str, Enum):
+    YAML = "yaml"
+    JSON = "json"
+    JSONL = "jsonl"
+    FRONT_MATTER = "front-matter"
+
+
+class IssueKind(str, Enum):
+    """Why a file could not be read (or was read with a problem)."""
+
+    SYNTAX = "syntax"
+    DUPLICATE_KEY = "duplicate-key"
+    ENCODING = "encoding"
+    BINARY = "binary"
+    TOO_LARGE = "too-large"
+    LIMIT = "limit"
+    NON_STRING_KEY = "non-string-key"
+    NO_FRONT_MATTER = "no-front-matter"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class LoadIssue:
+    kind: IssueKind
+    message: str
+    position: Position = field(default_factory=Position)
+    json_path: JsonPath = ()
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_nodes: int = DEFAULT_MAX_NODES
+    max_depth: int = DEFAULT_MAX_DEPTH
+
+
+@dataclass
+class LoadResult:
+    document: Document | None
+    issues: list[LoadIssue] = field(default_factory=list)
+
+
+def _position_of_byte(raw: bytes, offset: int) -> Position:
+    line = raw.count(b"\n", 0, offset) + 1
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    return Position(line, len(raw[line_start:offset].decode("utf-8", "replace")) + 1)
+
+
+def decode(raw: bytes) -> tuple[str | None, LoadIssue | None]:
+    """UTF-8 text (a BOM is allowed), or the issue that prevents it."""
+    nul = raw.find(b"\x00", 0, 8192)
+    if nul != -1:
+        return None, LoadIssue(
+            IssueKind.BINARY,
+            "the file contains NUL bytes: it is binary, not text",
+            _position_of_byte(raw, nul),
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start : exc.start + 1].hex()
+        return None, LoadIssue(
+            IssueKind.ENCODING,
+            f"the file is not valid UTF-8 (byte 0x{bad} at offset {exc.start}); save it as UTF-8",
+            _position_of_byte(raw, exc.start),
+        )
+    return text, None
+
+
+def split_front_matter(text: str) -> tuple[str, int] | None:
+    """The YAML between the leading ``---`` lines of a Markdown file, and its first line number - 1."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].rstrip("\r\n").rstrip() in ("---", "..."):
+            return "".join(lines[1:index]), 1
+    return None
+
+
+def _from_yaml(doc: Document, text: str, line_offset: int, limits: Limits) -> list[LoadIssue]:
+    try:
+        parsed = parse_yaml(text, line_offset=line_offset, max_nodes=limits.max_nodes, max_depth=limits.max_depth)
+    except YamlPosError as exc:
+        if "alias" in exc.message or "nested" in exc.message:
+            return [LoadIssue(IssueKind.LIMIT, exc.message, exc.position)]
+        return [
+            LoadIssue(
+                IssueKind.SYNTAX,
+                exc.message,
+                exc.position,
+                fix="check the indentation and quoting of this line and the lines just above it",
+            )
+        ]
+    doc.data = parsed.data
+    doc.value_pos = parsed.value_pos
+    doc.key_pos = parsed.key_pos
+    doc.yaml_timestamps = parsed.timestamps
+    issues = [
+        LoadIssue(IssueKind.DUPLICATE_KEY, f"duplicate key {path[-1]!r}: the later value silently wins", pos, path)
+        for path, pos in parsed.duplicates
+    ]
+    issues += [
+        LoadIssue(
+            IssueKind.NON_STRING_KEY,
+            f"key {path[-1]!r} is not a string in YAML (it is read as a number, boolean or date); quote it",
+            pos,
+            path,
+        )
+        for path, pos in parsed.non_string_keys
+    ]
+    return issues
+
+
+def _from_json(doc: Document, text: str, limits: Limits) -> list[LoadIssue]:
+    try:
+        parsed = parse_json(text, max_depth=limits.max_depth)
+    except JsonPosError as exc:
+        kind = IssueKind.LIMIT if "nested" in exc.message else IssueKind.SYNTAX
+        return [LoadIssue(kind, f"invalid JSON: {exc.message}", exc.position)]
+    doc.data = parsed.data
+    doc.value_pos = parsed.value_pos
+    doc.key_pos = parsed.key_pos
+    return [
+        LoadIssue(IssueKind.DUPLICATE_KEY, f"duplicate key {path[-1]!r}: the later value silently wins", pos, path)
+        for path, pos in parsed.duplicates
+    ]
+
+
+def _from_jsonl(doc: Document, text: str, limits: Limits) -> list[LoadIssue]:
+    """Each line is one JSON value; a bad line is reported and skipped, the rest is still read."""
+    issues: list[LoadIssue] = []
+    items: list[object] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            parsed = parse_json(line, line_offset=number - 1, max_depth=limits.max_depth)
+        except JsonPosError as exc:
+            issues.append(
+                LoadIssue(
+                    IssueKind.SYNTAX, f"line {number} is not valid JSON and was skipped: {exc.message}", exc.position
+                )
+            )
+            continue
+        index = len(items)
+        items.append(parsed.data)
+        doc.line_numbers.append(number)
+        for path, pos in parsed.value_pos.items():
+            doc.value_pos[(index, *path)] = pos
+        for path, pos in parsed.key_pos.items():
+            doc.key_pos[(index, *path)] = pos
+        issues += [
+            LoadIssue(
+                IssueKind.DUPLICATE_KEY,
+                f"duplicate key {path[-1]!r}: the later value silently wins",
+                pos,
+                (index, *path),
+            )
+            for path, pos in parsed.duplicates
+        ]
+    doc.data = items
+    return issues
+
+
+def parse_text(path: str, kind: str, fmt: Format, text: str, limits: Limits | None = None) -> LoadResult:
+    """Parse already-decoded text (pure: no file system access)."""
+    limits = limits or Limits()
+    doc = Document(path=path, kind=kind, text=text, data=None)
+    if fmt is Format.YAML:
+        issues = _from_yaml(doc, text, 0, limits)
+    elif fmt is Format.JSON:
+        issues = _from_json(doc, text, limits)
+    elif fmt is Format.JSONL:
+        issues = _from_jsonl(doc, text, limits)
+    else:
+        split = split_front_matter(text)
+        if split is None:
+            return LoadResult(
+                None,
+                [
+                    LoadIssue(
+                        IssueKind.NO_FRONT_MATTER,
+                        "no YAML front matter: the file must start with a '---' line and the manifest must end "
+                        "with another '---' line",
+                    )
+                ],
+            )
+        issues = _from_yaml(doc, split[0], split[1], limits)
+    if any(issue.kind in (IssueKind.SYNTAX, IssueKind.LIMIT) for issue in issues) and fmt is not Format.JSONL:
+        return LoadResult(None, issues)
+    return LoadResult(doc, issues)
+
+
+def load_file(
+    path: str, kind: str, fmt: Format, limits: Limits | None = None, display_path: str | None = None
+) -> LoadResult:
+    """Read, decode and parse one file, within the size limit."""
+    limits = limits or Limits()
+    shown = display_path or path
+    try:
+        size = os.stat(path).st_size
+        if size > limits.max_bytes:
+            return LoadResult(
+                None,
+                [
+                    LoadIssue(
+                        IssueKind.TOO_LARGE,
+                        f"the file is {size:,} bytes, more than the limit of {limits.max_bytes:,}; "
+                        "raise `max-file-size` in the configuration if this is expected",
+                    )
+                ],
+            )
+        with open(path, "rb") as handle:
+            raw = handle.read(limits.max_bytes + 1)
+    except OSError as exc:
+        return LoadResult(None, [LoadIssue(IssueKind.UNREADABLE, f"cannot read the file: {exc.strerror or exc}")])
+    text, issue = decode(raw)
+    if text is None:
+        assert issue is not None
+        return LoadResult(None, [issue])
+    return parse_text(shown, kind, fmt, text, limits)

@@ -1,0 +1,102 @@
+"""Running the checks: discover artifacts, load them, apply every rule, filter the findings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from ctxres.config import Config
+from ctxres.discovery import Artifact, discover
+from ctxres.document import Document
+from ctxres.findings import Finding, Severity
+from ctxres.globs import matches_any
+from ctxres.linters import conformance, parsing, suppression
+from ctxres.linters.registry import RULES, matches
+from ctxres.linters.report import Report
+from ctxres.loading import Limits, load_file
+
+DocumentCheck = Callable[[Document, Config], list[Finding]]
+
+# Rules that look at one document at a time. Later rule families append here.
+DOCUMENT_CHECKS: list[DocumentCheck] = [lambda doc, _config: conformance.check(doc)]
+
+
+def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None, list[Finding]]:
+    """Load one artifact and run the per-document checks on it."""
+    limits = Limits(max_bytes=config.max_file_size)
+    result = load_file(str(artifact.path), artifact.kind, artifact.format, limits, artifact.display)
+    findings = parsing.findings_for(artifact.display, result.issues)
+    if result.document is not None:
+        for rule_check in DOCUMENT_CHECKS:
+            findings += rule_check(result.document, config)
+    return result.document, findings
+
+
+def selected(code: str, config: Config) -> bool:
+    chosen = (*config.select, *config.extend_select)
+    if not matches(code, chosen):
+        return False
+    # A more specific selector wins over a broader ignore, as in ruff.
+    ignoring = [sel for sel in config.ignore if sel == "ALL" or code.startswith(sel)]
+    if not ignoring:
+        return True
+    picking = [sel for sel in chosen if sel == "ALL" or code.startswith(sel)]
+    longest = lambda sels: max(0 if s == "ALL" else len(s) for s in sels)  # noqa: E731
+    return longest(picking) > longest(ignoring)
+
+
+def _per_file_ignored(finding: Finding, config: Config) -> bool:
+    for glob, codes in config.per_file_ignores.items():
+        if matches_any(finding.path, (glob,)) and matches(finding.code, codes):
+            return True
+    return False
+
+
+def apply_policy(findings: list[Finding], texts: dict[str, str], config: Config) -> list[Finding]:
+    """Selection, suppression comments, per-file ignores and severity overrides."""
+    kept = []
+    cache: dict[str, suppression.Suppressions] = {}
+    for finding in findings:
+        if not selected(finding.code, config) or _per_file_ignored(finding, config):
+            continue
+        if finding.path not in cache:
+            cache[finding.path] = suppression.parse(texts.get(finding.path, ""))
+        if cache[finding.path].covers(finding.code, finding.position.line):
+            continue
+        override = config.severity.get(finding.code)
+        if override:
+            finding = replace(finding, severity=Severity(override))
+        kept.append(finding)
+    return sorted(kept, key=Finding.sort_key)
+
+
+def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
+    """Check every artifact under ``paths``."""
+    artifacts = discover(paths, config, cwd)
+    findings: list[Finding] = []
+    texts: dict[str, str] = {}
+    for artifact in artifacts:
+        document, found = check_artifact(artifact, config)
+        if document is not None:
+            texts[artifact.display] = document.text
+        elif found and artifact.format.value in ("yaml", "front-matter"):
+            texts[artifact.display] = _read_text(artifact.path)
+        findings += found
+    unknown = sorted({f.code for f in findings} - set(RULES))
+    assert not unknown, f"findings with unregistered codes: {unknown}"
+    return Report(apply_policy(findings, texts, config), files_checked=len(artifacts))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def exit_code(report: Report, strict: bool) -> int:
+    """0 clean, 1 findings that fail the run (errors; warnings too under ``--strict``)."""
+    if report.errors or (strict and report.warnings):
+        return 1
+    return 0

@@ -1,0 +1,48 @@
+"""Stable machine-readable JSON output (named ``json_`` so it does not shadow the stdlib)."""
+
+from __future__ import annotations
+
+import json
+
+from ctxres.findings import Finding
+from ctxres.linters.registry import RULES
+from ctxres.linters.report import Report
+
+FORMAT_VERSION = 1
+
+
+def rule_url(code: str) -> str:
+    """The rule's documentation URL, or ``""`` for a code that is not registered."""
+    rule = RULES.get(code)
+    return rule.doc_url() if rule is not None else ""
+
+
+def finding_to_dict(finding: Finding) -> dict[str, object]:
+    return {
+        "path": finding.path,
+        "line": finding.position.line,
+        "column": finding.position.col,
+        "code": finding.code,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "json_path": finding.json_path,
+        "fix": finding.fix,
+        "rule_url": rule_url(finding.code),
+    }
+
+
+def report_to_dict(report: Report) -> dict[str, object]:
+    return {
+        "version": FORMAT_VERSION,
+        "tool": {"name": "ctxres", "version": report.tool_version},
+        "summary": {
+            "files_checked": report.files_checked,
+            "errors": report.errors,
+            "warnings": report.warnings,
+        },
+        "findings": [finding_to_dict(f) for f in report.findings],
+    }
+
+
+def render(report: Report) -> str:
+    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"

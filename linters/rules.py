@@ -1,0 +1,54 @@
+"""Every rule module, loaded once; rule documentation pages; schema names."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from ctxres.linters.registry import RULES, Rule
+
+# Importing a rule module registers its rules.
+RULE_MODULES = ("ctxres.linters.parsing", "ctxres.linters.conformance")
+
+
+def all_rules() -> dict[str, Rule]:
+    """Every registered rule, sorted by code."""
+    import importlib
+
+    for module in RULE_MODULES:
+        importlib.import_module(module)
+    return dict(sorted(RULES.items()))
+
+
+def _pages() -> dict[str, str]:
+    return {f"{code}.md": rule.doc() for code, rule in all_rules().items()}
+
+
+def write_docs(directory: Path) -> list[Path]:
+    """Write ``<CODE>.md`` per rule into ``directory``; return the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in _pages().items():
+        path = directory / name
+        if not path.exists() or path.read_text("utf-8") != text:
+            path.write_text(text, "utf-8")
+            written.append(path)
+    return written
+
+
+def docs_drift(directory: Path) -> list[str]:
+    """Pages that are missing, differ, or belong to no rule."""
+    pages = _pages()
+    stale = [
+        name
+        for name, text in pages.items()
+        if not (directory / name).is_file() or (directory / name).read_text("utf-8") != text
+    ]
+    stale += sorted(p.name for p in directory.glob("*.md") if p.name not in pages and p.name != "README.md")
+    return stale
+
+
+def schema_names() -> list[str]:
+    """Names of the checked-in schemas (``ctxres schema show NAME``)."""
+    folder = resources.files("ctxres.schemas")
+    return sorted(p.name[: -len(".schema.json")] for p in folder.iterdir() if p.name.endswith(".schema.json"))

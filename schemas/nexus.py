@@ -1,0 +1,92 @@
+"""Seed 004: the Nexus ``precompact_state.json`` (FLAT) and the ``resume-context.md`` front matter."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from ctxres.schemas.base import IsoDateTime, StrictModel
+
+PROJECT_ID_PATTERN = r"^\d{2}-[a-z0-9]+(-[a-z0-9]+)*$"
+
+
+class PrecompactState(StrictModel):
+    """What the Nexus PreCompact hook saves for SessionStart. FLAT: nothing is nested; under 1 KB."""
+
+    active_project_id: str | None = Field(
+        pattern=PROJECT_ID_PATTERN,
+        description="Folder name of the active project, `NN-kebab-case` (`24-project-skills`); null if none found.",
+    )
+    confidence: Literal["high", "medium", "low"] = Field(description="How sure the detection is.")
+    detection_method: Literal["transcript", "cache", "fallback"] = Field(description="How the project was detected.")
+    timestamp: IsoDateTime = Field(description="When the state was saved (ISO-8601).")
+    metadata: dict[str, Any] | None = Field(None, description="Optional detection details (free form).")
+
+
+class ResumePhase(str, Enum):
+    """The project's lifecycle phase."""
+
+    RESEARCH = "research"
+    PLANNING = "planning"
+    EXECUTION = "execution"
+    READY_FOR_IMPLEMENTATION = "ready-for-implementation"
+    TESTING = "testing"
+    REVIEW = "review"
+
+
+class ResumeContext(StrictModel):
+    """Front matter of `resume-context.md`: a loading manifest, not a summary.
+
+    A project is named by `project_id`/`project_name` (seed) or `build_id`/`build_name` (the
+    builds layout seen in real files); the version by `resume_schema_version` (or the legacy
+    `resume_version`).
+    """
+
+    resume_schema_version: str | float | None = Field(
+        None, description='Version of the manifest format, a string such as `"1.0"`.'
+    )
+    resume_version: str | float | None = Field(
+        None,
+        description="Legacy name of `resume_schema_version`; accepted, rename it.",
+        json_schema_extra={"deprecated": True},
+    )
+    last_updated: IsoDateTime = Field(description="When the manifest was last updated (ISO-8601).")
+    project_id: str | None = Field(
+        None, pattern=PROJECT_ID_PATTERN, description="Project folder name, `NN-kebab-case`."
+    )
+    project_name: str | None = Field(None, min_length=1, description="Human-readable project name.")
+    build_id: str | None = Field(None, pattern=PROJECT_ID_PATTERN, description="Build folder name, `NN-kebab-case`.")
+    build_name: str | None = Field(None, min_length=1, description="Human-readable build name.")
+    build_type: str | None = Field(None, description="Kind of build, for example `build`.")
+    session_id: str | None = Field(None, description="Id of the session that last updated the manifest.")
+    session_ids: list[str] | None = Field(None, description="Ids of every session that worked on the project.")
+    current_phase: ResumePhase = Field(description="Lifecycle phase of the project.")
+    next_action: str = Field(min_length=1, description="The skill to run on resume, for example `execute-project`.")
+    files_to_load: list[str] = Field(min_length=1, description="Files to load on resume, relative to the project.")
+    current_section: int | None = Field(None, ge=0, description="Current section number in steps.md.")
+    current_task: int | None = Field(None, ge=0, description="Current task number.")
+    total_tasks: int | None = Field(None, ge=0, description="Number of tasks in the plan.")
+    tasks_completed: int | None = Field(None, ge=0, description="Number of tasks completed.")
+    progress: str | None = Field(None, description="Progress in words, for example `14/40 tasks complete`.")
+    rediscovery_round: int | None = Field(None, ge=0, description="How many times discovery was re-run.")
+    discovery_complete: bool | None = Field(None, description="Whether discovery is finished.")
+
+    @model_validator(mode="after")
+    def _named(self) -> ResumeContext:
+        if not (self.project_id or self.build_id):
+            raise ValueError("a manifest needs `project_id` (or `build_id`)")
+        if self.resume_schema_version is None and self.resume_version is None:
+            raise ValueError("a manifest needs `resume_schema_version`")
+        return self
+
+    model_config = StrictModel.model_config | {
+        "json_schema_extra": {
+            "anyOf": [{"required": ["project_id", "project_name"]}, {"required": ["build_id", "build_name"]}],
+            "allOf": [{"anyOf": [{"required": ["resume_schema_version"]}, {"required": ["resume_version"]}]}],
+        }
+    }
+
+
+NEXUS_SCHEMAS = {"precompact-state": PrecompactState, "resume-context": ResumeContext}
