@@ -135,8 +135,9 @@ class PostToolUseInput(HookInput):
 # Outputs (stdout)
 # --------------------------------------------------------------------------------------------------
 
-# An optional output key is left out, never written as null: Claude Code validates hook output against
-# its own schema, where an optional key has no null value. In Python an omitted key reads as None.
+# An optional output key is left out, never written as null: null is not a documented value of any
+# output key, and Claude Code reports output that fails its validation as a hook error. In Python an
+# omitted key reads as None.
 Omitted = SkipJsonSchema[None]
 
 
