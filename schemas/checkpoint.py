@@ -99,7 +99,7 @@ class Checkpoint(StrictModel):
         pattern=r"^cx-\d{3,}$", description="Id of the compaction, `cx-NNN`; the file name starts with it."
     )
     timestamp: IsoDateTime = Field(description="When the PreCompact hook fired.")
-    trigger: Trigger = Field(description="What caused the compaction.")
+    trigger: Trigger = Field(description="What caused the compaction, and which program wrote the file.")
     context_state: ContextState = Field(description="How full the context was.")
     orchestration_state: OrchestrationState = Field(description="The workflow's position.")
     accumulated_context: AccumulatedContext = Field(description="Knowledge gathered so far.")

@@ -1,0 +1,45 @@
+"""`ctxres-hook` stays cheap to start and never breaks a session."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pydantic", "jsonschema", "ctxres.linters", "ctxres.schemas")
+
+
+def test_hook_import_pulls_in_no_heavy_module() -> None:
+    code = (
+        "import sys, ctxres.hooks.main; "
+        f"print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m.startswith({HEAVY!r})])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def _hook(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", *args], input=stdin, capture_output=True, timeout=30
+    )
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        b"",
+        b"not json",
+        b"[1, 2]",
+        b"\xff\xfe\x00garbage",
+        b'{"hook_event_name": 42}',
+        b'{"hook_event_name": "UserPromptSubmit", "prompt": "hi", "session_id": "s"}',
+    ],
+)
+@pytest.mark.parametrize("args", [[], ["PreCompact"], ["UserPromptSubmit"], ["NoSuchEvent"]])
+def test_hook_always_exits_zero_with_a_json_object(args: list[str], stdin: bytes) -> None:
+    result = _hook(args, stdin)
+    assert result.returncode == 0
+    assert isinstance(json.loads(result.stdout), dict)
+    assert b"Traceback" not in result.stderr
