@@ -5,19 +5,20 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from ctxres.linters.registry import RULES, Rule
+from ctxres.linters.registry import FAMILIES, RULES, Rule
 
 # Importing a rule module registers its rules.
 RULE_MODULES = ("ctxres.linters.parsing", "ctxres.linters.conformance")
 
 
 def all_rules() -> dict[str, Rule]:
-    """Every registered rule, sorted by code."""
+    """Every registered rule, by family (in the documented family order), then code."""
     import importlib
 
     for module in RULE_MODULES:
         importlib.import_module(module)
-    return dict(sorted(RULES.items()))
+    order = list(FAMILIES)
+    return dict(sorted(RULES.items(), key=lambda item: (order.index(item[0][0]), item[0])))
 
 
 def _pages() -> dict[str, str]:

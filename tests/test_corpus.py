@@ -20,6 +20,18 @@ def report() -> Report:
     return engine.run([CORPUS], Config(root=CORPUS), cwd=CORPUS)
 
 
+def test_corpus_copy_is_byte_exact() -> None:
+    from .conftest import CORPUS, SHARED_CORPUS
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    vendored = files(CORPUS)
+    assert len(vendored) == 69
+    if SHARED_CORPUS.is_dir():  # beside the shared folder (development machines): must be identical
+        assert files(SHARED_CORPUS) == vendored
+
+
 def _in(report: Report, name: str) -> list[Finding]:
     return [f for f in report.findings if Path(f.path).name == name]
 
