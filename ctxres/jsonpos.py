@@ -11,7 +11,7 @@ import json
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from ctxres.document import JsonPath
@@ -71,7 +71,8 @@ class _Parser:
             return self.array(index + 1, path, depth)
         if char == '"':
             try:
-                return scanstring(text, index + 1, True)
+                string, end = scanstring(text, index + 1, True)
+                return string, end
             except json.JSONDecodeError as exc:
                 raise self.fail(exc.msg, exc.pos) from None
         for word, literal in _LITERALS.items():

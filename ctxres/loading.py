@@ -171,9 +171,11 @@ def _from_jsonl(doc: Document, text: str, limits: Limits) -> list[LoadIssue]:
         items.append(parsed.data)
         doc.line_numbers.append(number)
         for path, pos in parsed.value_pos.items():
-            doc.value_pos[(index, *path)] = pos
+            item_path: JsonPath = (index, *path)
+            doc.value_pos[item_path] = pos
         for path, pos in parsed.key_pos.items():
-            doc.key_pos[(index, *path)] = pos
+            item_path = (index, *path)
+            doc.key_pos[item_path] = pos
         issues += [
             LoadIssue(
                 IssueKind.DUPLICATE_KEY,

@@ -42,8 +42,11 @@ def selected(code: str, config: Config) -> bool:
     if not ignoring:
         return True
     picking = [sel for sel in chosen if sel == "ALL" or code.startswith(sel)]
-    longest = lambda sels: max(0 if s == "ALL" else len(s) for s in sels)  # noqa: E731
-    return longest(picking) > longest(ignoring)
+    return _specificity(picking) > _specificity(ignoring)
+
+
+def _specificity(selectors: list[str]) -> int:
+    return max(0 if sel == "ALL" else len(sel) for sel in selectors)
 
 
 def _per_file_ignored(finding: Finding, config: Config) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ctxres.schemas.base import IsoDateTime, OpenModel, StrictModel
 
@@ -39,4 +39,4 @@ class Event(StrictModel):
     details: dict[str, Any] | None = Field(None, description="Event-specific details (free form).")
 
 
-AGENT_MEMORY_SCHEMAS = {"task-graph": TaskGraph, "event": Event}
+AGENT_MEMORY_SCHEMAS: dict[str, type[BaseModel]] = {"task-graph": TaskGraph, "event": Event}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ctxres.schemas.base import IsoDateTime, OpenModel, StrictModel
 from ctxres.schemas.resumption import Fill, WorkflowStatus
@@ -127,4 +127,4 @@ class PeerCheckpoint(StrictModel):
     created_at: IsoDateTime = Field(description="When the checkpoint was written.")
 
 
-CHECKPOINT_SCHEMAS = {"checkpoint": Checkpoint, "checkpoint-peer": PeerCheckpoint}
+CHECKPOINT_SCHEMAS: dict[str, type[BaseModel]] = {"checkpoint": Checkpoint, "checkpoint-peer": PeerCheckpoint}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from ctxres.schemas.base import IsoDateTime, StrictModel
 
@@ -89,4 +89,4 @@ class ResumeContext(StrictModel):
     }
 
 
-NEXUS_SCHEMAS = {"precompact-state": PrecompactState, "resume-context": ResumeContext}
+NEXUS_SCHEMAS: dict[str, type[BaseModel]] = {"precompact-state": PrecompactState, "resume-context": ResumeContext}
