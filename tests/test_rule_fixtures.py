@@ -79,9 +79,9 @@ def test_bad_fixture_triggers_its_rule_where_expected(case: Path) -> None:
 
 
 @pytest.mark.parametrize("case", _cases("good"), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_good_fixture_does_not_trigger_its_rule(case: Path) -> None:
-    code = case.parent.name
-    assert not [a for a in _run(case) if a[3] == code]
+def test_good_fixture_is_clean(case: Path) -> None:
+    """A near miss for its rule, and clean for every other rule too."""
+    assert _run(case) == []
 
 
 def test_valid_workspace_has_no_findings_at_all() -> None:
