@@ -42,6 +42,8 @@ class Document:
     yaml_timestamps: list[JsonPath] = field(default_factory=list)
     # For JSON Lines: the file line of each item of ``data``.
     line_numbers: list[int] = field(default_factory=list)
+    # Where the file is on disk (``path`` is how it is shown); empty for text parsed in memory.
+    fs_path: str = ""
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Position:
         """Where ``path`` is in the file; the nearest known ancestor when it is absent."""

@@ -245,4 +245,7 @@ def load_file(
     if text is None:
         assert issue is not None
         return LoadResult(None, [issue])
-    return parse_text(shown, kind, fmt, text, limits)
+    result = parse_text(shown, kind, fmt, text, limits)
+    if result.document is not None:
+        result.document.fs_path = path
+    return result

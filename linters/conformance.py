@@ -190,7 +190,7 @@ def problems(doc: Document) -> list[tuple[Problem, int]]:
     return collapse_repeats(found)
 
 
-def check(doc: Document) -> list[Finding]:
+def check_document(doc: Document, _config: object = None) -> list[Finding]:
     findings = []
     for problem, others in problems(doc):
         rule = _RULE_OF_KIND[problem.kind]

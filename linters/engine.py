@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ctxres.config import Config
@@ -11,15 +11,37 @@ from ctxres.discovery import Artifact, discover
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
-from ctxres.linters import conformance, parsing, suppression
+from ctxres.linters import parsing, suppression
 from ctxres.linters.registry import RULES, matches
 from ctxres.linters.report import Report
+from ctxres.linters.rules import rule_modules
 from ctxres.loading import Limits, load_file
 
 DocumentCheck = Callable[[Document, Config], list[Finding]]
+WorkspaceCheck = Callable[["Workspace"], list[Finding]]
 
-# Rules that look at one document at a time. Later rule families append here.
-DOCUMENT_CHECKS: list[DocumentCheck] = [lambda doc, _config: conformance.check(doc)]
+
+@dataclass
+class Workspace:
+    """Everything one run loaded, for rules that compare several files."""
+
+    config: Config
+    documents: list[Document] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Document]:
+        return [doc for doc in self.documents if doc.kind == kind]
+
+
+def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
+    """A rule module takes part through ``check_document(doc, config)`` and/or ``check_workspace(ws)``."""
+    per_document: list[DocumentCheck] = []
+    per_workspace: list[WorkspaceCheck] = []
+    for module in rule_modules():
+        if hasattr(module, "check_document"):
+            per_document.append(module.check_document)
+        if hasattr(module, "check_workspace"):
+            per_workspace.append(module.check_workspace)
+    return per_document, per_workspace
 
 
 def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None, list[Finding]]:
@@ -28,7 +50,7 @@ def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None,
     result = load_file(str(artifact.path), artifact.kind, artifact.format, limits, artifact.display)
     findings = parsing.findings_for(artifact.display, result.issues)
     if result.document is not None:
-        for rule_check in DOCUMENT_CHECKS:
+        for rule_check in _checks()[0]:
             findings += rule_check(result.document, config)
     return result.document, findings
 
@@ -79,13 +101,17 @@ def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
     artifacts = discover(paths, config, cwd)
     findings: list[Finding] = []
     texts: dict[str, str] = {}
+    workspace = Workspace(config)
     for artifact in artifacts:
         document, found = check_artifact(artifact, config)
         if document is not None:
             texts[artifact.display] = document.text
+            workspace.documents.append(document)
         elif found and artifact.format.value in ("yaml", "front-matter"):
             texts[artifact.display] = _read_text(artifact.path)
         findings += found
+    for workspace_check in _checks()[1]:
+        findings += workspace_check(workspace)
     unknown = sorted({f.code for f in findings} - set(RULES))
     assert not unknown, f"findings with unregistered codes: {unknown}"
     return Report(apply_policy(findings, texts, config), files_checked=len(artifacts))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 
 from ctxres.linters.registry import FAMILIES, RULES, Rule
 
@@ -11,12 +13,14 @@ from ctxres.linters.registry import FAMILIES, RULES, Rule
 RULE_MODULES = ("ctxres.linters.parsing", "ctxres.linters.conformance")
 
 
+def rule_modules() -> list[ModuleType]:
+    """The rule modules (importing one registers its rules)."""
+    return [importlib.import_module(name) for name in RULE_MODULES]
+
+
 def all_rules() -> dict[str, Rule]:
     """Every registered rule, by family (in the documented family order), then code."""
-    import importlib
-
-    for module in RULE_MODULES:
-        importlib.import_module(module)
+    rule_modules()
     order = list(FAMILIES)
     return dict(sorted(RULES.items(), key=lambda item: (order.index(item[0][0]), item[0])))
 

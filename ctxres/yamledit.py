@@ -1,0 +1,225 @@
+"""Surgical YAML edits: change one value, add one key or one list item, replace one top-level
+entry, and leave every other byte of the file (comments, quoting, indentation) as it was.
+
+Round-tripping a whole file through a YAML library re-flows lines and re-quotes values; here we
+locate the node with PyYAML (its marks give exact character offsets) and splice text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import yaml
+
+from ctxres.document import JsonPath
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+
+class EditError(ValueError):
+    """The edit cannot be made safely; the message says why."""
+
+
+_PLAIN_SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
+_RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
+
+
+def scalar(value: Any) -> str:
+    """A YAML scalar for ``value``: strings double-quoted (JSON escapes are valid YAML)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def key_text(key: str) -> str:
+    return key if _PLAIN_SAFE.match(key) and key.lower() not in _RESERVED else json.dumps(key, ensure_ascii=False)
+
+
+def render(value: Any, indent: int) -> list[str]:
+    """Block-style lines for a mapping or list value, each starting with ``indent`` spaces."""
+    pad = " " * indent
+    lines: list[str] = []
+    if isinstance(value, dict):
+        if not value:
+            return [pad + "{}"]
+        for key, item in value.items():
+            if isinstance(item, (dict, list)) and item:
+                lines.append(f"{pad}{key_text(key)}:")
+                lines += render(item, indent + 2)
+            else:
+                lines.append(f"{pad}{key_text(key)}: {_inline(item)}")
+        return lines
+    if isinstance(value, list):
+        if not value:
+            return [pad + "[]"]
+        for item in value:
+            if isinstance(item, dict) and item:
+                inner = render(item, indent + 2)
+                lines.append(pad + "- " + inner[0][indent + 2 :])
+                lines += inner[1:]
+            elif isinstance(item, list) and item:
+                lines.append(pad + "- " + _inline(item))
+            else:
+                lines.append(f"{pad}- {_inline(item)}")
+        return lines
+    return [pad + scalar(value)]
+
+
+def _inline(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key_text(k)}: {_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return scalar(value)
+
+
+def _compose(text: str) -> yaml.Node:
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        raise EditError(f"the file is not valid YAML: {exc}") from None
+    if node is None:
+        raise EditError("the file is empty")
+    return node
+
+
+def find(root: yaml.Node, path: JsonPath) -> tuple[yaml.Node | None, yaml.Node]:
+    """(key node or None, value node) at ``path``."""
+    key_node: yaml.Node | None = None
+    node = root
+    for part in path:
+        if isinstance(part, int):
+            if not isinstance(node, yaml.SequenceNode) or not 0 <= part < len(node.value):
+                raise EditError(f"no item {part} at {list(path)}")
+            key_node, node = None, node.value[part]
+            continue
+        if not isinstance(node, yaml.MappingNode):
+            raise EditError(f"{part!r} is not inside a mapping")
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == part:
+                key_node, node = k, v
+                break
+        else:
+            raise EditError(f"no key {part!r} at {list(path)}")
+    return key_node, node
+
+
+def _line_start(text: str, index: int) -> int:
+    return text.rfind("\n", 0, index) + 1
+
+
+def _line_end(text: str, index: int) -> int:
+    end = text.find("\n", index)
+    return len(text) if end == -1 else end
+
+
+def replace_value(text: str, path: JsonPath, new_scalar: str) -> str:
+    """Replace the scalar at ``path`` by ``new_scalar`` (already YAML), keeping any comment after it."""
+    _, node = find(_compose(text), path)
+    if not isinstance(node, yaml.ScalarNode) or node.style in ("|", ">"):
+        raise EditError(f"{'.'.join(map(str, path))} is not a one-line value")
+    start, end = node.start_mark.index, node.end_mark.index
+    if start == end:  # an empty value (`key:`) has no extent; write after the colon
+        return (
+            text[:start] + " " + new_scalar + text[end:]
+            if text[start - 1 : start] == ":"
+            else (text[:start] + new_scalar + text[end:])
+        )
+    return text[:start] + new_scalar + text[end:]
+
+
+def _content_end(node: yaml.Node) -> int:
+    """Index just past the last character of ``node``'s own content.
+
+    A block collection's end mark is where the next token starts (after any comments), so it is
+    found from its last scalar instead; scalars and flow collections end exactly.
+    """
+    if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
+        key, value = node.value[-1]
+        value_end = _content_end(value)
+        return max(value_end, key.end_mark.index)
+    if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
+        return _content_end(node.value[-1])
+    return int(node.end_mark.index)
+
+
+def _last_line_of(text: str, node: yaml.Node) -> int:
+    """Index of the end of the last line that holds ``node``'s content (later comments excluded)."""
+    end = _content_end(node)
+    return _line_end(text, max(end - 1, 0))
+
+
+def set_key(text: str, mapping_path: JsonPath, key: str, value: Any) -> str:
+    """Set ``key`` in the block mapping at ``mapping_path`` (replace a one-line value, or append a key)."""
+    root = _compose(text)
+    _, mapping = find(root, mapping_path)
+    if not isinstance(mapping, yaml.MappingNode):
+        raise EditError(f"{'.'.join(map(str, mapping_path))} is not a mapping")
+    for k, v in mapping.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            if isinstance(value, (dict, list)) or not isinstance(v, yaml.ScalarNode):
+                raise EditError(f"{key} holds a structure; only one-line values are replaced")
+            return replace_value(text, (*mapping_path, key), scalar(value))
+    if mapping.flow_style or not mapping.value:
+        raise EditError(f"{'.'.join(map(str, mapping_path))} is a flow mapping; cannot add {key} in place")
+    column = mapping.value[0][0].start_mark.column
+    insert_at = _last_line_of(text, mapping.value[-1][1])
+    if isinstance(value, (dict, list)) and value:
+        lines = [f"{' ' * column}{key_text(key)}:", *render(value, column + 2)]
+    else:
+        lines = [f"{' ' * column}{key_text(key)}: {_inline(value)}"]
+    return text[:insert_at] + "\n" + "\n".join(lines) + text[insert_at:]
+
+
+def append_item(text: str, sequence_path: JsonPath, item: Any) -> str:
+    """Append ``item`` to the sequence at ``sequence_path``; an empty flow list ``[]`` becomes a block list."""
+    root = _compose(text)
+    key_node, seq = find(root, sequence_path)
+    if not isinstance(seq, yaml.SequenceNode):
+        raise EditError(f"{'.'.join(map(str, sequence_path))} is not a list")
+    if seq.flow_style:
+        if seq.value:
+            raise EditError(f"{'.'.join(map(str, sequence_path))} is a non-empty flow list; cannot append in place")
+        if key_node is None:
+            raise EditError("cannot turn a nested flow list into a block list")
+        column = key_node.start_mark.column + 2
+        block = "\n".join(render([item], column))
+        start, end = seq.start_mark.index, seq.end_mark.index
+        before = text[:start].rstrip(" ")
+        return before + "\n" + block + text[end:]
+    first = seq.value[0]
+    dash = text.rfind("-", _line_start(text, first.start_mark.index), first.start_mark.index)
+    column = dash - _line_start(text, first.start_mark.index)
+    insert_at = _last_line_of(text, seq.value[-1])
+    return text[:insert_at] + "\n" + "\n".join(render([item], column)) + text[insert_at:]
+
+
+def top_level_span(text: str, key: str) -> tuple[int, int] | None:
+    """Character span of a top-level entry ``key:`` through its last indented line (comments and
+    blank lines that follow it at column 0 are left outside); None when absent."""
+    match = re.search(rf"^{re.escape(key)}[ \t]*:", text, re.MULTILINE)
+    if match is None:
+        return None
+    start = match.start()
+    end = _line_end(text, start)
+    position = end + 1
+    while position < len(text):
+        line_end = _line_end(text, position)
+        line = text[position:line_end]
+        if line.strip() and not line[0].isspace() and not line.startswith("#"):
+            break  # the next top-level key, or a document marker
+        if line.strip() and line[0].isspace() and not line.lstrip().startswith("#"):
+            end = line_end  # indented content belongs to the entry
+        elif line.strip() and line[0].isspace():
+            end = line_end  # an indented comment inside the entry
+        position = line_end + 1
+    return start, end
