@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
+import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from ctxres import __version__
 from ctxres.config import ConfigError, load_config
@@ -70,6 +73,16 @@ def _add_schema(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     actions.add_parser("list", help="list the schema names")
 
 
+def _command_modules() -> list[ModuleType]:
+    """Extra commands live in ``linters/cmd_<name>.py``: ``add_parser(sub)`` registers the
+    sub-command and sets ``handler`` (a function of the parsed arguments returning the exit code)
+    with ``set_defaults``."""
+    import ctxres.linters as package
+
+    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name.startswith("cmd_"))
+    return [importlib.import_module(f"ctxres.linters.{name}") for name in names]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ctxres",
@@ -81,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(sub)
     _add_rules(sub)
     _add_schema(sub)
+    for module in _command_modules():
+        module.add_parser(sub)
     return parser
 
 
@@ -217,7 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handlers = {"check": cmd_check, "rule": cmd_rule, "rules": cmd_rules, "schema": cmd_schema}
     try:
-        return handlers[args.command](args)
+        handler = handlers.get(args.command) or args.handler
+        return int(handler(args))
     except ConfigError as exc:
         print(f"ctxres: configuration error: {exc}", file=sys.stderr)
         return EXIT_ERROR

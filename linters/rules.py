@@ -10,7 +10,13 @@ from types import ModuleType
 from ctxres.linters.registry import FAMILIES, RULES, Rule
 
 # Importing a rule module registers its rules.
-RULE_MODULES = ("ctxres.linters.parsing", "ctxres.linters.conformance")
+RULE_MODULES = (
+    "ctxres.linters.parsing",
+    "ctxres.linters.conformance",
+    "ctxres.linters.compatibility",
+    "ctxres.linters.acknowledgement",
+    "ctxres.linters.staleness",
+)
 
 
 def rule_modules() -> list[ModuleType]:
