@@ -146,7 +146,7 @@ def _content_end(node: yaml.Node) -> int:
     if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
         key, value = node.value[-1]
         value_end = _content_end(value)
-        return max(value_end, key.end_mark.index)
+        return max(value_end, int(key.end_mark.index))
     if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
         return _content_end(node.value[-1])
     return int(node.end_mark.index)

@@ -1,0 +1,115 @@
+"""nox sessions.
+
+CI runs ``nox -s tests lint typecheck schemas`` (the default sessions; ``bash .ci/run`` does it on a
+fresh machine). ``nox -s bench`` compares ctxres with check-jsonschema and the hooks with a bare
+interpreter. Extra arguments after ``--`` go to pytest, ruff, mypy or bench/run.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+
+# Python 3.11 by default. A machine without a python3.11 (the package supports 3.10+) runs the
+# sessions on the interpreter nox itself runs on; `nox --force-python X.Y` picks another.
+PYTHON: str | None = "3.11" if shutil.which("python3.11") or sys.version_info[:2] == (3, 11) else None
+
+nox.options.sessions = ["tests", "lint", "typecheck", "schemas"]
+
+RUFF = "ruff>=0.6"
+MYPY = ("mypy>=1.10", "types-PyYAML", "pydantic>=2.5")
+CHECK_JSONSCHEMA = "check-jsonschema>=0.28"
+
+# Not copied into the clean build tree: VCS data, virtual environments, caches, build output.
+_BUILD_IGNORE = shutil.ignore_patterns(
+    ".git",
+    ".nox",
+    ".venv",
+    ".ci-venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    "*.pyc",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    ".benchmarks",
+)
+
+
+def _clean_source(session: nox.Session) -> Path:
+    """A fresh copy of the working tree to build the package from.
+
+    A non-editable ``pip install .`` of the repository itself would build in ``./build``, where
+    setuptools keeps modules that have since been deleted or renamed and ships them again.
+    Building from a fresh copy installs exactly what is in the working tree now.
+    """
+    target = Path(session.create_tmp()) / "src"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(ROOT, target, ignore=_BUILD_IGNORE, symlinks=True)
+    return target
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The test suite (the README's command: ``python -m pytest``)."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check on the repository."""
+    session.install(RUFF)
+    targets = session.posargs or ["."]
+    session.run("ruff", "check", "--no-fix", *targets)
+    session.run("ruff", "format", "--check", *targets)
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the installed package.
+
+    The source tree maps top-level folders to sub-packages (setuptools package-dir: linters/ is
+    ctxres.linters, ...), which mypy cannot follow. So the package is installed (not editable)
+    and mypy analyses the installed copy (ctxres/py.typed marks it typed), run from an empty
+    directory so that nothing in the working directory shadows it.
+    """
+    source = _clean_source(session)
+    session.install(str(source), *MYPY)
+    run_dir = Path(session.create_tmp()) / "mypy-run"
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir()
+    session.chdir(run_dir)
+    location = session.run("python", "-c", "import ctxres; print(ctxres.__file__)", silent=True)
+    installed = Path(str(location).strip()).resolve()
+    if "site-packages" not in installed.parts:
+        session.error(f"ctxres is imported from {installed}, not from the installed copy")
+    session.log(f"type-checking the installed copy at {installed.parent}")
+    session.log("its ctxres/linters, ctxres/hooks, ctxres/schemas are linters/, hooks/, schemas/ in the repository")
+    session.run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--strict", "-p", "ctxres", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def schemas(session: nox.Session) -> None:
+    """The checked-in JSON Schemas and rule pages match the models and the rule registry."""
+    session.install("-e", ".")
+    session.run("ctxres", "schema", "export", "--check", "--dir", str(ROOT / "schemas"))
+    session.run("ctxres", "rules", "--check-docs", str(ROOT / "docs" / "rules"))
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """ctxres check vs check-jsonschema on the corpus; hook start-up vs ``python -c pass``."""
+    source = _clean_source(session)
+    session.install(str(source), CHECK_JSONSCHEMA)
+    session.run("python", str(ROOT / "bench" / "run.py"), *session.posargs)
