@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +45,23 @@ def test_hook_always_exits_zero_with_a_json_object(args: list[str], stdin: bytes
     assert result.returncode == 0
     assert isinstance(json.loads(result.stdout), dict)
     assert b"Traceback" not in result.stderr
+
+
+def test_hooks_run_from_a_plain_clone(tmp_path: Path) -> None:
+    """A Claude Code plugin is not pip-installed: `PYTHONPATH=<clone> python -m ctxres.hooks.main` must work."""
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    code = "import ctxres.hooks.main as m, ctxres.linters.cli as c; print(m.__file__); print(c.__file__)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=tmp_path
+    ).stdout.split()
+    assert out == [str(root / "hooks" / "main.py"), str(root / "linters" / "cli.py")]
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", "PreCompact"],
+        input=b"{}",
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    )
+    assert json.loads(result.stdout) == {}
