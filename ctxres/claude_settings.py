@@ -1,0 +1,125 @@
+"""Our hook entries in Claude Code settings files: what they are, merging them in, taking them out.
+
+Claude Code reads hooks from ``.claude/settings.json`` (committed), ``.claude/settings.local.json``
+and a plugin's ``hooks/hooks.json``, as event -> list of matcher groups -> list of handlers.
+Timeouts are in seconds. These functions are pure: they take and return the parsed JSON.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+MARKERS = ("ctxres-hook", "ctxres.hooks.main", "plugin_entry.py")
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """One hook we register: the event, its matcher (None: every occurrence), its timeout."""
+
+    event: str
+    matcher: str | None
+    timeout: int
+
+
+HOOKS: tuple[HookSpec, ...] = (
+    # Writes the checkpoint before a compaction (auto or manual).
+    HookSpec("PreCompact", None, 10),
+    # Re-orients after a compaction, or on a new/resumed session; `clear` starts fresh on purpose.
+    HookSpec("SessionStart", "startup|resume|compact", 10),
+    # Context monitor on every prompt (UserPromptSubmit takes no matcher).
+    HookSpec("UserPromptSubmit", None, 5),
+    # Staleness check after the model writes an ORCHESTRATION file.
+    HookSpec("PostToolUse", "Write|Edit|MultiEdit", 5),
+)
+
+
+def is_ours(handler: Any) -> bool:
+    """Whether a handler entry runs ctxres (by its command or arguments)."""
+    if not isinstance(handler, dict):
+        return False
+    text = " ".join([str(handler.get("command", "")), *map(str, handler.get("args", []) or [])])
+    return any(marker in text for marker in MARKERS)
+
+
+def handler_for(spec: HookSpec, command: str) -> dict[str, Any]:
+    return {"type": "command", "command": f"{command} {spec.event}", "timeout": spec.timeout}
+
+
+def _groups(settings: dict[str, Any], event: str) -> list[Any]:
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError("`hooks` in the settings file is not an object")
+    groups = hooks.setdefault(event, [])
+    if not isinstance(groups, list):
+        raise ValueError(f"`hooks.{event}` in the settings file is not a list")
+    return groups
+
+
+def uninstall(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The settings without any ctxres handler (groups left empty are removed); and how many went."""
+    result = copy.deepcopy(settings)
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result, 0
+    removed = 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                mine = [h for h in group["hooks"] if is_ours(h)]
+                removed += len(mine)
+                if mine:
+                    group = {**group, "hooks": [h for h in group["hooks"] if not is_ours(h)]}
+                    if not group["hooks"]:
+                        continue
+            kept_groups.append(group)
+        if kept_groups:
+            hooks[event] = kept_groups
+        else:
+            del hooks[event]
+    if not hooks:
+        del result["hooks"]
+    return result, removed
+
+
+def install(settings: dict[str, Any], command: str = "ctxres-hook") -> dict[str, Any]:
+    """The settings with exactly one ctxres handler per event (others' entries untouched).
+
+    Idempotent: an existing ctxres handler is replaced in place, so installing twice, or
+    re-installing with another command, leaves one copy of each.
+    """
+    result, _ = uninstall(settings)
+    for spec in HOOKS:
+        group: dict[str, Any] = {"hooks": [handler_for(spec, command)]}
+        if spec.matcher is not None:
+            group = {"matcher": spec.matcher, **group}
+        _groups(result, spec.event).append(group)
+    return result
+
+
+@dataclass(frozen=True)
+class Registration:
+    """How one event is registered: found, and with which matcher(s)."""
+
+    event: str
+    found: bool
+    matchers: tuple[str, ...]
+
+
+def registrations(settings: Any) -> dict[str, Registration]:
+    """What ctxres handlers a parsed settings (or hooks.json) file registers, per event."""
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    found: dict[str, Registration] = {}
+    for spec in HOOKS:
+        groups = hooks.get(spec.event) if isinstance(hooks, dict) else None
+        matchers = []
+        for group in groups if isinstance(groups, list) else []:
+            if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks") or []):
+                matchers.append(str(group.get("matcher", "")))
+        found[spec.event] = Registration(spec.event, bool(matchers), tuple(matchers))
+    return found
