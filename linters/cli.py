@@ -51,7 +51,7 @@ def _add_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     rule.add_argument("code", help="a rule code such as C001")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
     rules = sub.add_parser("rules", help="list every rule", description="List every rule with its summary.")
-    rules.add_argument("--output-format", choices=("text", "json"), default="text")
+    rules.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
     rules.add_argument("--write-docs", type=Path, metavar="DIR", help="write one Markdown page per rule into DIR")
     rules.add_argument(
         "--check-docs", type=Path, metavar="DIR", help="exit 1 if the pages in DIR differ from the rule documentation"
@@ -194,8 +194,15 @@ def cmd_rules(args: argparse.Namespace) -> int:
             )
         )
         return EXIT_OK
+    if args.output_format == "markdown":
+        print("| code | name | default | summary |\n|---|---|---|---|")
+        for rule in rules.values():
+            summary = rule.summary.replace("|", "\\|")
+            print(f"| {rule.code} | {rule.name} | {rule.severity.value} | {summary} |")
+        return EXIT_OK
+    width = max(len(rule.name) for rule in rules.values())
     for rule in rules.values():
-        print(f"{rule.code}  {rule.name:<24} {rule.severity.value:<8} {rule.summary}")
+        print(f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<8} {rule.summary}")
     return EXIT_OK
 
 

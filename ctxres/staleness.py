@@ -1,0 +1,186 @@
+"""Staleness of a resumption section (pure: standard library only, no I/O; the hooks import it).
+
+Seed 000 "Staleness Detection" defines three levels for ``recovery_state.updated_at``:
+
+========= ==========================================================================
+FRESH     written during the current phase and activity: nothing to do
+STALE     written before the current phase started, or more than 30 minutes ago
+CRITICAL  written in a previous session (or never): update before doing anything
+========= ==========================================================================
+
+:func:`classify` decides the level from the times a caller knows. :func:`utc_now` is the only
+place that reads the clock, so tests replace it. :func:`iter_timestamps` and
+:func:`newest_timestamp` walk a loaded document for the times recorded in its other sections,
+which is the one true reference a static file has (``ctxres check`` has no session).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from enum import Enum
+from typing import Any, NamedTuple
+
+from ctxres.timestamps import Timestamp, format_duration, format_utc, parse_timestamp
+
+DEFAULT_WINDOW_MINUTES = 30
+# Two clocks (or a writer who rounds to the minute) disagree a little: tolerate this much.
+DEFAULT_CLOCK_SKEW = dt.timedelta(minutes=5)
+UPDATED_AT_PATH: tuple[str, ...] = ("resumption", "recovery_state", "updated_at")
+
+# Words of keys whose times are plans, not events: they may lie after the last update without making it stale.
+_PLANNED_WORDS = frozenset(
+    {"estimated", "estimate", "eta", "deadline", "due", "expires", "expiry", "expiration", "scheduled", "planned"}
+    | {"target", "next", "until", "projected", "expected"}
+)
+
+Path = tuple[str | int, ...]
+
+
+class Level(str, Enum):
+    """How fresh the resumption section is (seed 000 "Staleness Detection")."""
+
+    FRESH = "FRESH"
+    STALE = "STALE"
+    CRITICAL = "CRITICAL"
+
+
+class Classification(NamedTuple):
+    """The level and, in one sentence a person understands, why."""
+
+    level: Level
+    reason: str
+
+
+def utc_now() -> dt.datetime:
+    """The current time (aware, UTC). The one clock read of ctxres: tests monkeypatch it."""
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def _as_timestamp(value: object) -> Timestamp | None:
+    return value if isinstance(value, Timestamp) else parse_timestamp(value)
+
+
+def _instant(value: object) -> dt.datetime | None:
+    parsed = _as_timestamp(value)
+    return parsed.instant if parsed else None
+
+
+def in_future(updated: dt.datetime, now: dt.datetime, skew: dt.timedelta = DEFAULT_CLOCK_SKEW) -> dt.timedelta | None:
+    """How far ``updated`` lies after ``now``, when that is more than the clock skew; else None."""
+    ahead = updated - now
+    return ahead if ahead > skew else None
+
+
+def behind(updated: dt.datetime, reference: dt.datetime, tolerance: dt.timedelta) -> dt.timedelta | None:
+    """How far ``updated`` lies before ``reference``, when that is more than ``tolerance``; else None."""
+    lag = reference - updated
+    return lag if lag > tolerance else None
+
+
+def classify(
+    updated_at: object,
+    *,
+    now: dt.datetime,
+    current_phase_started_at: object = None,
+    session_started_at: object = None,
+    window_minutes: int = DEFAULT_WINDOW_MINUTES,
+    clock_skew: dt.timedelta = DEFAULT_CLOCK_SKEW,
+) -> Classification:
+    """FRESH, STALE or CRITICAL for ``recovery_state.updated_at`` (a string, datetime or None).
+
+    In order: no readable ``updated_at`` is CRITICAL (nothing shows it was written in this
+    session); a time more than ``clock_skew`` in the future is STALE (it cannot be trusted, and
+    rewriting it fixes it); before ``session_started_at`` is CRITICAL; before
+    ``current_phase_started_at`` is STALE; more than ``window_minutes`` before ``now`` is STALE.
+    Exactly ``window_minutes`` old is still FRESH. The session and phase comparisons tolerate
+    ``clock_skew`` too, because hand-written times are rounded.
+    """
+    if updated_at is None or updated_at == "":
+        return Classification(Level.CRITICAL, "`updated_at` is missing: nothing shows the section was updated")
+    stamp = _as_timestamp(updated_at)
+    if stamp is None:
+        return Classification(Level.CRITICAL, f"`updated_at` {updated_at!r} is not a valid ISO-8601 time")
+    updated = stamp.instant
+    shown = f"{format_utc(updated)}{stamp.note()}"
+    ahead = in_future(updated, now, clock_skew)
+    if ahead is not None:
+        return Classification(Level.STALE, f"`updated_at` {shown} is {format_duration(ahead)} in the future")
+    session = _instant(session_started_at)
+    if session is not None and behind(updated, session, clock_skew):
+        return Classification(
+            Level.CRITICAL, f"`updated_at` {shown} is from a previous session (this one started {format_utc(session)})"
+        )
+    phase = _instant(current_phase_started_at)
+    if phase is not None and behind(updated, phase, clock_skew):
+        return Classification(
+            Level.STALE, f"`updated_at` {shown} is from a previous phase (the current one started {format_utc(phase)})"
+        )
+    age = now - updated
+    window = dt.timedelta(minutes=window_minutes)
+    if age > window:
+        return Classification(
+            Level.STALE, f"`updated_at` {shown} is {format_duration(age)} old, more than {window_minutes} minutes"
+        )
+    return Classification(Level.FRESH, f"`updated_at` {shown} is {format_duration(age)} old")
+
+
+class Found(NamedTuple):
+    """A timestamp recorded somewhere in a document."""
+
+    path: Path
+    stamp: Timestamp
+
+
+def is_planned_key(key: str) -> bool:
+    """True for keys that hold planned times (``estimated_completion``, ``deadline``, ...)."""
+    return not _PLANNED_WORDS.isdisjoint(re.split(r"[^a-z]+", key.lower()))
+
+
+def iter_timestamps(data: Any, *, skip: Callable[[Path], bool] = lambda _path: False) -> Iterator[Found]:
+    """Every string in ``data`` that is a whole, valid ISO-8601 date or time (planned times excluded).
+
+    Values that merely contain a time in prose are ignored; ``skip(path)`` prunes a sub-tree.
+    """
+    stack: list[tuple[Path, Any]] = [((), data)]  # depth first, in document order
+    while stack:
+        path, node = stack.pop()
+        if skip(path):
+            continue
+        if isinstance(node, dict):
+            for key, child in reversed(list(node.items())):
+                if not is_planned_key(str(key)):
+                    stack.append(((*path, key), child))
+        elif isinstance(node, list):
+            for index in range(len(node) - 1, -1, -1):
+                stack.append(((*path, index), node[index]))
+        elif isinstance(node, str) and node[:1].isdigit():
+            stamp = parse_timestamp(node)
+            if stamp is not None:
+                yield Found(path, stamp)
+
+
+def earliest_instant(stamp: Timestamp) -> dt.datetime:
+    """The earliest moment the value can mean: a bare date could be written in any zone (UTC+14)."""
+    if stamp.date_only:
+        return stamp.instant - dt.timedelta(hours=14)
+    return stamp.instant
+
+
+def newest_timestamp(
+    data: Any, *, exclude: Path = UPDATED_AT_PATH, not_after: dt.datetime | None = None
+) -> Found | None:
+    """The latest time recorded in ``data`` outside ``exclude`` (by its earliest possible instant).
+
+    ``not_after`` drops times after it (a time in the future records no event that happened).
+    On a tie the first one in document order wins.
+    """
+    best: Found | None = None
+    for found in iter_timestamps(data, skip=lambda path: path == exclude):
+        instant = earliest_instant(found.stamp)
+        if not_after is not None and instant > not_after:
+            continue
+        if best is None or instant > earliest_instant(best.stamp):
+            best = found
+    return best
