@@ -1,0 +1,204 @@
+"""Thin wrappers around the ``git`` command (stdlib only): file contents at a revision or in the
+index, the staged changes, and the commits of a range or of one file's history.
+
+Every failure is a :class:`GitError` with a one-line message meant for the user (not a git
+repository, unknown revision, git not installed). Paths passed to and returned by these
+functions are relative to the repository root, with ``/`` separators, as git prints them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Field and record separators of the ``git log`` format; they never occur in hashes or dates.
+_RECORD, _END = "\x1e", "\x1d"
+_FIELD = "\x1f"
+_LOG_FORMAT = f"--format={_RECORD}%H{_FIELD}%h{_FIELD}%aI{_FIELD}%P{_END}"
+
+
+class GitError(Exception):
+    """A git command failed; ``str(error)`` is a one-line explanation."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file changed by a commit or staged in the index (``status`` is git's letter: A, M, R, ...)."""
+
+    status: str
+    path: str
+    old_path: str
+
+    @property
+    def added(self) -> bool:
+        return self.status in ("A", "C")
+
+    @property
+    def deleted(self) -> bool:
+        return self.status == "D"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit with the files it changed compared with its first parent."""
+
+    sha: str
+    short: str
+    date: str
+    parents: tuple[str, ...]
+    changes: tuple[Change, ...] = field(default=())
+
+
+def _first_line(stderr: bytes) -> str:
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        if line:
+            return line.removeprefix("fatal: ").removeprefix("error: ")
+    return ""
+
+
+def run(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
+    """The standard output of ``git ARGS`` run in ``cwd``; :class:`GitError` when it fails."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise GitError("git is not installed (or not on PATH)") from None
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+    if proc.returncode != 0:
+        message = _first_line(proc.stderr) or f"`git {args[0]}` failed with exit status {proc.returncode}"
+        if "not a git repository" in message.lower():
+            message = f"{cwd} is not inside a git repository (this command reads the git history)"
+        raise GitError(message)
+    return proc.stdout
+
+
+def repo_root(cwd: Path) -> Path:
+    """The top folder of the work tree that contains ``cwd``."""
+    if not cwd.is_dir():
+        raise GitError(f"{cwd} is not a folder")
+    out = run(["rev-parse", "--show-toplevel"], cwd).decode("utf-8", "surrogateescape").strip()
+    if not out:
+        raise GitError(f"{cwd} is not inside a git work tree (a bare repository has no files to check)")
+    return Path(out)
+
+
+def repo_path(path: Path, root: Path) -> str:
+    """``path`` (relative to the current folder, or absolute) as a path relative to the repository root."""
+    absolute = Path(os.path.abspath(path))
+    # Resolve the folder only: the file itself may be missing (deleted) or a symlink.
+    folder = Path(os.path.realpath(absolute.parent))
+    try:
+        relative = (folder / absolute.name).relative_to(Path(os.path.realpath(root)))
+    except ValueError:
+        raise GitError(f"{path} is outside the git repository at {root}") from None
+    return relative.as_posix()
+
+
+def has_commits(cwd: Path) -> bool:
+    """Whether HEAD points at a commit (a new repository has none yet)."""
+    try:
+        run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], cwd)
+    except GitError:
+        return False
+    return True
+
+
+def resolve_commit(rev: str, cwd: Path) -> str:
+    """The full hash of ``rev``; :class:`GitError` when it names no commit."""
+    if not rev or rev.startswith("-"):
+        raise GitError(f"invalid revision {rev!r}")
+    try:
+        return run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], cwd).decode().strip()
+    except GitError:
+        raise GitError(f"unknown revision {rev!r}: no such commit, branch or tag") from None
+
+
+def read_blobs(specs: list[str], cwd: Path) -> list[bytes | None]:
+    """The contents of ``REV:path`` (or ``:path``, the index) for each spec; None when absent.
+
+    One ``git cat-file --batch`` process reads them all.
+    """
+    if not specs:
+        return []
+    if any("\n" in spec for spec in specs):
+        raise GitError("file names containing a newline are not supported")
+    out = run(
+        ["cat-file", "--batch"], cwd, stdin="".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
+    )
+    results: list[bytes | None] = []
+    offset = 0
+    for _spec in specs:
+        end = out.index(b"\n", offset)
+        header = out[offset:end].split(b" ")
+        offset = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            results.append(out[offset : offset + size])
+            offset += size + 1
+        elif len(header) == 3:  # a tree or another object kind: not a file
+            offset += int(header[2]) + 1
+            results.append(None)
+        else:  # "<spec> missing" or "<spec> ambiguous"
+            results.append(None)
+    return results
+
+
+def _parse_changes(tokens: list[str]) -> list[Change]:
+    changes: list[Change] = []
+    index = 0
+    while index < len(tokens):
+        status = tokens[index]
+        if not status:
+            index += 1
+            continue
+        letter = status[0]
+        if letter in ("R", "C") and index + 2 < len(tokens):
+            changes.append(Change(letter, tokens[index + 2], tokens[index + 1]))
+            index += 3
+        elif index + 1 < len(tokens):
+            changes.append(Change(letter, tokens[index + 1], tokens[index + 1]))
+            index += 2
+        else:
+            break
+    return changes
+
+
+def staged_changes(cwd: Path) -> list[Change]:
+    """The files staged for the next commit, compared with HEAD (renames detected)."""
+    out = run(["diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff"], cwd)
+    return _parse_changes(out.decode("utf-8", "surrogateescape").split("\0"))
+
+
+def _parse_log(out: bytes) -> list[Commit]:
+    commits: list[Commit] = []
+    for record in out.decode("utf-8", "surrogateescape").split(_RECORD):
+        if not record.strip("\0\n"):
+            continue
+        header, _, rest = record.partition(_END)
+        sha, short, date, parents = [*header.split(_FIELD), "", "", "", ""][:4]
+        changes = _parse_changes(rest.strip("\0\n").split("\0")) if rest.strip("\0\n") else []
+        commits.append(Commit(sha, short, date, tuple(parents.split()), tuple(changes)))
+    return commits
+
+
+def log(revisions: list[str], cwd: Path, paths: list[str] | None = None, *, follow: bool = False) -> list[Commit]:
+    """The commits of ``revisions`` (``git log`` syntax, e.g. ``["main..HEAD"]``), oldest first,
+    each with the files it changed compared with its first parent. ``follow`` tracks one file
+    through renames (``git log --follow``); merge commits are left out."""
+    if any(rev.startswith("-") for rev in revisions):
+        raise GitError(f"invalid revision range {' '.join(revisions)!r}")
+    args = ["log", _LOG_FORMAT, "--name-status", "-z", "-M", "--no-merges", "--no-ext-diff", "--no-color"]
+    if follow:
+        args.append("--follow")
+    args += ["--end-of-options", *revisions, "--", *(paths or [])]
+    try:
+        out = run(args, cwd)
+    except GitError as exc:
+        text = str(exc)
+        if "bad revision" in text or "unknown revision" in text or "ambiguous argument" in text:
+            raise GitError(f"unknown revision or range {' '.join(revisions)!r}") from None
+        raise
+    return list(reversed(_parse_log(out)))
