@@ -1,0 +1,452 @@
+"""Merging checkpoint files into a v2.0 resumption section (``ctxres ack``).
+
+After a compaction the session merges the checkpoint the PreCompact hook wrote: one entry is
+appended to ``resumption.compaction_events.events``, ``count`` follows, the checkpoint file's
+``metadata.acknowledged`` becomes true with ``acknowledged_at``, and
+``recovery_state.updated_at`` advances. Every edit is surgical (``yamledit``): comments and every
+other byte of both files stay as they were. The whole merge is computed in memory first; when
+anything is wrong nothing is written.
+
+Pure functions build the new texts; :func:`plan` reads the files and :func:`write` writes them.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ctxres import checkpoints as cp
+from ctxres.atomic import write_atomic
+from ctxres.config import Config
+from ctxres.discovery import discover
+from ctxres.document import JsonPath
+from ctxres.jsonpos import JsonPosError, parse_json
+from ctxres.loading import Format, load_file
+from ctxres.project import inside
+from ctxres.resumption import detect_version
+from ctxres.yamledit import EditError, append_item, set_key
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+ACTIVE_STATUSES = ("ACTIVE", "PAUSED")
+SECTION: JsonPath = ("resumption",)
+OWNER: JsonPath = ("resumption", "compaction_events")
+EVENTS: JsonPath = ("resumption", "compaction_events", "events")
+RECOVERY: JsonPath = ("resumption", "recovery_state")
+
+
+class AckError(Exception):
+    """The merge is refused; nothing was changed. The message is one line for the user."""
+
+
+class AckUsageError(AckError):
+    """The request itself is wrong (no such file or checkpoint, a bad time)."""
+
+
+class SectionError(AckError):
+    """The orchestration file cannot take the merge; the message is about that file (without its name)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One checkpoint merged: what happened to it and its new text."""
+
+    checkpoint: Path
+    reference: str
+    event_id: str
+    appended: bool
+    json_text: str
+
+
+@dataclass
+class Plan:
+    """Everything one ``ctxres ack`` run will write."""
+
+    orchestration: Path
+    old_text: str
+    new_text: str
+    steps: list[Step] = field(default_factory=list)
+    count_before: int | None = None
+    count_after: int | None = None
+
+
+# --- pure: the texts ----------------------------------------------------------------------------
+
+
+def event_for(checkpoint: cp.CheckpointView, reference: str, now: str) -> dict[str, Any]:
+    """The compaction event recording ``checkpoint`` (field order as in the protocol)."""
+    assert checkpoint.number is not None
+    return {
+        "id": cp.section_id(checkpoint.number),
+        "timestamp": checkpoint.timestamp,
+        "trigger": checkpoint.trigger,
+        "estimated_fill_before": checkpoint.fill,
+        "active_phase": checkpoint.phase,
+        "active_gate": checkpoint.gate,
+        "active_gate_iteration": checkpoint.gate_iteration,
+        "checkpoint_file": reference,
+        "acknowledged": True,
+        "acknowledged_at": now,
+    }
+
+
+def _load(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise SectionError(f"does not parse as YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+
+
+def section_of(text: str) -> dict[str, Any]:
+    """The v2.0 resumption section of an orchestration file's text; :class:`AckError` otherwise."""
+    data = _load(text)
+    section = data.get("resumption") if isinstance(data, dict) else None
+    if not isinstance(section, dict):
+        raise SectionError("has no `resumption:` section to merge into")
+    if detect_version(section) != "2.0":
+        raise SectionError("has a v1.0 resumption section, which cannot record compactions")
+    return section
+
+
+def shaped_events(section: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """(index, event) for the entries of ``compaction_events.events`` that are mappings with an ``id``."""
+    owner = section.get("compaction_events")
+    events = owner.get("events") if isinstance(owner, dict) else None
+    if not isinstance(events, list):
+        return []
+    return [(i, e) for i, e in enumerate(events) if isinstance(e, dict) and "id" in e]
+
+
+def next_event_number(section: dict[str, Any]) -> int:
+    """The number the next compaction event takes: one after the highest ``CX-NNN`` (1 when none)."""
+    numbers = [n for _, e in shaped_events(section) if (n := cp.number_of_id(e.get("id"))) is not None]
+    return max(numbers, default=0) + 1
+
+
+def _updated_at(text: str, section: dict[str, Any], now: str) -> str:
+    recovery = section.get("recovery_state")
+    if not isinstance(recovery, dict):
+        raise SectionError("has no `recovery_state` mapping whose `updated_at` the merge must advance")
+    current, moment = cp.parse_time(_as_text(recovery.get("updated_at"))), cp.parse_time(now)
+    if current is not None and moment is not None and current >= moment:
+        return text  # never move the time backwards
+    return set_key(text, RECOVERY, "updated_at", now)
+
+
+def _as_text(value: Any) -> Any:
+    return cp.format_time(value) if isinstance(value, datetime) else value
+
+
+def append_event(text: str, event: dict[str, Any], now: str) -> tuple[str, int]:
+    """``text`` with ``event`` appended, ``count`` set to the number of events and ``updated_at``
+    advanced to ``now``; also the new count. Pure."""
+    section = section_of(text)
+    owner = section.get("compaction_events")
+    if owner is None:
+        text = set_key(text, SECTION, "compaction_events", {"count": 1, "events": [event]})
+        return _updated_at(text, section, now), 1
+    if not isinstance(owner, dict):
+        raise SectionError("has a `compaction_events` that is not a mapping; make it `{count: 0, events: []}`")
+    events = owner.get("events")
+    if "events" not in owner:
+        text = set_key(text, OWNER, "events", [event])
+    elif isinstance(events, list):
+        text = append_item(text, EVENTS, event)
+    else:
+        raise SectionError("has a `compaction_events.events` that is not a list; make it a list (`events: []`)")
+    count = len(events or []) + 1
+    text = set_key(text, OWNER, "count", count)
+    return _updated_at(text, section, now), count
+
+
+def acknowledge_event(text: str, index: int, now: str) -> str:
+    """``text`` with the event at ``index`` marked acknowledged at ``now`` (and ``updated_at`` advanced)."""
+    section = section_of(text)
+    text = set_key(text, (*EVENTS, index), "acknowledged", True)
+    text = set_key(text, (*EVENTS, index), "acknowledged_at", now)
+    return _updated_at(text, section, now)
+
+
+def acknowledge_json(text: str, at: str) -> str:
+    """Checkpoint JSON ``text`` with ``metadata.acknowledged`` true and ``metadata.acknowledged_at``
+    set to ``at``, every other byte unchanged (re-serialized only if the layout defeats that)."""
+    try:
+        parsed = parse_json(text)
+    except JsonPosError as exc:
+        raise AckError(f"is not valid JSON: {exc.message}") from None
+    metadata = parsed.data.get("metadata") if isinstance(parsed.data, dict) else None
+    if not isinstance(metadata, dict) or ("metadata", "acknowledged") not in parsed.value_pos:
+        raise AckError("has no `metadata.acknowledged` to set")
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+    def offset(path: JsonPath, *, key: bool = False) -> int:
+        pos = (parsed.key_pos if key else parsed.value_pos)[path]
+        return starts[pos.line - 1] + pos.col - 1
+
+    def span(path: JsonPath) -> tuple[int, int]:
+        start = offset(path)
+        return start, json.JSONDecoder().raw_decode(text, start)[1]
+
+    edits: list[tuple[int, int, str]] = [(*span(("metadata", "acknowledged")), "true")]
+    stamp = json.dumps(at)
+    if ("metadata", "acknowledged_at") in parsed.value_pos:
+        edits.append((*span(("metadata", "acknowledged_at")), stamp))
+    else:
+        key_at = offset(("metadata", "acknowledged"), key=True)
+        line_start = starts[bisect_right(starts, key_at) - 1]
+        indent = text[line_start:key_at]
+        glue = f",\n{indent}" if not indent.strip() else ", "
+        end = edits[0][1]
+        edits.append((end, end, f'{glue}"acknowledged_at": {stamp}'))
+    new = text
+    for start, end, replacement in sorted(edits, reverse=True):
+        new = new[:start] + replacement + new[end:]
+    check = json.loads(new)
+    if check.get("metadata", {}).get("acknowledged") is not True or check["metadata"].get("acknowledged_at") != at:
+        data = json.loads(text)
+        data["metadata"].update(acknowledged=True, acknowledged_at=at)
+        new = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return new
+
+
+# --- reading: which checkpoints, which file -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A checkpoint file and what it says (``problem`` when it cannot be read)."""
+
+    path: Path
+    view: cp.CheckpointView | None
+    problem: str | None = None
+
+
+def read_candidate(path: Path) -> Candidate:
+    try:
+        return Candidate(path, cp.read(path))
+    except cp.CheckpointError as exc:
+        return Candidate(path, None, str(exc))
+
+
+def pending(state_dir: Path) -> tuple[list[Candidate], int]:
+    """Checkpoints of ``state_dir`` waiting to be merged, by number; and how many were skipped
+    because they are in another tool's layout (which has no acknowledgement to record)."""
+    waiting, skipped = [], 0
+    for path in cp.list_checkpoints(state_dir):
+        candidate = read_candidate(path)
+        if candidate.view is not None and candidate.view.layout == cp.PEER:
+            skipped += 1
+        elif candidate.view is None or candidate.view.acknowledged is not True:
+            waiting.append(candidate)
+    return waiting, skipped
+
+
+def find_checkpoint(spec: str, state_dir: Path, root: Path, cwd: Path) -> Path:
+    """The checkpoint named by ``spec``: a path (from ``cwd`` or the project root), or an id
+    (``cx-002``, ``CX-002``, ``2``) of a checkpoint in ``state_dir``."""
+    for base in (cwd, root):
+        candidate = base / spec
+        if candidate.is_file():
+            return candidate.resolve()
+    number = cp.number_of_id(spec) if not spec.isdigit() else int(spec)
+    if number is not None:
+        matches = [p for p in cp.list_checkpoints(state_dir) if cp.number_of_name(p.name) == number]
+        seed = [p for p in matches if p.name == cp.file_name(number)]
+        if len(matches) == 1 or seed:
+            return (seed or matches)[0]
+    where = cp.relative_reference(cp.checkpoints_dir(state_dir), root)
+    raise AckUsageError(f"no checkpoint {spec!r}: give a path or an id such as cx-002 (looked in {where}/)")
+
+
+def _status(path: Path) -> tuple[str | None, str | None]:
+    """(resumption version, workflow_status) of an orchestration file; (None, None) when unreadable."""
+    result = load_file(str(path), "orchestration", Format.YAML)
+    if result.document is None or not isinstance(result.document.data, dict):
+        return None, None
+    section = result.document.data.get("resumption")
+    if not isinstance(section, dict):
+        return None, None
+    status = result.document.get(("resumption", "recovery_state", "workflow_status"))
+    return detect_version(section), status if isinstance(status, str) else None
+
+
+def find_orchestration(root: Path, config: Config) -> tuple[Path, str]:
+    """The orchestration file to merge into when none is named, and a note saying why it was chosen.
+
+    The one under ``root`` whose v2.0 section has ``workflow_status`` ACTIVE or PAUSED; the most
+    recently modified one when there are several.
+    """
+    active: list[tuple[float, str, Path, str]] = []
+    v1: list[Path] = []
+    for artifact in discover([root], config, cwd=root):
+        if artifact.kind != "orchestration":
+            continue
+        version, status = _status(artifact.path)
+        if version == "2.0" and status in ACTIVE_STATUSES:
+            active.append((artifact.path.stat().st_mtime, artifact.display, artifact.path, status or ""))
+        elif version == "1.0":
+            v1.append(artifact.path)
+    if not active:
+        hint = "; name one with --file"
+        if v1:
+            shown = cp.relative_reference(v1[0], root)
+            hint += f" ({shown} has a v1.0 section: `ctxres migrate {shown} --write` converts it)"
+        raise AckUsageError(
+            f"no ORCHESTRATION file under {root} has a v2.0 resumption section with workflow_status ACTIVE or PAUSED"
+            + hint
+        )
+    active.sort(reverse=True)
+    _, shown, path, status = active[0]
+    note = f"using {shown} (workflow {status}"
+    if len(active) > 1:
+        others = ", ".join(a[1] for a in active[1:])
+        note += f"; the most recently modified of {len(active)} active workflows, also: {others}"
+    return path.resolve(), note + ")"
+
+
+# --- the plan -----------------------------------------------------------------------------------
+
+
+def _refuse_unusable(candidate: Candidate, shown: str) -> cp.CheckpointView:
+    if candidate.view is None:
+        raise AckError(f"{shown} {candidate.problem}: fix or remove it, then run ctxres ack again")
+    checkpoint = candidate.view
+    if checkpoint.acknowledged is True:
+        raise AckError(f"{shown} is already acknowledged (at {checkpoint.acknowledged_at}): nothing to merge")
+    missing = cp.missing_for_event(checkpoint)
+    if missing:
+        layout = " is in another tool's layout (checkpoint_id, created_at) and" if checkpoint.layout == cp.PEER else ""
+        raise AckError(f"{shown}{layout} cannot be merged: it lacks {', '.join(missing)}")
+    return checkpoint
+
+
+def _referencing(
+    section: dict[str, Any], path: Path, orchestration: Path, root: Path
+) -> tuple[int, dict[str, Any]] | None:
+    for index, event in shaped_events(section):
+        reference = event.get("checkpoint_file")
+        if not isinstance(reference, str) or cp.reference_problem(reference):
+            continue
+        resolved = cp.resolve_reference(reference, orchestration, root)
+        if resolved is not None and resolved.resolve() == path.resolve():
+            return index, event
+    return None
+
+
+def _step(
+    text: str, candidate: Candidate, orchestration: Path, root: Path, now: str, waiting: Sequence[Path]
+) -> tuple[str, Step]:
+    shown = cp.relative_reference(candidate.path, root)
+    checkpoint = _refuse_unusable(candidate, shown)
+    assert checkpoint.number is not None
+    happened, moment = cp.parse_time(checkpoint.timestamp), cp.parse_time(now)
+    if happened is not None and moment is not None and moment < happened:
+        raise AckError(f"the acknowledgement time {now} is before the compaction of {shown} ({checkpoint.timestamp})")
+    if not inside(candidate.path, root):
+        raise AckError(f"{shown} is outside the repository {root}: the section can only point inside it")
+    number = checkpoint.number
+    by_name = cp.number_of_name(candidate.path.name)
+    if by_name is not None and by_name != number:
+        raise AckError(f"{shown} is named for cx-{by_name:03d} but its id is {checkpoint.id}: correct one of them")
+    section = section_of(text)
+    existing = _referencing(section, candidate.path, orchestration, root)
+    json_text = candidate.path.read_text("utf-8")
+
+    def acknowledged(at: str) -> str:
+        try:
+            return acknowledge_json(json_text, at)
+        except AckError as exc:
+            raise AckError(f"{shown} {exc}") from None
+
+    if existing is not None:
+        index, event = existing
+        if cp.number_of_id(event.get("id")) != number:
+            raise AckError(f"event {event.get('id')} points to {shown}, whose id is {checkpoint.id}: correct the id")
+        at = event.get("acknowledged_at")
+        if event.get("acknowledged") is True:
+            stamp = _as_text(at) if isinstance(_as_text(at), str) else now
+            return text, Step(candidate.path, shown, cp.section_id(number), False, acknowledged(stamp))
+        text = acknowledge_event(text, index, now)
+        return text, Step(candidate.path, shown, cp.section_id(number), False, acknowledged(now))
+    for _, event in shaped_events(section):
+        if cp.number_of_id(event.get("id")) == number:
+            raise AckError(
+                f"event {cp.section_id(number)} already exists, but its checkpoint_file "
+                f"({event.get('checkpoint_file')}) does not point to {shown}: correct that path "
+                "(`ctxres check` says what is wrong with it), then run ctxres ack again"
+            )
+    expected = next_event_number(section)
+    if number != expected:
+        raise AckError(_order_message(shown, number, expected, waiting))
+    text, _ = append_event(text, event_for(checkpoint, shown, now), now)
+    return text, Step(candidate.path, shown, cp.section_id(number), True, acknowledged(now))
+
+
+def _order_message(shown: str, number: int, expected: int, waiting: Sequence[Path]) -> str:
+    if number > expected:
+        first = next((p for p in waiting if cp.number_of_name(p.name) == expected), None)
+        hint = (
+            f"merge {first.name} first (`ctxres ack --all` merges them in order)"
+            if first
+            else f"no checkpoint file of {cp.section_id(expected)} is waiting; add that event by hand"
+        )
+        return (
+            f"{shown} would become {cp.section_id(number)}, but the next compaction event is "
+            f"{cp.section_id(expected)}: {hint}"
+        )
+    return (
+        f"{shown} is older than the section's last compaction event {cp.section_id(expected - 1)} and no event "
+        "points to it: add its event by hand where it belongs"
+    )
+
+
+def plan(orchestration: Path, candidates: list[Candidate], root: Path, now: str, waiting: Sequence[Path] = ()) -> Plan:
+    """The merge of ``candidates`` (in order) into ``orchestration``; :class:`AckError` if any step is
+    refused. ``waiting`` lists every checkpoint not merged yet, to say which one must go first."""
+    try:
+        old = orchestration.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AckUsageError(f"cannot read {orchestration}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = old
+    before = _count(section_of(old))
+    result = Plan(orchestration, old, old, count_before=before)
+    waiting = [*waiting, *(c.path for c in candidates)]
+    for candidate in candidates:
+        try:
+            text, step = _step(text, candidate, orchestration, root, now, waiting)
+        except EditError as exc:
+            raise SectionError(f"cannot be edited in place: {exc}") from None
+        result.steps.append(step)
+    result.new_text = text
+    result.count_after = _count(section_of(text))
+    return result
+
+
+def _count(section: dict[str, Any]) -> int | None:
+    owner = section.get("compaction_events")
+    count = owner.get("count") if isinstance(owner, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+
+def write(result: Plan) -> None:
+    """Write the orchestration file, then each checkpoint (each atomically).
+
+    The section goes first: if the run stops in between, the event exists and the file is not yet
+    marked, and the next ``ctxres ack`` completes exactly that.
+    """
+    if result.new_text != result.old_text:
+        write_atomic(result.orchestration, result.new_text)
+    for step in result.steps:
+        write_atomic(step.checkpoint, step.json_text)

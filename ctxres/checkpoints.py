@@ -1,0 +1,334 @@
+"""Checkpoint files: their names, where they are, and a read-only view of their content.
+
+The PreCompact hook writes ``<state_dir>/checkpoints/cx-NNN-checkpoint.json`` before each
+compaction (seed layout, ``schema_version`` 1.0.0). Another tool writes ``cx-NNN.json`` or
+``cx-NNN.<hash>.json`` with other fields (peer layout: ``checkpoint_id``, ``created_at``,
+``context_state.fill_percentage``, a copy of the resumption section). Both are accepted here;
+:class:`CheckpointView` gives the few facts the rules, ``ctxres ack`` and the hooks need, whatever
+the layout.
+
+Standard library only (and ``ctxres.atomic``): the runtime hooks import this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from ctxres.atomic import claim
+
+CHECKPOINTS_FOLDER = "checkpoints"
+SEED, PEER = "seed", "peer"
+
+# cx-001-checkpoint.json (seed), cx-001.json and cx-001.d933ffb7.json (peer).
+_NAME = re.compile(r"^cx-(\d{3,})(?:-checkpoint|\.[0-9A-Za-z]+)?\.json$")
+_ID = re.compile(r"^cx-(\d{3,})$", re.IGNORECASE)
+_TIME = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
+    r"\s*(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$"
+)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file cannot be read; the message says why (one line)."""
+
+
+# --- names --------------------------------------------------------------------------------------
+
+
+def number_of_name(name: str) -> int | None:
+    """The compaction number in a checkpoint file name (``cx-007-checkpoint.json`` -> 7)."""
+    match = _NAME.match(name)
+    return int(match.group(1)) if match else None
+
+
+def number_of_id(event_id: Any) -> int | None:
+    """The number in a compaction id, either case (``cx-007`` or ``CX-007`` -> 7)."""
+    if not isinstance(event_id, str):
+        return None
+    match = _ID.match(event_id.strip())
+    return int(match.group(1)) if match else None
+
+
+def file_id(number: int) -> str:
+    """The id a checkpoint file carries: ``cx-007``."""
+    return f"cx-{number:03d}"
+
+
+def section_id(number: int) -> str:
+    """The id of the compaction event in the resumption section: ``CX-007``."""
+    return f"CX-{number:03d}"
+
+
+def file_name(number: int) -> str:
+    """The name of the checkpoint file to write: ``cx-007-checkpoint.json``."""
+    return f"{file_id(number)}-checkpoint.json"
+
+
+def next_number(names: Iterable[str]) -> int:
+    """The first number after every checkpoint named in ``names`` (1 when there is none)."""
+    numbers = [n for n in (number_of_name(name) for name in names) if n is not None]
+    return max(numbers, default=0) + 1
+
+
+# --- where they are -----------------------------------------------------------------------------
+
+
+def checkpoints_dir(state_dir: Path) -> Path:
+    return state_dir / CHECKPOINTS_FOLDER
+
+
+def claim_next(state_dir: Path) -> Path:
+    """Create (empty, with ``O_EXCL``) and return the next checkpoint file of ``state_dir``.
+
+    Two hooks running at once never get the same name: the loser of a race takes the next number.
+    The caller then fills the file with :func:`ctxres.atomic.write_atomic`.
+    """
+    folder = checkpoints_dir(state_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    number = next_number(os.listdir(folder))
+    while not claim(folder / file_name(number)):
+        number += 1
+    return folder / file_name(number)
+
+
+def list_checkpoints(state_dir: Path) -> list[Path]:
+    """The checkpoint files of a state folder, by number (then name); empty when there is none."""
+    try:
+        entries = list(os.scandir(checkpoints_dir(state_dir)))
+    except OSError:
+        return []
+    numbered = []
+    for entry in entries:
+        number = number_of_name(entry.name)
+        if number is not None and entry.is_file():
+            numbered.append((number, entry.name))
+    return [checkpoints_dir(state_dir) / name for _, name in sorted(numbered)]
+
+
+def _ancestors(start: Path, root: Path) -> list[Path]:
+    """``start``'s folder and its parents up to ``root`` (inclusive), nearest first."""
+    here = start if start.is_dir() else start.parent
+    chain = [here, *here.parents]
+    if root in chain:
+        return chain[: chain.index(root) + 1]
+    return [here, root]
+
+
+def find_state_dir(start: Path, root: Path, name: str) -> Path:
+    """The state folder for a file: the nearest ``name`` folder at or above it, up to the project
+    root; ``root / name`` when there is none yet."""
+    start, root = start.resolve(), root.resolve()
+    for folder in _ancestors(start, root):
+        if (folder / name).is_dir():
+            return folder / name
+    return root / name
+
+
+def reference_problem(reference: str) -> str | None:
+    """Why a repository-relative path is not one: ``"absolute"``, ``"escapes"`` or None (pure)."""
+    if reference.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", reference) or reference.startswith("~"):
+        return "absolute"
+    normal = os.path.normpath(reference.replace("\\", "/"))
+    if normal == ".." or normal.startswith("../"):
+        return "escapes"
+    return None
+
+
+def resolve_reference(reference: str, start: Path, root: Path) -> Path | None:
+    """The existing file a repository-relative ``reference`` names: relative to the project root
+    first, else to a folder between the referring file and the root (a workspace nested in a
+    bigger repository); None when it names no file."""
+    start, root = start.resolve(), root.resolve()
+    for base in [root, *_ancestors(start, root)]:
+        candidate = base / reference
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def relative_reference(path: Path, root: Path) -> str:
+    """``path`` relative to the project root, with ``/`` separators."""
+    return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
+
+
+# --- time ---------------------------------------------------------------------------------------
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO-8601 date-time (``Z``, offsets, any fraction, naive read as UTC); None when it is not one."""
+    if not isinstance(value, str):
+        return None
+    match = _TIME.match(value.strip())
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction, _zulu, sign, off_h, off_m = match.groups()
+    try:
+        moment = datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            int((fraction or "0")[:6].ljust(6, "0")),
+            tzinfo=timezone.utc,
+        )
+    except ValueError:
+        return None
+    if sign:
+        offset = timedelta(hours=int(off_h), minutes=int(off_m))
+        moment -= offset if sign == "+" else -offset
+    return moment
+
+
+def format_time(moment: datetime) -> str:
+    """UTC, seconds precision, ``Z``: ``2026-02-17T11:45:00Z``."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- content ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckpointView:
+    """What a checkpoint says, normalized across layouts; a field is None when absent or mistyped.
+
+    ``acknowledged`` is None for the peer layout, which has no such field.
+    """
+
+    layout: str
+    id: str | None
+    number: int | None
+    timestamp: str | None
+    acknowledged: bool | None
+    acknowledged_at: str | None
+    fill: float | None
+    tokens: int | None
+    trigger: str | None
+    phase: int | None
+    gate: str | None
+    gate_iteration: int | None
+    workflow_id: str | None
+    activity: str | None = None
+    workflow_status: str | None = None
+
+
+def _get(data: Any, *path: str) -> Any:
+    for part in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def layout_of(data: Any) -> str:
+    """``"peer"`` for the ``checkpoint_id`` layout, else ``"seed"``."""
+    return PEER if isinstance(data, dict) and "checkpoint_id" in data and "event_id" not in data else SEED
+
+
+def view(data: Any) -> CheckpointView:
+    """The normalized view of parsed checkpoint data (pure; never raises)."""
+    if layout_of(data) == PEER:
+        resumption = _get(data, "resumption_state")
+        ident = _str(_get(data, "checkpoint_id"))
+        return CheckpointView(
+            layout=PEER,
+            id=ident,
+            number=number_of_id(ident),
+            timestamp=_str(_get(data, "created_at")),
+            acknowledged=None,
+            acknowledged_at=None,
+            fill=_num(_get(data, "context_state", "fill_percentage")),
+            tokens=_int(_get(data, "context_state", "token_count")),
+            trigger=None,
+            phase=_int(_get(resumption, "recovery_state", "current_phase")),
+            gate=_str(_get(resumption, "quality_trajectory", "current_gate")),
+            gate_iteration=_int(_get(resumption, "quality_trajectory", "current_gate_iteration")),
+            workflow_id=None,
+            activity=_str(_get(resumption, "recovery_state", "current_activity")),
+            workflow_status=_str(_get(resumption, "recovery_state", "workflow_status")),
+        )
+    ident = _str(_get(data, "event_id"))
+    trigger = _str(_get(data, "trigger", "type"))
+    return CheckpointView(
+        layout=SEED,
+        id=ident,
+        number=number_of_id(ident),
+        timestamp=_str(_get(data, "timestamp")),
+        acknowledged=_bool(_get(data, "metadata", "acknowledged")),
+        acknowledged_at=_str(_get(data, "metadata", "acknowledged_at")),
+        fill=_num(_get(data, "context_state", "estimated_fill_before_compaction")),
+        tokens=_int(_get(data, "context_state", "estimated_tokens_used")),
+        trigger=trigger if trigger in ("auto", "manual") else None,
+        phase=_int(_get(data, "orchestration_state", "current_phase")),
+        gate=_str(_get(data, "orchestration_state", "current_gate")),
+        gate_iteration=_int(_get(data, "orchestration_state", "current_gate_iteration")),
+        workflow_id=_str(_get(data, "orchestration_state", "workflow_id")),
+        activity=_str(_get(data, "orchestration_state", "current_activity")),
+        workflow_status=_str(_get(data, "orchestration_state", "workflow_status")),
+    )
+
+
+def load(text: str) -> Any:
+    """Parse checkpoint text; a JSON object, else :class:`CheckpointError`."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CheckpointError(f"is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise CheckpointError("is not a JSON object")
+    return data
+
+
+def read(path: Path) -> CheckpointView:
+    """The view of the checkpoint file at ``path``; :class:`CheckpointError` when it cannot be read."""
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    return view(load(text))
+
+
+def missing_for_event(checkpoint: CheckpointView) -> list[str]:
+    """What a checkpoint lacks to become a compaction event of the resumption section (empty: nothing)."""
+    missing = []
+    if checkpoint.number is None:
+        missing.append("an id `cx-NNN` (event_id)" if checkpoint.layout == SEED else "an id `cx-NNN` (checkpoint_id)")
+    if parse_time(checkpoint.timestamp) is None:
+        missing.append("an ISO-8601 `timestamp`" if checkpoint.layout == SEED else "an ISO-8601 `created_at`")
+    if checkpoint.trigger is None:
+        missing.append(
+            '`trigger.type` ("auto" or "manual")' if checkpoint.layout == SEED else "a trigger (auto/manual)"
+        )
+    if checkpoint.acknowledged is None:
+        missing.append(
+            "`metadata.acknowledged` (true/false)"
+            if checkpoint.layout == SEED
+            else "a `metadata.acknowledged` flag to record the merge"
+        )
+    return missing

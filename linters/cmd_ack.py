@@ -1,0 +1,126 @@
+"""``ctxres ack``: merge checkpoint files into the resumption section after a compaction."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ctxres import ack
+from ctxres import checkpoints as cp
+from ctxres.config import ConfigError, load_config
+from ctxres.project import project_root
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "ack",
+        help="merge checkpoint files into the resumption section (after a compaction)",
+        description="Merge an unacknowledged checkpoint (written by the PreCompact hook into "
+        "<state-dir>/checkpoints/) into the v2.0 resumption section of an ORCHESTRATION file: append "
+        "its compaction event, update `count` and `recovery_state.updated_at`, and mark the checkpoint "
+        "acknowledged. Only those lines change; nothing is written when the merge is refused.",
+        epilog="Exit status: 0 merged (or nothing to merge), 1 refused (nothing changed), 2 usage error.",
+    )
+    parser.add_argument(
+        "checkpoint",
+        nargs="?",
+        metavar="CHECKPOINT",
+        help="the checkpoint to merge: a path or an id such as cx-002 (default: the oldest unacknowledged)",
+    )
+    parser.add_argument("--all", action="store_true", help="merge every unacknowledged checkpoint, oldest first")
+    parser.add_argument(
+        "--file",
+        type=Path,
+        metavar="ORCHESTRATION.yaml",
+        help="the file to merge into (default: the ACTIVE or PAUSED workflow with a v2.0 section under the "
+        "project root; the most recently modified when there are several)",
+    )
+    parser.add_argument(
+        "--now",
+        metavar="ISO",
+        help="the acknowledgement time, ISO-8601 (default: the current time in UTC); for tests and replays",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"ctxres ack: {message}", file=sys.stderr)
+    return code
+
+
+def _now(value: str | None) -> str:
+    if value is None:
+        return cp.format_time(datetime.now(timezone.utc))
+    moment = cp.parse_time(value)
+    if moment is None:
+        raise ack.AckUsageError(f"--now {value!r} is not an ISO-8601 time such as 2026-02-17T11:50:00Z")
+    return cp.format_time(moment)
+
+
+def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
+    if args.file is not None:
+        if not args.file.is_file():
+            raise ack.AckUsageError(f"no such file: {args.file}")
+        return args.file.resolve(), None
+    root = project_root(Path.cwd())
+    return ack.find_orchestration(root, load_config(root))
+
+
+def _candidates(args: argparse.Namespace, state_dir: Path, root: Path) -> tuple[list[ack.Candidate], list[Path], str]:
+    """(checkpoints to merge, every checkpoint waiting, a note for when there is nothing to merge)."""
+    waiting, skipped = ack.pending(state_dir)
+    where = cp.relative_reference(cp.checkpoints_dir(state_dir), root)
+    if args.checkpoint is not None:
+        path = ack.find_checkpoint(args.checkpoint, state_dir, root, Path.cwd())
+        return [ack.read_candidate(path)], [c.path for c in waiting], ""
+    chosen = waiting if args.all else waiting[:1]
+    note = f"nothing to merge: every checkpoint in {where}/ is acknowledged"
+    if not cp.list_checkpoints(state_dir):
+        note = f"nothing to merge: there is no checkpoint in {where}/"
+    if skipped:
+        note += f" ({skipped} in another tool's layout skipped)"
+    return chosen, [c.path for c in waiting], note
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.all and args.checkpoint is not None:
+        return _fail("give either CHECKPOINT or --all, not both", EXIT_USAGE)
+    shown = str(args.file or "")
+    try:
+        now = _now(args.now)
+        orchestration, chosen_note = _orchestration(args)
+        root = project_root(orchestration)
+        state_dir = cp.find_state_dir(orchestration, root, load_config(orchestration).state_dir)
+        shown = cp.relative_reference(orchestration, root)
+        if chosen_note:
+            print(chosen_note)
+        candidates, waiting, note = _candidates(args, state_dir, root)
+        if not candidates:
+            ack.section_of(orchestration.read_text("utf-8"))  # still refuse a v1 or broken file
+            print(note)
+            return EXIT_OK
+        result = ack.plan(orchestration, candidates, root, now, waiting)
+        ack.write(result)
+    except ack.AckUsageError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except ack.SectionError as exc:
+        message = f"{shown} {exc}"
+        if "v1.0 resumption section" in message:
+            message += f"; convert it first: `ctxres migrate {args.file or shown} --write`"
+        return _fail(f"refused, nothing changed: {message}", EXIT_REFUSED)
+    except ack.AckError as exc:
+        return _fail(f"refused, nothing changed: {exc}", EXIT_REFUSED)
+    except ConfigError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except OSError as exc:
+        return _fail(f"cannot write: {exc.strerror or exc} ({getattr(exc, 'filename', '')})", EXIT_USAGE)
+    for step in result.steps:
+        verb = "merged" if step.appended else "acknowledged"
+        print(f"{verb} {step.reference} as {step.event_id} into {shown}")
+    if result.count_before != result.count_after:
+        print(f"compaction_events.count: {result.count_before} -> {result.count_after}; updated_at: {now}")
+    return EXIT_OK
