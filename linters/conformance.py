@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
+from ctxres.linters.compatibility import owned_paths
 from ctxres.linters.registry import Rule, register
 from ctxres.linters.schema_errors import Problem, classify, collapse_repeats, collapse_shapes, dedupe, expand
 from ctxres.resumption import detect_version
@@ -183,10 +184,14 @@ def targets(doc: Document) -> Iterator[tuple[str, JsonPath, Any]]:
 
 def problems(doc: Document) -> list[tuple[Problem, int]]:
     """Every schema problem of the document, shapes and repeats collapsed."""
+    # Keys the compatibility rules report (v1 fields left in a v2 section, migrate placeholders)
+    # are theirs: one finding per problem, with the advice that fits it.
+    owned = owned_paths(doc.data) if doc.kind == "orchestration" else frozenset()
     found: list[Problem] = []
     for name, base, value in targets(doc):
         leaves = [leaf for error in validator(name).iter_errors(value) for leaf in expand(error)]
-        found += collapse_shapes(dedupe([p for leaf in leaves for p in classify(leaf, base)]), name)
+        problems_here = [p for leaf in leaves for p in classify(leaf, base) if p.path not in owned]
+        found += collapse_shapes(dedupe(problems_here), name)
     return collapse_repeats(found)
 
 

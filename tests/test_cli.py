@@ -116,7 +116,7 @@ def test_configuration_is_read_and_errors_are_usage_errors(tmp_path: Path) -> No
     (tmp_path / "ORCHESTRATION.yaml").write_text(
         "resumption:\n  last_checkpoint: null\n  current_state: 5\n  next_step: n\n  files_to_read: []\n  bogus: 1\n"
     )
-    (tmp_path / "pyproject.toml").write_text('[tool.ctxres]\nignore = ["C002"]\nseverity = {C006 = "error"}\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.ctxres]\nignore = ["C002", "V001"]\nseverity = {C006 = "error"}\n')
     result = ctxres("check", str(tmp_path))
     assert result.returncode == 1
     assert [line.split()[1] for line in result.stdout.splitlines() if ": C" in line] == ["C006"]

@@ -1,0 +1,722 @@
+"""Migrating a v1.0 resumption section to v2.0 (seed 000, "V1.0 to V2.0 Field Mapping").
+
+Pure: text in, text out. Only the span of the top-level ``resumption:`` entry is replaced; every
+other byte of the file stays as it was. Inside the section, the lines of the v1.0 fields are moved,
+not re-written, so their quoting and comments survive:
+
+- ``last_checkpoint``, ``next_step``, ``cross_session_portable``, ``ephemeral_references`` move
+  into ``recovery_state`` (re-indented);
+- ``current_state`` becomes ``recovery_state.current_activity`` (the full prose is kept), and
+  ``current_phase``, ``current_phase_name`` and ``workflow_status`` are inferred from it and from
+  the rest of the file (``workflow.status``, the pipelines and their phases);
+- ``files_to_read`` and every key the migration does not know stay verbatim;
+- the other sub-sections are added with values inferred from ``quality_gates`` where that is
+  reliable, else with empty values.
+
+A value that cannot be inferred is written as :data:`PLACEHOLDER` and listed in the result; the V
+rules report any placeholder left in a file. The result is parsed again and compared with the
+original before it is returned: a migration that would change what a v1.0 reader sees, or any
+other value, is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import yaml
+
+from ctxres.document import JsonPath
+from ctxres.loading import Format, IssueKind, parse_text
+from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_view
+from ctxres.yamledit import EditError, find, key_text, scalar, top_level_span
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+PLACEHOLDER = "<ctxres migrate: not inferred; set this>"
+PLACEHOLDER_PREFIX = "<ctxres migrate:"
+SECTION = "resumption"
+WORKFLOW_STATUSES = ("ACTIVE", "PAUSED", "COMPLETE", "FAILED")
+
+
+def is_placeholder(value: Any) -> bool:
+    """True for a value that ``ctxres migrate`` wrote because it could not infer the real one."""
+    return isinstance(value, str) and value.strip().startswith(PLACEHOLDER_PREFIX)
+
+
+def placeholders(value: Any, path: JsonPath = ()) -> Iterator[JsonPath]:
+    """Paths (below ``path``) of every placeholder value inside ``value``."""
+    if is_placeholder(value):
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from placeholders(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from placeholders(item, (*path, index))
+
+
+# --------------------------------------------------------------------------------------------
+# Inference
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inferred:
+    """A ``recovery_state`` value the migration worked out, and where it came from (or why not)."""
+
+    name: str
+    value: Any
+    source: str
+
+    @property
+    def ok(self) -> bool:
+        return not is_placeholder(self.value)
+
+
+def _missing(name: str, why: str) -> Inferred:
+    return Inferred(name, PLACEHOLDER, why)
+
+
+def _norm(value: Any) -> str:
+    return re.sub(r"[\s-]+", "_", value.strip().upper()) if isinstance(value, str) else ""
+
+
+_STATUS_WORDS = {
+    "ACTIVE": "ACTIVE",
+    "IN_PROGRESS": "ACTIVE",
+    "RUNNING": "ACTIVE",
+    "PAUSED": "PAUSED",
+    "COMPLETE": "COMPLETE",
+    "COMPLETED": "COMPLETE",
+    "DONE": "COMPLETE",
+    "FAILED": "FAILED",
+}
+_PROSE_STATUS = (
+    (
+        "COMPLETE",
+        re.compile(r"\bworkflow[\s_]+(?:is[\s_]+)?(?:complete|completed|finished|done)\b|^\s*complete\b", re.I),
+    ),
+    ("FAILED", re.compile(r"^\s*failed\b|\bworkflow[\s_]+(?:has[\s_]+)?failed\b", re.I)),
+    ("PAUSED", re.compile(r"^\s*paused\b|\bworkflow[\s_]+(?:is[\s_]+)?paused\b", re.I)),
+    ("ACTIVE", re.compile(r"\bnot[\s_]+(?:yet[\s_]+)?started\b", re.I)),
+)
+_PROSE_PHASE = re.compile(r"\bphases?[\s_-]*(\d+)(?:\s*(?:-|–|to|through)\s*(\d+))?", re.I)
+
+
+def status_from_prose(text: Any) -> str | None:
+    """The lifecycle state a ``current_state`` text states explicitly, if exactly one.
+
+    "WORKFLOW COMPLETE. ..." is COMPLETE, "FAILED - Phase 2 ..." is FAILED, "Workflow not
+    started" is ACTIVE (set up, waiting for its first phase); "Phase 2 COMPLETE" says nothing
+    about the workflow.
+    """
+    if not isinstance(text, str):
+        return None
+    found = {status for status, pattern in _PROSE_STATUS if pattern.search(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def phases_in_prose(text: Any) -> frozenset[int]:
+    """Phase numbers a text mentions ("Phase 3", "PHASE_2_READY", "Phases 1-3")."""
+    if not isinstance(text, str):
+        return frozenset()
+    numbers: set[int] = set()
+    for match in _PROSE_PHASE.finditer(text):
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) else first
+        numbers.update(range(first, last + 1) if first <= last <= first + 20 else (first, last))
+    return frozenset(numbers)
+
+
+def infer_workflow_status(data: dict[str, Any], prose: Any) -> Inferred:
+    """``workflow_status`` from ``workflow.status`` and the ``current_state`` prose."""
+    workflow = data.get("workflow")
+    raw = workflow.get("status") if isinstance(workflow, dict) else None
+    declared = _STATUS_WORDS.get(_norm(raw))
+    stated = status_from_prose(prose)
+    if declared and stated and declared != stated:
+        return _missing(
+            "workflow_status", f"workflow.status is {raw!r} but current_state says {stated}; decide which is true"
+        )
+    if declared:
+        source = "from workflow.status" + (" and current_state" if stated else "")
+        return Inferred("workflow_status", declared, source)
+    if stated:
+        return Inferred("workflow_status", stated, "from current_state")
+    if isinstance(raw, str):
+        return _missing("workflow_status", f"workflow.status is {raw!r}, not one of {', '.join(WORKFLOW_STATUSES)}")
+    return _missing("workflow_status", "neither workflow.status nor current_state states the workflow's state")
+
+
+@dataclass(frozen=True)
+class _Phase:
+    pipeline: str
+    number: int | None
+    name: str | None
+    status: str
+
+
+_DONE = frozenset({"COMPLETE", "COMPLETED", "DONE", "PASS", "PASSED", "SKIPPED"})
+_RUNNING = frozenset({"ACTIVE", "IN_PROGRESS", "RUNNING", "STARTED", "FAILED", "REVISE"})
+_WAITING = frozenset({"PENDING", "READY", "BLOCKED", "NOT_STARTED", "TODO", "WAITING"})
+
+
+def _pipelines(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    many = data.get("pipelines")
+    if isinstance(many, dict):
+        found += [(str(name), item) for name, item in many.items() if isinstance(item, dict)]
+    elif isinstance(many, list):
+        found += [(str(item.get("id", index)), item) for index, item in enumerate(many) if isinstance(item, dict)]
+    one = data.get("pipeline")
+    if isinstance(one, dict):
+        found.append((str(one.get("id", "pipeline")), one))
+    return found
+
+
+def _phase_number(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(?:phase[\s_-]*)?(\d+)\s*", value, re.I) or re.match(
+            r"phase[\s_-]*(\d+)\b", value, re.I
+        )
+        return int(match.group(1)) if match else None
+    return None
+
+
+def _phases(pipelines: list[tuple[str, dict[str, Any]]]) -> list[_Phase]:
+    phases: list[_Phase] = []
+    for name, pipeline in pipelines:
+        items = pipeline.get("phases")
+        listed = items.values() if isinstance(items, dict) else items if isinstance(items, list) else []
+        for item in listed:
+            if isinstance(item, dict):
+                label = item.get("name")
+                phases.append(
+                    _Phase(
+                        name,
+                        _phase_number(item.get("id")),
+                        label if isinstance(label, str) else None,
+                        _norm(item.get("status")),
+                    )
+                )
+    return phases
+
+
+def _current_from_statuses(phases: list[_Phase]) -> int | None:
+    numbered = [p for p in phases if p.number is not None]
+    running = {p.number for p in numbered if p.status in _RUNNING}
+    if len(running) == 1:
+        return running.pop()
+    if running or not numbered:
+        return None
+    if all(p.status in _DONE for p in phases):
+        return max(p.number for p in numbered if p.number is not None)
+    if all(p.status in _WAITING for p in phases):
+        return min(p.number for p in numbered if p.number is not None)
+    return None
+
+
+def _declared(pipelines: list[tuple[str, dict[str, Any]]]) -> dict[str, int]:
+    """The ``current_phase`` each pipeline declares, when it is a phase number."""
+    found = {}
+    for name, pipeline in pipelines:
+        number = _phase_number(pipeline.get("current_phase"))
+        if number is not None:
+            found[name] = number
+    return found
+
+
+def infer_phase(data: dict[str, Any], prose: Any, status: Inferred) -> tuple[Inferred, Inferred]:
+    """``current_phase`` and ``current_phase_name`` from the pipelines, checked against the prose."""
+    pipelines = _pipelines(data)
+    phases = _phases(pipelines)
+    declared = _declared(pipelines)
+    mentioned = phases_in_prose(prose)
+    number: int | None = None
+    source = ""
+    if len(set(declared.values())) > 1:
+        listed = ", ".join(f"{name} at {value}" for name, value in declared.items())
+        why = f"the pipelines are at different phases ({listed})"
+        return _missing("current_phase", why), _missing("current_phase_name", why)
+    if declared:
+        number, source = next(iter(declared.values())), "from the pipelines' current_phase"
+    elif (from_statuses := _current_from_statuses(phases)) is not None:
+        number, source = from_statuses, "from the phase statuses"
+    elif len(mentioned) == 1:
+        number, source = next(iter(mentioned)), "from current_state"
+    if number is None:
+        why = "no pipeline current_phase, phase statuses or phase number in current_state to infer it from"
+        return _missing("current_phase", why), _missing("current_phase_name", why)
+    conflict = _phase_conflict(number, source, mentioned, phases, status)
+    if conflict:
+        return _missing("current_phase", conflict), _missing("current_phase_name", conflict)
+    names = list(dict.fromkeys(p.name for p in phases if p.number == number and p.name))
+    phase = Inferred("current_phase", number, source)
+    if not names:
+        return phase, _missing("current_phase_name", f"no phase {number} with a name in the pipelines")
+    return phase, Inferred("current_phase_name", " / ".join(names), f"from the name of phase {number} in the pipelines")
+
+
+def _label(phase: _Phase) -> str:
+    return str(phase.number) if phase.number is not None else repr(phase.name or "?")
+
+
+def _phase_conflict(number: int, source: str, mentioned: frozenset[int], phases: list[_Phase], status: Inferred) -> str:
+    """Why ``number`` cannot be trusted ("" when nothing contradicts it)."""
+    if mentioned and number not in mentioned:
+        said = ", ".join(map(str, sorted(mentioned)))
+        return f"phase {number} ({source}) but current_state mentions phase {said}"
+    if status.value == "COMPLETE" and phases:
+        open_phases = [p for p in phases if p.status not in _DONE]
+        if open_phases:
+            listed = ", ".join(
+                f"{p.pipeline} phase {_label(p)} {p.status or 'without status'}" for p in open_phases[:3]
+            )
+            more = f" and {len(open_phases) - 3} more" if len(open_phases) > 3 else ""
+            return f"the workflow is COMPLETE but some phases are not: {listed}{more}"
+        last = max((p.number for p in phases if p.number is not None), default=number)
+        if number != last:
+            return f"the workflow is COMPLETE but phase {number} ({source}) is not its last phase, {last}"
+    return ""
+
+
+_GATE_DONE = frozenset({"PASS", "PASSED", "COMPLETE", "COMPLETED", "DONE", "CONDITIONAL_PASS"})
+_GATE_RUNNING = frozenset({"IN_PROGRESS", "ACTIVE", "RUNNING", "REVISE"})
+_GATE_OTHER = frozenset({"PENDING", "BLOCKED", "READY", "NOT_STARTED", "FAIL", "FAILED", "ESCALATED", "SKIPPED"})
+
+
+def _gates(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
+    """(gate id, gate) for every quality gate, or None when the layout is not one we can read reliably."""
+    gates = data.get("quality_gates")
+    if isinstance(gates, dict) and isinstance(gates.get("gates"), list):
+        gates = gates["gates"]
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(gates, dict):
+        for gate_id, gate in gates.items():
+            if isinstance(gate, dict):
+                found.append((str(gate_id), gate))
+    elif isinstance(gates, list):
+        for gate in gates:
+            if not isinstance(gate, dict) or not isinstance(gate.get("id"), str):
+                return None
+            found.append((gate["id"], gate))
+    known = _GATE_DONE | _GATE_RUNNING | _GATE_OTHER
+    if not found or any(_norm(gate.get("status")) not in known for _, gate in found):
+        return None
+    return found
+
+
+def _scores(gate: dict[str, Any]) -> list[float] | None:
+    history = gate.get("iteration_history")
+    if not isinstance(history, list):
+        return None
+    scores = [item.get("score") for item in history if isinstance(item, dict)]
+    numbers = [s for s in scores if isinstance(s, (int, float)) and not isinstance(s, bool)]
+    return numbers if len(numbers) == len(history) else None
+
+
+NEUTRAL_TRAJECTORY: dict[str, Any] = {
+    "gates_completed": [],
+    "gates_remaining": [],
+    "current_gate": None,
+    "current_gate_iteration": None,
+    "score_history": {},
+    "lowest_dimension": None,
+    "total_iterations_used": None,
+    "total_iterations_budget": None,
+}
+
+
+def infer_quality_trajectory(data: dict[str, Any]) -> dict[str, Any] | None:
+    """``quality_trajectory`` from ``quality_gates`` (a mapping of gates, or a list with ids), or None."""
+    gates = _gates(data)
+    if gates is None:
+        return None
+    status = {gate_id: _norm(gate.get("status")) for gate_id, gate in gates}
+    running = [gate_id for gate_id, _ in gates if status[gate_id] in _GATE_RUNNING]
+    current = running[0] if len(running) == 1 else None
+    iteration = dict(gates).get(current, {}).get("current_iteration") if current else None
+    history = {gate_id: scores for gate_id, gate in gates if (scores := _scores(gate))}
+    started = [gate_id for gate_id, _ in gates if status[gate_id] not in {"PENDING", "BLOCKED", "READY", "NOT_STARTED"}]
+    budgets = [gate.get("max_iterations") for _, gate in gates]
+    return {
+        "gates_completed": [gate_id for gate_id, _ in gates if status[gate_id] in _GATE_DONE],
+        "gates_remaining": [gate_id for gate_id, _ in gates if status[gate_id] not in _GATE_DONE],
+        "current_gate": current,
+        "current_gate_iteration": iteration if isinstance(iteration, int) and iteration >= 1 else None,
+        "score_history": history,
+        "lowest_dimension": None,
+        "total_iterations_used": sum(len(s) for s in history.values()) if set(started) <= set(history) else None,
+        "total_iterations_budget": sum(budgets) if all(isinstance(b, int) and b >= 0 for b in budgets) else None,
+    }
+
+
+_AGENT_DONE = frozenset(
+    {"COMPLETE", "COMPLETED", "DONE", "FINISHED", "CLOSED", "PASS", "PASSED", "SUCCESS", "SUCCEEDED"}
+)
+
+
+def _agents(phase: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    agents = phase.get("agents")
+    if isinstance(agents, dict):
+        agents = [
+            {"id": key, **item} if "id" not in item else item for key, item in agents.items() if isinstance(item, dict)
+        ]
+    for agent in agents if isinstance(agents, list) else []:
+        if isinstance(agent, dict) and isinstance(agent.get("id"), str) and agent["id"].strip():
+            yield agent["id"].strip(), agent
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()).rstrip(".")
+
+
+def infer_agent_summaries(data: dict[str, Any]) -> dict[str, str]:
+    """One line per agent the pipelines mark complete: its status and its summary or artifact."""
+    summaries: dict[str, str] = {}
+    for _, pipeline in _pipelines(data):
+        phases = pipeline.get("phases")
+        for phase in phases.values() if isinstance(phases, dict) else phases if isinstance(phases, list) else []:
+            for agent_id, agent in _agents(phase) if isinstance(phase, dict) else ():
+                status = _norm(agent.get("status"))
+                if status not in _AGENT_DONE or agent_id in summaries:
+                    continue
+                said = next((agent[k] for k in ("summary", "findings_summary") if isinstance(agent.get(k), str)), None)
+                artifact = agent.get("artifact")
+                if said and said.strip():
+                    summaries[agent_id] = f"{status}. {_one_line(said)}."
+                elif isinstance(artifact, str) and artifact.strip():
+                    summaries[agent_id] = f"{status}. Artifact: {artifact.strip()}."
+                else:
+                    summaries[agent_id] = f"{status}."
+    return summaries
+
+
+NEUTRAL_DEFECTS: dict[str, Any] = {
+    "total_defects_found": 0,
+    "total_defects_resolved": 0,
+    "unresolved_defects": [],
+    "recurring_patterns": [],
+    "last_gate_primary_defect": None,
+}
+
+
+def infer_recovery_state(data: dict[str, Any], section: dict[str, Any]) -> dict[str, Inferred]:
+    """The ``recovery_state`` values that v1.0 did not have, inferred or marked as placeholders."""
+    prose = section.get("current_state")
+    status = infer_workflow_status(data, prose)
+    phase, name = infer_phase(data, prose, status)
+    if "current_state" in section:
+        activity = Inferred("current_activity", prose, "from current_state, the full text")
+    else:
+        activity = _missing("current_activity", "the v1.0 section has no current_state")
+    return {
+        item.name: item
+        for item in (
+            phase,
+            name,
+            status,
+            activity,
+            Inferred("context_fill_at_update", None, "v1.0 records no context fill; null means unknown"),
+            _missing("updated_at", "v1.0 records no time of the last update of the section"),
+        )
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The section's text, entry by entry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Entry:
+    key: str
+    lead: tuple[str, ...]  # blank lines and comments just above the key
+    body: tuple[str, ...]  # the key's line and the lines of its value
+    key_end: int  # column just past the key on body[0]
+
+
+@dataclass(frozen=True)
+class _Section:
+    header: str
+    preamble: tuple[str, ...]
+    entries: tuple[_Entry, ...]
+    trailer: tuple[str, ...]
+    column: int
+
+
+class _Refused(Exception):
+    pass
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _is_lead(line: str, column: int) -> bool:
+    stripped = line.strip()
+    return not stripped or (stripped.startswith("#") and _indent(line) <= column)
+
+
+def _keys(text: str, start: int, lines: list[str]) -> list[tuple[str, int, int, int]]:
+    """(key, row in ``lines``, column, column past the key) of each key of the block mapping
+    under the ``resumption:`` line that starts at ``start``."""
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+        key_node, mapping = find(root, (SECTION,)) if root is not None else (None, None)
+    except (yaml.YAMLError, EditError) as exc:
+        raise _Refused(f"cannot read the section: {exc}") from None
+    if key_node is None or key_node.start_mark.index != start:
+        raise _Refused("cannot locate the `resumption:` entry in the text")
+    if not isinstance(mapping, yaml.MappingNode) or mapping.flow_style or not mapping.value:
+        raise _Refused("`resumption` is written in flow style ({...}); rewrite it in block style first")
+    keys = []
+    for key, _ in mapping.value:
+        if not isinstance(key, yaml.ScalarNode) or key.start_mark.line != key.end_mark.line:
+            raise _Refused("the section has a key that is not a plain string")
+        row, column = key.start_mark.line - key_node.start_mark.line, key.start_mark.column
+        if row <= 0 or row >= len(lines) or lines[row][:column].strip():
+            raise _Refused(f"the key {key.value!r} does not start its own line")
+        keys.append((str(key.value), row, column, key.end_mark.column))
+    return keys
+
+
+def _split(text: str, start: int, lines: list[str]) -> _Section:
+    """The section's lines cut into entries; comments and blank lines above a key go with it."""
+    keys = _keys(text, start, lines)
+    column = keys[0][2]
+    entries: list[_Entry] = []
+    lead: tuple[str, ...] = ()
+    for index, (key, row, _, key_end) in enumerate(keys):
+        body = lines[row : keys[index + 1][1] if index + 1 < len(keys) else len(lines)]
+        cut = len(body)
+        while cut > 1 and _is_lead(body[cut - 1], column):
+            cut -= 1
+        entries.append(_Entry(key, lead, tuple(body[:cut]), key_end))
+        lead = tuple(body[cut:])
+    return _Section(lines[0], tuple(lines[1 : keys[0][1]]), tuple(entries), lead, column)
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key_text(str(k))}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    return scalar(value)
+
+
+def _field(key: str, value: Any, indent: int, step: int) -> list[str]:
+    """Block lines for ``key: value``: mappings as blocks, lists and scalars on one line."""
+    pad = " " * indent
+    if isinstance(value, dict) and value:
+        lines = [f"{pad}{key_text(key)}:"]
+        for name, item in value.items():
+            lines += _field(str(name), item, indent + step, step)
+        return lines
+    return [f"{pad}{key_text(key)}: {_flow(value)}"]
+
+
+def _shift(lines: Iterable[str], step: int) -> list[str]:
+    return [" " * step + line if line.strip() else line for line in lines]
+
+
+def _comments(lines: Iterable[str]) -> list[str]:
+    return [line for line in lines if line.strip()]
+
+
+RECOVERY_ORDER = (
+    "last_checkpoint",
+    "current_phase",
+    "current_phase_name",
+    "workflow_status",
+    "current_activity",
+    "next_step",
+    "context_fill_at_update",
+    "updated_at",
+    "cross_session_portable",
+    "ephemeral_references",
+)
+
+
+def _render(section: _Section, inferred: dict[str, Inferred], added: dict[str, Any]) -> list[str]:
+    step = section.column
+    pad = " " * section.column
+    by_key = {entry.key: entry for entry in section.entries}
+    out = [section.header, *section.preamble, f"{pad}recovery_state:"]
+    for name in RECOVERY_ORDER:
+        entry = by_key.get("current_state") if name == "current_activity" else by_key.get(name)
+        if name in inferred and not (name == "current_activity" and entry is not None):
+            out += _field(name, inferred[name].value, section.column + step, step)
+        elif entry is not None:
+            first = entry.body[0]
+            if name == "current_activity":
+                first = first[: _indent(first)] + "current_activity" + first[entry.key_end :]
+            out += _shift([*_comments(entry.lead), first, *entry.body[1:]], step)
+    if "files_to_read" in by_key:
+        entry = by_key["files_to_read"]
+        out += [*entry.lead, *entry.body]
+    gap = [""] if any(not line.strip() for entry in section.entries for line in (*entry.lead, *entry.body)) else []
+    for name, value in added.items():
+        out += [*gap, *_field(name, value, section.column, step)]
+    kept = [e for e in section.entries if e.key not in (*MOVED_TO_RECOVERY_STATE, "current_state", "files_to_read")]
+    for index, entry in enumerate(kept):
+        spacing = gap if index == 0 and not (entry.lead and not entry.lead[0].strip()) else []
+        out += [*spacing, *entry.lead, *entry.body]
+    return out + list(section.trailer)
+
+
+# --------------------------------------------------------------------------------------------
+# Migration
+# --------------------------------------------------------------------------------------------
+
+
+class Outcome(str, Enum):
+    MIGRATED = "migrated"
+    UNCHANGED = "unchanged"  # already v2.0
+    SKIPPED = "skipped"  # nothing to migrate: no (or an empty) resumption section
+    REFUSED = "refused"  # cannot be migrated safely; ``message`` says why
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A field the migration could not fill: a placeholder was written, or the key is left out."""
+
+    path: JsonPath
+    reason: str
+    placeholder: bool = True
+
+
+@dataclass(frozen=True)
+class Migration:
+    outcome: Outcome
+    text: str
+    message: str = ""
+    gaps: tuple[Gap, ...] = ()
+    inferred: tuple[Inferred, ...] = ()
+    neutral: tuple[str, ...] = field(default=())  # sub-sections written with empty values
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome is Outcome.MIGRATED
+
+
+def _load(text: str) -> tuple[Any, str]:
+    """(data, "") or (None, why the text cannot be migrated).
+
+    A duplicate key inside the section is refused (which of the two lines is the value?);
+    elsewhere it is left alone, like everything outside the section.
+    """
+    result = parse_text("<migrate>", "orchestration", Format.YAML, text)
+    bad = [
+        issue
+        for issue in result.issues
+        if issue.kind is not IssueKind.NON_STRING_KEY
+        and (issue.kind is not IssueKind.DUPLICATE_KEY or issue.json_path[:1] == (SECTION,))
+    ]
+    if result.document is None or bad:
+        issue = bad[0] if bad else result.issues[0]
+        return None, f"line {issue.position.line}: {issue.message}"
+    return result.document.data, ""
+
+
+def _added(data: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    trajectory = infer_quality_trajectory(data)
+    summaries = infer_agent_summaries(data)
+    added = {
+        "quality_trajectory": trajectory if trajectory is not None else dict(NEUTRAL_TRAJECTORY),
+        "defect_summary": dict(NEUTRAL_DEFECTS),
+        "decision_log": [],
+        "agent_summaries": summaries,
+        "compaction_events": {"count": 0, "events": []},
+    }
+    neutral = [name for name in added if (name != "quality_trajectory" or trajectory is None)]
+    return added, tuple(name for name in neutral if name != "agent_summaries" or not summaries)
+
+
+def _gaps(section: dict[str, Any], inferred: dict[str, Inferred]) -> tuple[Gap, ...]:
+    base: JsonPath = (SECTION, "recovery_state")
+    gaps = [Gap((*base, item.name), item.source) for item in inferred.values() if not item.ok]
+    for name in ("last_checkpoint", "next_step"):
+        if name not in section:
+            gaps.append(Gap((*base, name), f"the v1.0 section has no {name}", placeholder=False))
+    if "files_to_read" not in section:
+        gaps.append(Gap((SECTION, "files_to_read"), "the v1.0 section has no files_to_read", placeholder=False))
+    order = {name: index for index, name in enumerate(RECOVERY_ORDER)}
+    return tuple(sorted(gaps, key=lambda gap: (len(gap.path), order.get(str(gap.path[-1]), 99), gap.path)))
+
+
+def _verify(old: dict[str, Any], new_text: str, inferred: dict[str, Inferred]) -> str:
+    """Why the migrated text is not a faithful migration of ``old`` ("" when it is)."""
+    new, problem = _load(new_text)
+    if problem:
+        return f"the result does not parse ({problem})"
+    before, after = old[SECTION], new.get(SECTION) if isinstance(new, dict) else None
+    if not isinstance(after, dict) or detect_version(after) != "2.0":
+        return "the result is not a v2.0 section"
+    if {k: v for k, v in new.items() if k != SECTION} != {k: v for k, v in old.items() if k != SECTION}:
+        return "a value outside the section changed"
+    if v1_view(after) != v1_view(before):
+        return "what a v1.0 reader sees changed"
+    state = after.get("recovery_state")
+    expected = {name: before[name] for name in MOVED_TO_RECOVERY_STATE if name in before}
+    expected.update({name: item.value for name, item in inferred.items() if name != "current_activity"})
+    expected["current_activity"] = before.get("current_state", PLACEHOLDER)
+    if not isinstance(state, dict) or any(state.get(k, PLACEHOLDER + "?") != v for k, v in expected.items()):
+        return "a recovery_state value differs from its source"
+    known = {*MOVED_TO_RECOVERY_STATE, "current_state"}
+    if any(after.get(key) != value for key, value in before.items() if key not in known):
+        return "a key kept from the v1.0 section changed"
+    return ""
+
+
+def migrate_text(text: str) -> Migration:
+    """Migrate the ``resumption:`` section of an ORCHESTRATION.yaml text from v1.0 to v2.0."""
+    data, problem = _load(text)
+    if problem:
+        return Migration(Outcome.REFUSED, text, f"{problem}; nothing changed")
+    if not isinstance(data, dict) or SECTION not in data:
+        return Migration(Outcome.SKIPPED, text, "no top-level `resumption:` section")
+    section = data[SECTION]
+    if section is None or section == {}:
+        return Migration(Outcome.SKIPPED, text, "the `resumption:` section is empty")
+    if not isinstance(section, dict):
+        return Migration(Outcome.REFUSED, text, "`resumption` is not a mapping; nothing changed")
+    if detect_version(section) == "2.0":
+        return Migration(Outcome.UNCHANGED, text, "already v2.0")
+    span = top_level_span(text, SECTION)
+    if span is None:
+        return Migration(Outcome.REFUSED, text, "cannot locate the `resumption:` entry in the text")
+    start, end = span
+    chunk = text[start:end]
+    crlf = chunk.endswith("\r")
+    lines = [line[:-1] if line.endswith("\r") else line for line in chunk.split("\n")]
+    try:
+        parsed = _split(text, start, lines)
+    except _Refused as exc:
+        return Migration(Outcome.REFUSED, text, f"{exc}; nothing changed")
+    inferred = infer_recovery_state(data, section)
+    added, neutral = _added(data)
+    rendered = ("\r\n" if crlf else "\n").join(_render(parsed, inferred, added)) + ("\r" if crlf else "")
+    new_text = text[:start] + rendered + text[end:]
+    why = _verify(data, new_text, inferred)
+    if why:
+        return Migration(Outcome.REFUSED, text, f"cannot migrate this section faithfully ({why}); nothing changed")
+    return Migration(
+        Outcome.MIGRATED,
+        new_text,
+        "v1.0 -> v2.0",
+        _gaps(section, inferred),
+        tuple(inferred.values()),
+        neutral,
+    )
