@@ -15,6 +15,7 @@ KINDS: dict[str, Format] = {
     "resume-context": Format.FRONT_MATTER,
     "task-graph": Format.JSON,
     "event-log": Format.JSONL,
+    "rule-file": Format.TEXT,
 }
 
 DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {
@@ -25,6 +26,8 @@ DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {
     "resume-context": ("resume-context.md",),
     "task-graph": ("task-graph.json",),
     "event-log": ("**/events/*/*.jsonl",),
+    # Markdown rule files that carry L2-REINJECT markers.
+    "rule-file": ("CLAUDE.md", "CLAUDE.local.md", "**/.claude/rules/**/*.md", "**/.context/rules/**/*.md"),
 }
 
 # A YAML file whose top level has a `resumption:` key is an orchestration file whatever its name.

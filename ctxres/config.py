@@ -63,14 +63,19 @@ class Config:
     staleness_minutes: int = 30
     max_file_size: int = 10 * 1024 * 1024
     strict: bool = False
+    reinject_budget: int = 600  # tokens of all L2-REINJECT markers of a project, per prompt
+    reinject_token_tolerance: int = 10  # percent between declared and measured tokens (0: exact)
+    reinject_max_marker_tokens: int = 100
+    enforce_update_protocol: bool = False  # require the resumption-update reminder marker
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
-_BOOL_KEYS = {"respect_gitignore", "sniff_resumption", "require_resumption", "strict"}
-_INT_KEYS = {"staleness_minutes", "max_file_size"}
+_BOOL_KEYS = {"respect_gitignore", "sniff_resumption", "require_resumption", "strict", "enforce_update_protocol"}
+_INT_KEYS = {"staleness_minutes", "max_file_size", "reinject_budget", "reinject_max_marker_tokens"}
+_NON_NEGATIVE_INT_KEYS = {"reinject_token_tolerance"}
 
 
 def _string_list(value: Any, key: str, where: Path) -> tuple[str, ...]:
@@ -99,9 +104,11 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: `{raw_key}` must be true or false")
             values[key] = value
-        elif key in _INT_KEYS:
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ConfigError(f"{source}: `{raw_key}` must be a positive integer")
+        elif key in _INT_KEYS or key in _NON_NEGATIVE_INT_KEYS:
+            lowest = 0 if key in _NON_NEGATIVE_INT_KEYS else 1
+            if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
+                kind = "a positive integer" if lowest else "an integer >= 0"
+                raise ConfigError(f"{source}: `{raw_key}` must be {kind}")
             values[key] = value
         elif key == "state_dir":
             if not isinstance(value, str) or not value:

@@ -71,7 +71,7 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
     found: dict[Path, Artifact] = {}
     for given in paths:
         if given.is_file():
-            kind = kind_of(given.name, given, config)
+            kind = kind_of(_display(given, cwd), given, config)
             if kind:
                 found.setdefault(given.resolve(), Artifact(given, _display(given, cwd), kind))
             continue

@@ -26,6 +26,7 @@ class Format(str, Enum):
     JSON = "json"
     JSONL = "jsonl"
     FRONT_MATTER = "front-matter"
+    TEXT = "text"  # read as text only (Markdown rule files); rules parse what they need
 
 
 class IssueKind(str, Enum):
@@ -193,6 +194,8 @@ def parse_text(path: str, kind: str, fmt: Format, text: str, limits: Limits | No
     """Parse already-decoded text (pure: no file system access)."""
     limits = limits or Limits()
     doc = Document(path=path, kind=kind, text=text, data=None)
+    if fmt is Format.TEXT:
+        return LoadResult(doc)
     if fmt is Format.YAML:
         issues = _from_yaml(doc, text, 0, limits)
     elif fmt is Format.JSON:

@@ -176,6 +176,8 @@ def targets(doc: Document) -> Iterator[tuple[str, JsonPath, Any]]:
     elif doc.kind == "event-log":
         for index, item in enumerate(data or []):
             yield "event", (index,), item
+    elif doc.kind == "rule-file":
+        return  # Markdown: no schema (the R rules read the markers)
     elif doc.kind == "resume-context" and data is None:
         yield "resume-context", (), {}
     else:

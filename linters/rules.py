@@ -16,6 +16,7 @@ RULE_MODULES = (
     "ctxres.linters.compatibility",
     "ctxres.linters.acknowledgement",
     "ctxres.linters.staleness",
+    "ctxres.linters.reinject",
 )
 
 

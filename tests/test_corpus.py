@@ -37,8 +37,9 @@ def _in(report: Report, name: str) -> list[Finding]:
 
 
 def test_every_artifact_is_checked(report: Report) -> None:
-    # 12 orchestration-like files + 12 history versions, 10 checkpoints, 7 resume-context.md, 3 precompact states
-    assert report.files_checked == 44
+    # 12 orchestration-like files + 12 history versions, 10 checkpoints, 7 resume-context.md,
+    # 3 precompact states, 1 rule file (CLAUDE.md; the other rule files have names no default pattern knows)
+    assert report.files_checked == 45
 
 
 def test_every_finding_is_located(report: Report) -> None:
@@ -130,7 +131,8 @@ def test_noise_budget(report: Report) -> None:
     """Real files are messy; the corpus must not drown in findings (each one reviewed by hand)."""
     by_code = Counter(f.code for f in report.findings)
     assert report.errors == 26, by_code
-    assert report.warnings == 39, by_code
+    assert report.warnings == 40, by_code
+    assert by_code["R004"] == 1  # CLAUDE.md's marker declares no tokens
     assert by_code["V001"] == 20  # one migrate hint per v1.0 section (8 files + 12 history versions)
 
 
