@@ -113,3 +113,4 @@ def bench(session: nox.Session) -> None:
     source = _clean_source(session)
     session.install(str(source), CHECK_JSONSCHEMA)
     session.run("python", str(ROOT / "bench" / "run.py"), *session.posargs)
+    session.run("python", str(ROOT / "bench" / "transcript_bench.py"))

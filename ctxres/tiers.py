@@ -1,0 +1,107 @@
+"""Fill tiers of the context monitor, in one place.
+
+A fill (fraction of the context window in use, 0.642 = 64.2%) falls in one of four bands set
+by three thresholds, by default 60%, 80% and 90%:
+
+- ``LOW``: below 60%, nothing to do;
+- ``WARNING``: from 60% to below 80%;
+- ``CRITICAL``: from 80% to below 90%;
+- ``COMPACTION``: 90% and above, compaction is near;
+
+and ``UNKNOWN`` when the fill is not known (for example right after a compaction, before the
+next model reply reports its usage). The names and bands are those of the monitor state file
+(``FillTier`` in ``schemas/monitor.py``).
+
+Standard library only (``enum``): the hooks import this on every prompt.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: it would cost the hooks a few milliseconds
+    from collections.abc import Mapping
+
+Thresholds = tuple[float, float, float]
+
+
+class Tier(str, Enum):
+    """Band of the context fill; the value is the name written in the monitor state."""
+
+    LOW = "LOW"
+    WARNING = "WARNING"
+    CRITICAL = "CRITICAL"
+    COMPACTION = "COMPACTION"
+    UNKNOWN = "UNKNOWN"
+
+
+DEFAULT_THRESHOLDS: Thresholds = (0.60, 0.80, 0.90)
+"""Lower bounds of WARNING, CRITICAL and COMPACTION, as fractions of the window."""
+
+ALERT_TIERS = frozenset({Tier.WARNING, Tier.CRITICAL, Tier.COMPACTION})
+"""Tiers at which the UserPromptSubmit hook tells the model how full the context is."""
+
+ACTIONS: Mapping[Tier, str] = {
+    Tier.LOW: "No action is needed; the resumption section is updated at the usual state transitions.",
+    Tier.WARNING: "Update the resumption section of ORCHESTRATION.yaml now, so that it is current if compaction "
+    "comes early.",
+    Tier.CRITICAL: "Write a full update of the resumption section and verify every sub-section, finish the "
+    "current quality-gate iteration, then write a checkpoint.",
+    Tier.COMPACTION: "Compaction is imminent: the PreCompact hook writes a checkpoint file, and after compaction "
+    "`ctxres ack` merges it into the resumption section.",
+    Tier.UNKNOWN: "The fill is unknown (for example right after a compaction, until the next model reply); keep "
+    "the resumption section current.",
+}
+"""The recommended action for each tier, one sentence each."""
+
+
+def _fraction(value: object) -> float | None:
+    """``value`` as a float when it is a real number in (0, 1], else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if 0.0 < number <= 1.0 else None  # NaN fails both comparisons
+
+
+def validate_thresholds(values: object) -> Thresholds:
+    """Custom thresholds as a tuple, or ``ValueError`` saying what is wrong with them.
+
+    Three numbers (the lower bounds of WARNING, CRITICAL and COMPACTION), each a fraction in
+    (0, 1] (0.6 means 60%), strictly increasing.
+    """
+    example = "for example [0.6, 0.8, 0.9] for 60%, 80% and 90%"
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)) or len(values) != 3:
+        raise ValueError(
+            f"the context thresholds must be a list of three fractions (WARNING, CRITICAL, COMPACTION), {example}; "
+            f"got {values!r}"
+        )
+    fractions = [_fraction(value) for value in values]
+    for value, fraction in zip(values, fractions, strict=True):
+        if fraction is None:
+            raise ValueError(
+                f"the context threshold {value!r} is not a fraction above 0 and at most 1 (0.6 means 60%); {example}"
+            )
+    low, mid, high = (float(value) for value in values)
+    if not low < mid < high:
+        raise ValueError(f"the context thresholds must be strictly increasing, {example}; got {list(values)!r}")
+    return low, mid, high
+
+
+def tier_for(fill: float | None, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Tier:
+    """The tier of ``fill`` (a fraction; None or NaN is UNKNOWN). Each threshold starts its tier."""
+    if fill is None or fill != fill:
+        return Tier.UNKNOWN
+    warning, critical, compaction = thresholds
+    if fill >= compaction:
+        return Tier.COMPACTION
+    if fill >= critical:
+        return Tier.CRITICAL
+    if fill >= warning:
+        return Tier.WARNING
+    return Tier.LOW
+
+
+def action_for(tier: Tier) -> str:
+    """The recommended action at ``tier``, one sentence."""
+    return ACTIONS[tier]

@@ -1,0 +1,108 @@
+"""Fill tiers of the context monitor (ctxres.tiers)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ctxres.tiers import ACTIONS, ALERT_TIERS, DEFAULT_THRESHOLDS, Tier, action_for, tier_for, validate_thresholds
+
+
+@pytest.mark.parametrize(
+    ("fill", "tier"),
+    [
+        (0.0, Tier.LOW),
+        (0.5999, Tier.LOW),
+        (0.60, Tier.WARNING),
+        (120_000 / 200_000, Tier.WARNING),  # exactly 60% as the transcript reader computes it
+        (0.7999, Tier.WARNING),
+        (0.80, Tier.CRITICAL),
+        (0.8999, Tier.CRITICAL),
+        (0.90, Tier.COMPACTION),
+        (1.0, Tier.COMPACTION),
+        (None, Tier.UNKNOWN),
+        (float("nan"), Tier.UNKNOWN),
+    ],
+)
+def test_default_tier_boundaries(fill: float | None, tier: Tier) -> None:
+    assert tier_for(fill) is tier
+
+
+def test_default_thresholds_are_60_80_90() -> None:
+    assert DEFAULT_THRESHOLDS == (0.60, 0.80, 0.90)
+    assert validate_thresholds(DEFAULT_THRESHOLDS) == DEFAULT_THRESHOLDS
+
+
+def test_custom_thresholds_move_the_boundaries() -> None:
+    thresholds = validate_thresholds([0.5, 0.7, 1])
+    assert thresholds == (0.5, 0.7, 1.0)
+    assert [tier_for(f, thresholds) for f in (0.49, 0.5, 0.69, 0.7, 0.99, 1.0)] == [
+        Tier.LOW,
+        Tier.WARNING,
+        Tier.WARNING,
+        Tier.CRITICAL,
+        Tier.CRITICAL,
+        Tier.COMPACTION,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ([0.6, 0.8], "three fractions"),
+        ((0.6, 0.8, 0.9, 0.95), "three fractions"),
+        ("0.6,0.8,0.9", "three fractions"),
+        (0.6, "three fractions"),
+        ({"warning": 0.6}, "three fractions"),
+        ([0.6, 0.6, 0.9], "strictly increasing"),
+        ([0.9, 0.8, 0.6], "strictly increasing"),
+        ([0, 0.8, 0.9], "not a fraction above 0"),
+        ([-0.1, 0.8, 0.9], "not a fraction above 0"),
+        ([0.6, 0.8, 1.01], "at most 1"),
+        ([60, 80, 90], "0.6 means 60%"),
+        ([True, 0.8, 0.9], "not a fraction"),
+        ([0.6, "0.8", 0.9], "not a fraction"),
+        ([0.6, float("nan"), 0.9], "not a fraction"),
+        ([None, 0.8, 0.9], "not a fraction"),
+    ],
+)
+def test_invalid_thresholds_are_rejected_with_a_reason(values: object, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        validate_thresholds(values)
+
+
+def test_tier_values_match_the_monitor_state_schema() -> None:
+    from ctxres.schemas.monitor import FillTier
+
+    assert [tier.value for tier in Tier] == [tier.value for tier in FillTier]
+
+
+def test_tiers_serialise_as_their_names() -> None:
+    assert Tier.CRITICAL == "CRITICAL"
+    assert Tier("WARNING") is Tier.WARNING
+
+
+def test_alerts_start_at_warning() -> None:
+    assert {tier for tier in Tier if tier in ALERT_TIERS} == {Tier.WARNING, Tier.CRITICAL, Tier.COMPACTION}
+
+
+def test_every_tier_has_one_short_sentence() -> None:
+    assert set(ACTIONS) == set(Tier)
+    for tier in Tier:
+        action = action_for(tier)
+        assert action.endswith(".")
+        assert action.count(". ") == 0, action  # one sentence
+        assert len(action) <= 160, action
+
+
+def test_actions_say_what_to_do() -> None:
+    assert "update the resumption section" in action_for(Tier.WARNING).lower()
+    critical = action_for(Tier.CRITICAL).lower()
+    assert "full update of the resumption section" in critical
+    assert "verify every sub-section" in critical
+    assert "finish the current quality-gate iteration" in critical
+    assert "checkpoint" in critical
+    compaction = action_for(Tier.COMPACTION)
+    assert "PreCompact hook writes a checkpoint" in compaction
+    assert "`ctxres ack`" in compaction
