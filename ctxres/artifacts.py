@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ctxres.loading import Format
+from ctxres.formats import Format
 
 # kind -> (format, default file patterns). A pattern without "/" matches the file name.
 KINDS: dict[str, Format] = {

@@ -13,20 +13,13 @@ from enum import Enum
 
 from ctxres.document import Document, JsonPath
 from ctxres.findings import Position
+from ctxres.formats import Format as Format  # re-exported: the loaders take it
 from ctxres.jsonpos import JsonPosError, parse_json
 from ctxres.yamlpos import YamlPosError, parse_yaml
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_MAX_NODES = 50_000  # values added by alias expansion
 DEFAULT_MAX_DEPTH = 200
-
-
-class Format(str, Enum):
-    YAML = "yaml"
-    JSON = "json"
-    JSONL = "jsonl"
-    FRONT_MATTER = "front-matter"
-    TEXT = "text"  # read as text only (Markdown rule files); rules parse what they need
 
 
 class IssueKind(str, Enum):

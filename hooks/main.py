@@ -5,23 +5,34 @@ output that is valid for the event; any problem is one line on stderr (fail-open
 standard library and ``ctxres`` core are imported here, so start-up stays close to a bare
 interpreter.
 
-Event behaviours are registered in :data:`HANDLERS`; an event without a handler answers ``{}``,
-which Claude Code accepts for every event.
+Each event is handled by a module ``ctxres.hooks.<name>`` with ``handle(ctx: HookContext) -> dict``
+(imported only for its own event). ``{}`` is the answer when there is nothing to say: Claude
+Code accepts it for every event.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import sys
-from collections.abc import Callable
-from typing import Any
+
+from ctxres.hooks.context import HookError, make_context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from typing import Any
 
 EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
 MAX_STDIN_BYTES = 8 * 1024 * 1024
 
-Handler = Callable[[dict[str, Any]], dict[str, Any]]
-HANDLERS: dict[str, Handler] = {}
+# event -> the module of ctxres.hooks that handles it
+MODULES = {
+    "PreCompact": "precompact",
+    "SessionStart": "sessionstart",
+    "UserPromptSubmit": "userpromptsubmit",
+    "PostToolUse": "posttooluse",
+}
 
 
 def _warn(message: str) -> None:
@@ -59,14 +70,25 @@ def run(argv: list[str], raw: bytes) -> str:
     payload = read_payload(raw)
     event = resolve_event(argv, payload)
     output: dict[str, Any] = {}
-    handler = HANDLERS.get(event or "")
-    if handler is not None:
+    if event is not None:
         try:
-            output = handler(payload)
-        except Exception as exc:
+            output = dispatch(event, payload)
+        except HookError as exc:
+            _warn(f"{event}: {exc}")
+            output = {}
+        except Exception as exc:  # fail-open is the contract
             _warn(f"{event} failed: {type(exc).__name__}: {exc}")
             output = {}
     return json.dumps(output, ensure_ascii=False)
+
+
+def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Run the event's module; its answer must be a JSON object."""
+    module = importlib.import_module(f"ctxres.hooks.{MODULES[event]}")
+    answer = module.handle(make_context(event, payload))
+    if not isinstance(answer, dict):
+        raise HookError(f"the handler answered {type(answer).__name__}, not an object")
+    return answer
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,244 @@
+"""What every hook needs: the project, its settings, the clock, safe paths, the workflow file.
+
+Hooks never read or write outside the project directory (``$CLAUDE_PROJECT_DIR``, else the
+payload's ``cwd``, else the process's working directory).
+
+Start-up cost is the budget here: UserPromptSubmit runs on every prompt. This module imports only
+``os``, ``json`` and ``datetime``; pathlib, dataclasses, tomllib and PyYAML are imported only when
+they are needed (a project with a ctxres configuration; reading a YAML file).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported at run time
+    from typing import Any
+
+MAX_CONTEXT_CHARS = 10_000  # Claude Code caps injected text at 10,000 characters
+MAX_STATE_FILE_BYTES = 2 * 1024 * 1024  # a state file larger than this is not read by a hook
+MAX_WALK_ENTRIES = 20_000  # bound on the directory entries visited to find the workflow file
+_SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        ".nox",
+        ".tox",
+        "__pycache__",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "build",
+        "dist",
+        "site-packages",
+    }
+)
+_CONFIG_FILES = (".ctxres.toml", "pyproject.toml")
+
+
+class HookError(Exception):
+    """A problem the hook reports on stderr (one line) before answering validly."""
+
+
+def now() -> dt.datetime:
+    """The current time in UTC; ``CTXRES_NOW`` (ISO-8601) freezes it for replays and tests."""
+    frozen = os.environ.get("CTXRES_NOW")
+    if frozen:
+        try:
+            moment = dt.datetime.fromisoformat(frozen.replace("Z", "+00:00"))
+        except ValueError:
+            raise HookError(f"CTXRES_NOW is not an ISO-8601 time: {frozen!r}") from None
+        return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def iso(moment: dt.datetime) -> str:
+    """``2026-02-17T11:45:00Z`` (seconds, UTC)."""
+    return moment.astimezone(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+class Settings:
+    """The settings hooks use, with the defaults of ``ctxres.config.Config``."""
+
+    __slots__ = ("context_window", "staleness_minutes", "state_dir", "thresholds")
+
+    def __init__(self) -> None:
+        self.state_dir = ".jerry"
+        self.staleness_minutes = 30
+        self.context_window: int | None = None  # None: from the model (1M for [1m] models, else 200,000)
+        self.thresholds = (0.60, 0.80, 0.90)
+
+
+def _configured(root: str) -> bool:
+    """Whether ``root`` holds a ctxres configuration (checked on the text: no TOML parser needed)."""
+    for name in _CONFIG_FILES:
+        try:
+            with open(os.path.join(root, name), encoding="utf-8", errors="replace") as handle:
+                text = handle.read(1_000_000)
+        except OSError:
+            continue
+        if name == ".ctxres.toml" or "[tool.ctxres" in text:
+            return True
+    return False
+
+
+def load_settings(root: str) -> Settings:
+    """The project's settings; the full configuration loader runs only when there is one."""
+    settings = Settings()
+    if not _configured(root):
+        return settings
+    from pathlib import Path
+
+    from ctxres.config import ConfigError, load_config
+
+    try:
+        config = load_config(Path(root))
+    except ConfigError as exc:
+        raise HookError(f"configuration error ({exc}); fix it or the hooks use the defaults") from None
+    settings.state_dir = config.state_dir
+    settings.staleness_minutes = config.staleness_minutes
+    for name in ("context_window", "thresholds"):
+        if hasattr(config, name):
+            setattr(settings, name, getattr(config, name))
+    return settings
+
+
+class HookContext:
+    """One invocation: the event, its payload, the project directory and its settings."""
+
+    __slots__ = ("event", "payload", "project_dir", "settings")
+
+    def __init__(self, event: str, payload: dict[str, Any], project_dir: str, settings: Settings) -> None:
+        self.event = event
+        self.payload = payload
+        self.project_dir = project_dir
+        self.settings = settings
+
+    @property
+    def state_dir(self) -> str:
+        return os.path.join(self.project_dir, self.settings.state_dir)
+
+    def inside(self, path: str) -> bool:
+        """Whether ``path`` (symlinks followed) stays inside the project directory."""
+        real = os.path.realpath(path)
+        return real == self.project_dir or real.startswith(self.project_dir + os.sep)
+
+    def safe(self, path: str) -> str:
+        """``path`` (relative to the project) if it stays inside the project; else :class:`HookError`."""
+        candidate = path if os.path.isabs(path) else os.path.join(self.project_dir, path)
+        if not self.inside(candidate):
+            raise HookError(f"refusing {path}: it is outside the project directory {self.project_dir}")
+        return candidate
+
+    def relative(self, path: str) -> str:
+        """``path`` relative to the project, with ``/`` separators."""
+        return os.path.relpath(os.path.realpath(path), self.project_dir).replace(os.sep, "/")
+
+
+def project_dir(payload: dict[str, Any]) -> str:
+    """``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``, else the working directory (resolved)."""
+    for candidate in (os.environ.get("CLAUDE_PROJECT_DIR"), payload.get("cwd"), os.getcwd()):
+        if isinstance(candidate, str) and candidate and os.path.isdir(candidate):
+            return os.path.realpath(candidate)
+    raise HookError(
+        "no project directory: $CLAUDE_PROJECT_DIR, the payload's cwd and the working directory are all unusable"
+    )
+
+
+def make_context(event: str, payload: dict[str, Any]) -> HookContext:
+    root = project_dir(payload)
+    return HookContext(event, payload, root, load_settings(root))
+
+
+def additional_context(event: str, text: str) -> dict[str, Any]:
+    """The output that injects ``text`` into the model's context (cut to Claude Code's cap)."""
+    if len(text) > MAX_CONTEXT_CHARS:
+        text = text[: MAX_CONTEXT_CHARS - 20].rstrip() + "\n[... truncated]"
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def read_bytes(path: str, limit: int = MAX_STATE_FILE_BYTES) -> bytes:
+    """A state file's bytes, refusing one over ``limit``; :class:`HookError` when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise HookError(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise HookError(f"{os.path.basename(path)} is larger than {limit:,} bytes; not read")
+    return data
+
+
+def read_yaml(path: str) -> Any:
+    """A YAML file's data (C loader when available); :class:`HookError` when it cannot be read."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    raw = read_bytes(path)
+    try:
+        return yaml.load(raw, Loader=loader)
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise HookError(f"cannot read {os.path.basename(path)}: {first}") from None
+
+
+def workflow_status(data: Any) -> str | None:
+    """``recovery_state.workflow_status`` of a v2 section (upper case), else ``workflow.status``."""
+    if not isinstance(data, dict):
+        return None
+    section = data.get("resumption")
+    state = section.get("recovery_state") if isinstance(section, dict) else None
+    status = state.get("workflow_status") if isinstance(state, dict) else None
+    if status is None and isinstance(data.get("workflow"), dict):
+        status = data["workflow"].get("status")
+    return str(status).upper() if status is not None else None
+
+
+def orchestration_candidates(root: str) -> list[str]:
+    """ORCHESTRATION*.yaml/yml files under ``root``, most recently modified first (bounded walk)."""
+    found: list[str] = []
+    visited = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        visited += len(dirnames) + len(filenames)
+        found += [
+            os.path.join(dirpath, name)
+            for name in filenames
+            if "ORCHESTRATION" in name and name.endswith((".yaml", ".yml"))
+        ]
+        if visited > MAX_WALK_ENTRIES:
+            break
+    return sorted(found, key=_mtime, reverse=True)
+
+
+def find_orchestration(ctx: HookContext) -> tuple[str, Any] | None:
+    """The active workflow file and its data: ``CTXRES_ORCHESTRATION`` (relative to the project), else
+    the most recently modified ORCHESTRATION file under the project whose workflow is ACTIVE or
+    PAUSED. None when there is none."""
+    named = os.environ.get("CTXRES_ORCHESTRATION")
+    if named:
+        path = ctx.safe(named)
+        return path, read_yaml(path)
+    for path in orchestration_candidates(ctx.project_dir):
+        if not ctx.inside(path):
+            continue
+        try:
+            data = read_yaml(path)
+        except HookError:
+            continue
+        if workflow_status(data) in ("ACTIVE", "PAUSED", "IN_PROGRESS"):
+            return path, data
+    return None
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
