@@ -17,6 +17,7 @@ RULE_MODULES = (
     "ctxres.linters.acknowledgement",
     "ctxres.linters.staleness",
     "ctxres.linters.reinject",
+    "ctxres.linters.templates",
 )
 
 
