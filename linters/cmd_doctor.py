@@ -1,0 +1,52 @@
+"""``ctxres doctor``: which enforcement layers a repository has, and the command that adds each missing one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ctxres.config import load_config
+from ctxres.linters.layers import diagnose
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "doctor",
+        help="report the enforcement layers (L1-L4, hooks, pre-commit) of a repository",
+        description="Check that a repository has every layer that keeps its resumption section fresh: the "
+        "protocol document (L1), the L2-REINJECT reminder (L2), the PostToolUse staleness hook (L3), the "
+        "context monitor (L4), the checkpoint and re-orientation hooks, and the pre-commit hooks. Each "
+        "missing or misconfigured layer comes with the command that fixes it. Exit 1 when one is not present.",
+    )
+    parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root: Path = args.path
+    if not root.is_dir():
+        print(f"ctxres: error: {root} is not a folder", file=sys.stderr)
+        return 2
+    rows = diagnose(root.resolve(), load_config(root))
+    if args.output_format == "json":
+        print(
+            json.dumps(
+                {
+                    "ok": all(r.ok for r in rows),
+                    "layers": [{"layer": r.layer, "status": r.status, "detail": r.detail, "fix": r.fix} for r in rows],
+                },
+                indent=2,
+            )
+        )
+    else:
+        width = max(len(r.layer) for r in rows)
+        for row in rows:
+            print(f"{row.layer:<{width}}  {row.status:<13} {row.detail}")
+            if row.fix:
+                print(f"{'':<{width}}  {'':<13} fix: {row.fix}")
+        missing = [r.layer for r in rows if not r.ok]
+        print(f"\n{'All layers present.' if not missing else 'Not present: ' + ', '.join(missing) + '.'}")
+    return 0 if all(r.ok for r in rows) else 1

@@ -1,0 +1,183 @@
+"""The four enforcement layers of the resumption update protocol, checked for one repository.
+
+L1  a protocol document that explains when and how the resumption section is updated;
+L2  an L2-REINJECT reminder in a rule file, re-injected into the model's context on every prompt;
+L3  the PostToolUse hook that checks staleness after each write to an ORCHESTRATION file;
+L4  the UserPromptSubmit hook (context monitor), which also reports staleness on every prompt.
+Beside them: the PreCompact/SessionStart hooks (checkpoints and re-orientation) and pre-commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ctxres.claude_settings import registrations
+from ctxres.config import Config
+from ctxres.discovery import discover
+from ctxres.project import project_root
+from ctxres.reinject import resumption_reminder, scan
+
+PROTOCOL_DOC = "resumption-update-protocol.md"
+PROTOCOL_PATH = f"docs/protocol/{PROTOCOL_DOC}"
+SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json", "hooks/hooks.json")
+PRECOMMIT_IDS = ("ctxres-check", "ctxres-stale", "ctxres-reinject")
+PRESENT, MISSING, MISCONFIGURED = "present", "missing", "misconfigured"
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One row of the doctor's table."""
+
+    layer: str
+    status: str
+    detail: str
+    fix: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == PRESENT
+
+
+def _walk_for(root: Path, name: str, limit: int = 20_000) -> Path | None:
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in {".git", "node_modules", ".venv", ".nox", "__pycache__"})
+        if name in filenames:
+            return Path(dirpath) / name
+        seen += len(filenames) + len(dirnames)
+        if seen > limit:
+            break
+    return None
+
+
+def check_l1(root: Path) -> Layer:
+    found = _walk_for(root, PROTOCOL_DOC)
+    if found is None:
+        return Layer("L1", MISSING, f"no protocol document ({PROTOCOL_DOC})", "ctxres init --only L1")
+    return Layer("L1", PRESENT, found.relative_to(root).as_posix())
+
+
+def check_l2(root: Path, config: Config) -> Layer:
+    # the rule files of this project (not those of nested projects, such as test fixtures)
+    files = [a for a in discover([root], config, cwd=root) if a.kind == "rule-file" and project_root(a.path) == root]
+    total = 0
+    reminder = ""
+    for artifact in files:
+        try:
+            text = artifact.path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for marker in scan(text).markers:
+            total += marker.measured
+            if not reminder and resumption_reminder(marker):
+                reminder = f"{artifact.display}:{text.count(chr(10), 0, marker.start) + 1}"
+    if not reminder:
+        where = ", ".join(a.display for a in files) or "no rule file (CLAUDE.md, .claude/rules/*.md)"
+        return Layer(
+            "L2",
+            MISSING,
+            f"no L2-REINJECT reminder to update the resumption section in {where}",
+            "ctxres init --only L2",
+        )
+    if total > config.reinject_budget:
+        return Layer(
+            "L2",
+            MISCONFIGURED,
+            f"reminder at {reminder}, but all markers total {total} tokens, over the "
+            f"{config.reinject_budget}-token budget",
+            "ctxres reinject (shorten or drop markers)",
+        )
+    return Layer("L2", PRESENT, f"reminder at {reminder}; all markers {total} tokens of {config.reinject_budget}")
+
+
+def _settings(root: Path) -> list[tuple[str, Any]]:
+    found = []
+    for name in SETTINGS_FILES:
+        path = root / name
+        if path.is_file():
+            try:
+                found.append((name, json.loads(path.read_text("utf-8"))))
+            except (OSError, ValueError):
+                found.append((name, None))
+    return found
+
+
+def matcher_covers(matcher: str, names: tuple[str, ...]) -> bool:
+    """Whether a Claude Code matcher selects every one of ``names`` (exact lists, `*`, or a regex)."""
+    if matcher in ("", "*"):
+        return True
+    if re.fullmatch(r"[A-Za-z0-9_ ,|-]+", matcher):
+        listed = {part.strip() for part in re.split(r"[|,]", matcher)}
+        return all(name in listed for name in names)
+    try:
+        return all(re.search(matcher, name) for name in names)
+    except re.error:
+        return False
+
+
+def _hook_layer(root: Path, layer: str, event: str, names: tuple[str, ...], what: str) -> Layer:
+    broken = []
+    for name, data in _settings(root):
+        if data is None:
+            broken.append(name)
+            continue
+        registration = registrations(data)[event]
+        if not registration.found:
+            continue
+        if all(matcher_covers(m, names) for m in registration.matchers) or not names:
+            shown = "|".join(filter(None, registration.matchers))
+            return Layer(layer, PRESENT, f"{what}: {event}{f' ({shown})' if shown else ''} in {name}")
+        return Layer(
+            layer,
+            MISCONFIGURED,
+            f"{event} is registered in {name} with matcher "
+            f"{', '.join(repr(m) for m in registration.matchers)}, which misses some of {', '.join(names)}",
+            "ctxres install-hooks",
+        )
+    note = f" ({', '.join(broken)} is not valid JSON)" if broken else ""
+    return Layer(
+        layer, MISSING, f"{what}: no ctxres {event} hook in {', '.join(SETTINGS_FILES)}{note}", "ctxres install-hooks"
+    )
+
+
+def check_precommit(root: Path) -> Layer:
+    path = root / ".pre-commit-config.yaml"
+    if not path.is_file():
+        return Layer("pre-commit", MISSING, "no .pre-commit-config.yaml", "ctxres init --only pre-commit")
+    try:
+        data = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, yaml.YAMLError):
+        return Layer("pre-commit", MISCONFIGURED, ".pre-commit-config.yaml does not parse", "fix its YAML")
+    ids = [
+        hook.get("id")
+        for repo in (data or {}).get("repos", []) or []
+        if isinstance(repo, dict)
+        for hook in repo.get("hooks", []) or []
+        if isinstance(hook, dict)
+    ]
+    ours = [i for i in PRECOMMIT_IDS if i in ids]
+    if not ours:
+        return Layer(
+            "pre-commit", MISSING, "no ctxres hook in .pre-commit-config.yaml", "ctxres init --only pre-commit"
+        )
+    return Layer("pre-commit", PRESENT, f"{', '.join(ours)} in .pre-commit-config.yaml")
+
+
+def diagnose(root: Path, config: Config) -> list[Layer]:
+    """Every row, in order."""
+    return [
+        check_l1(root),
+        check_l2(root, config),
+        _hook_layer(root, "L3", "PostToolUse", ("Write", "Edit", "MultiEdit"), "staleness after writes"),
+        _hook_layer(root, "L4", "UserPromptSubmit", (), "context monitor"),
+        _hook_layer(root, "checkpoint", "PreCompact", (), "checkpoint before compaction"),
+        _hook_layer(root, "re-orient", "SessionStart", ("startup", "resume", "compact"), "prompts after compaction"),
+        check_precommit(root),
+    ]
