@@ -1,36 +1,47 @@
 """Writing files so that a crash never leaves a partial file behind.
 
-The new content goes to a temporary file in the same folder, is flushed to disk, and replaces
-the target with an atomic rename. A new file can also be *claimed* with ``O_EXCL`` so that two
-concurrent writers never pick the same name.
+The new content goes to a temporary file in the same folder (created with ``O_EXCL``, named from
+the process id and random bytes), is flushed to disk, and replaces the target with an atomic
+rename. A new file can also be *claimed* with ``O_EXCL`` so that two concurrent writers never
+pick the same name. Only ``os`` is imported: hooks call this on every prompt.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from pathlib import Path
 
 
 def write_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8") -> None:
     """Replace ``path`` with ``data`` atomically (the old content or the new, never a mix)."""
-    target = Path(path)
+    target = os.fspath(path)
+    folder = os.path.dirname(target) or "."
     raw = data.encode(encoding) if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o644)
+        mode = os.stat(target).st_mode & 0o777
+    except OSError:
+        mode = 0o644
+    tmp = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        try:
+            view = memoryview(raw)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(target.parent)
+    _fsync_dir(folder)
 
 
 def claim(path: Path | str) -> bool:
@@ -43,10 +54,14 @@ def claim(path: Path | str) -> bool:
     return True
 
 
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
+def _fsync_dir(folder: str) -> None:
+    try:
         fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

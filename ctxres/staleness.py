@@ -16,13 +16,17 @@ which is the one true reference a static file has (``ctxres check`` has no sessi
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import re
-from collections.abc import Callable, Iterator
 from enum import Enum
-from typing import Any, NamedTuple
 
 from ctxres.timestamps import Timestamp, format_duration, format_utc, parse_timestamp
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+    from collections.abc import Callable, Iterator
+    from typing import Any, NamedTuple
 
 DEFAULT_WINDOW_MINUTES = 30
 # Two clocks (or a writer who rounds to the minute) disagree a little: tolerate this much.
@@ -46,11 +50,24 @@ class Level(str, Enum):
     CRITICAL = "CRITICAL"
 
 
-class Classification(NamedTuple):
+if TYPE_CHECKING:  # pragma: no cover
+
+    class _ClassificationFields(NamedTuple):
+        level: Level
+        reason: str
+
+    class _FoundFields(NamedTuple):
+        path: tuple[str | int, ...]
+        stamp: Timestamp
+else:
+    _ClassificationFields = collections.namedtuple("_ClassificationFields", "level reason")
+    _FoundFields = collections.namedtuple("_FoundFields", "path stamp")
+
+
+class Classification(_ClassificationFields):
     """The level and, in one sentence a person understands, why."""
 
-    level: Level
-    reason: str
+    __slots__ = ()
 
 
 def utc_now() -> dt.datetime:
@@ -126,11 +143,10 @@ def classify(
     return Classification(Level.FRESH, f"`updated_at` {shown} is {format_duration(age)} old")
 
 
-class Found(NamedTuple):
+class Found(_FoundFields):
     """A timestamp recorded somewhere in a document."""
 
-    path: Path
-    stamp: Timestamp
+    __slots__ = ()
 
 
 def is_planned_key(key: str) -> bool:

@@ -12,9 +12,9 @@ Anything else, including a value with the right shape that is not a real time
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import re
-from typing import NamedTuple
 
 _ISO = re.compile(
     r"""
@@ -29,13 +29,25 @@ _ISO = re.compile(
 )
 
 
-class Timestamp(NamedTuple):
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+    from typing import NamedTuple
+
+    class _TimestampFields(NamedTuple):
+        instant: dt.datetime
+        text: str
+        date_only: bool = False
+        assumed_utc: bool = False
+else:
+    _TimestampFields = collections.namedtuple(
+        "_TimestampFields", "instant text date_only assumed_utc", defaults=(False, False)
+    )
+
+
+class Timestamp(_TimestampFields):
     """A parsed timestamp: the instant (aware, in UTC) and how it was written."""
 
-    instant: dt.datetime
-    text: str
-    date_only: bool = False
-    assumed_utc: bool = False
+    __slots__ = ()
 
     def note(self) -> str:
         """What a reader must know about how the value was read ("" when it was unambiguous)."""
