@@ -1,11 +1,475 @@
-"""Being built: see the issue tracker. Answers nothing for now."""
+"""PreCompact (trigger T5): write the next checkpoint file before Claude Code compacts the conversation.
+
+``<state_dir>/checkpoints/cx-NNN-checkpoint.json`` (seed layout, ``schema_version`` 1.0.0) records
+where the workflow was, so that the session can re-orient after the compaction (SessionStart
+injects the ``<compaction-alert>`` that points at it, and ``ctxres ack`` merges it into the
+resumption section):
+
+- ``context_state``: the last context-monitor reading (``<state_dir>/context-monitor-state.json``,
+  written by the UserPromptSubmit hook) when it belongs to this session, else the fill read from
+  the end of the transcript, else unknown (nulls);
+- ``orchestration_state``, ``accumulated_context``, ``recovery_instructions``: from the resumption
+  section (v2.0 sub-sections; a v1.0 section gives what it has) and the quality gates of the
+  ACTIVE or PAUSED ORCHESTRATION file.
+
+With no ACTIVE or PAUSED workflow nothing is written (that is normal, so nothing is said). Secrets
+are redacted before the file is written. The number is claimed with ``O_EXCL``, so concurrent hooks
+never share one; the content is written to a temporary file and renamed. The answer is always
+``{}``: PreCompact cannot add context for the model.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import datetime as dt
+import json
+import os
 
-from ctxres.hooks.context import HookContext
+from ctxres.hooks.context import (
+    HookContext,
+    HookError,
+    find_orchestration,
+    iso,
+    now,
+    read_bytes,
+    workflow_status,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from typing import Any
+
+SCHEMA_VERSION = "1.0.0"
+WRITTEN_BY = "ctxres-hook PreCompact"
+TRIGGER_SOURCE = "PreCompact hook"
+MONITOR_STATE_FILE = "context-monitor-state.json"
+ACTIVE_STATUSES = ("ACTIVE", "PAUSED", "IN_PROGRESS")  # what find_orchestration accepts as a live workflow
+WORKFLOW_STATUSES = ("ACTIVE", "PAUSED", "COMPLETE", "FAILED")
+_GATE_RUNNING = frozenset({"IN_PROGRESS", "IN-PROGRESS", "RUNNING", "ACTIVE", "REVISE", "ITERATING", "SCORING"})
+
+# --- small typed readers (pure) -----------------------------------------------------------------
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str | None:
+    """A non-empty string (numbers are written as text), else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return " ".join(value.split())
+    return None
+
+
+def _int(value: Any, minimum: int = 0) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= minimum else None
+
+
+def _fraction(value: Any) -> float | None:
+    """A number between 0 and 1, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 <= value <= 1 else None
+
+
+def _ints(value: Any) -> list[int] | None:
+    items = _list(value)
+    numbers = [item for item in items if _int(item) is not None]
+    return numbers if isinstance(value, list) and len(numbers) == len(items) else None
+
+
+def _time(value: Any) -> dt.datetime | None:
+    """An ISO-8601 time (``Z`` or offset; naive read as UTC), else None."""
+    if isinstance(value, dt.datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            return None
+    else:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+
+
+# --- the resumption section, whatever its version (pure) ----------------------------------------
+
+
+def recovery_fields(section: dict[str, Any]) -> dict[str, Any]:
+    """The recovery-state fields: ``recovery_state`` of a v2.0 section; the section's own top-level
+    fields otherwise (v1.0, or the flat v2.0 spelling), ``current_state`` standing in for
+    ``current_activity``."""
+    state = section.get("recovery_state")
+    if isinstance(state, dict):
+        return state
+    fields = dict(section)
+    if "current_activity" not in fields and "current_state" in fields:
+        fields["current_activity"] = fields["current_state"]
+    return fields
+
+
+def _gates(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(gate id, gate) of the ``quality_gates`` section: a mapping of gates, ``{gates: [...]}`` or a list."""
+    gates = data.get("quality_gates")
+    if isinstance(gates, dict) and isinstance(gates.get("gates"), list):
+        gates = gates["gates"]
+    if isinstance(gates, dict):
+        return [(str(key), gate) for key, gate in gates.items() if isinstance(gate, dict)]
+    return [(str(g["id"]), g) for g in _list(gates) if isinstance(g, dict) and isinstance(g.get("id"), str)]
+
+
+def _iterations(gate: dict[str, Any]) -> list[Any]:
+    return _list(gate.get("iteration_history")) or _list(gate.get("iterations"))
+
+
+def _gate_score(gate: dict[str, Any]) -> float | None:
+    """The latest score of a gate: its last scored iteration, else its ``score``/``final_score``."""
+    for item in reversed(_iterations(gate)):
+        score = _fraction(_dict(item).get("score"))
+        if score is not None:
+            return score
+    for key in ("score", "final_score"):
+        score = _fraction(gate.get(key))
+        if score is not None:
+            return score
+    return None
+
+
+def gate_position(data: dict[str, Any], section: dict[str, Any]) -> tuple[str | None, int | None, float | None]:
+    """(current gate, its iteration, its latest score): the section's ``quality_trajectory`` first,
+    then the ``quality_gates`` section (the one gate in progress)."""
+    gates = dict(_gates(data))
+    trajectory = section.get("quality_trajectory")
+    if isinstance(trajectory, dict) and "current_gate" in trajectory:
+        gate = _text(trajectory.get("current_gate"))
+        iteration = _int(trajectory.get("current_gate_iteration"), 1)
+    else:
+        running = [name for name, g in gates.items() if str(g.get("status", "")).strip().upper() in _GATE_RUNNING]
+        gate = running[0] if len(running) == 1 else None
+        iteration = None
+    if gate is None:
+        return None, None, None
+    found = _dict(gates.get(gate))
+    if iteration is None:
+        iteration = _int(found.get("current_iteration"), 1) or (len(_iterations(found)) or None)
+    history = _list(_dict(_dict(trajectory).get("score_history")).get(gate))
+    score = _fraction(history[-1]) if history else None
+    return gate, iteration, score if score is not None else _gate_score(found)
+
+
+def defect_patterns(section: dict[str, Any]) -> list[str] | None:
+    patterns = _list(_dict(section.get("defect_summary")).get("recurring_patterns"))
+    found = [_text(p.get("pattern") if isinstance(p, dict) else p) for p in patterns]
+    return [p for p in found if p] or None
+
+
+def previous_checkpoint_time(section: dict[str, Any]) -> dt.datetime | None:
+    """When the newest compaction already merged into the section happened."""
+    events = _list(_dict(section.get("compaction_events")).get("events"))
+    times = [t for t in (_time(_dict(e).get("timestamp")) for e in events) if t is not None]
+    return max(times, default=None)
+
+
+def recent_decisions(section: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The decision log (``decision_log``, or its alias ``decisions``) since the previous compaction;
+    a decision without a time is kept (it cannot be placed)."""
+    log = _list(section.get("decision_log")) or _list(section.get("decisions"))
+    since = previous_checkpoint_time(section)
+    decisions = []
+    for position, entry in enumerate(log, start=1):
+        item = _dict(entry)
+        summary = _text(item.get("decision")) or _text(item.get("summary"))
+        if summary is None:
+            continue
+        taken = _time(item.get("timestamp"))
+        if since is not None and taken is not None and taken <= since:
+            continue
+        decision: dict[str, Any] = {"id": _text(item.get("id")) or f"RD-{position:03d}", "summary": summary}
+        phases = _ints(item.get("affects_phases"))
+        if phases is not None:
+            decision["affects_phases"] = phases
+        decisions.append(decision)
+    return decisions or None
+
+
+def agent_summaries(section: dict[str, Any]) -> dict[str, str] | None:
+    summaries = {str(k): t for k, v in _dict(section.get("agent_summaries")).items() if (t := _text(v))}
+    return summaries or None
+
+
+def files_to_read(section: dict[str, Any]) -> list[Any] | None:
+    """The section's ``files_to_read``, each entry a path or ``{path, sections, priority, purpose}``."""
+    entries: list[Any] = []
+    for entry in _list(section.get("files_to_read")):
+        if isinstance(entry, str) and entry.strip():
+            entries.append(entry.strip())
+            continue
+        item = _dict(entry)
+        path = _text(item.get("path"))
+        if path is None:
+            continue
+        clean: dict[str, Any] = {"path": path}
+        sections = [s for s in (_text(x) for x in _list(item.get("sections"))) if s]
+        if sections:
+            clean["sections"] = sections
+        if _int(item.get("priority"), 1) is not None:
+            clean["priority"] = item["priority"]
+        if _text(item.get("purpose")):
+            clean["purpose"] = _text(item.get("purpose"))
+        entries.append(clean)
+    return entries or None
+
+
+def critical_context(state: dict[str, Any], section: dict[str, Any]) -> str | None:
+    """What must not be forgotten, from the state (deterministic): activity, gate and score, the primary
+    defect of the last gate iteration, the unresolved defects. None when nothing is known."""
+    parts = []
+    if state.get("current_activity"):
+        parts.append(f"Activity at compaction: {str(state['current_activity']).rstrip('.')}.")
+    gate, iteration, score = (
+        state.get(key) for key in ("current_gate", "current_gate_iteration", "current_gate_score")
+    )
+    if gate:
+        where = f"Quality gate {gate}" + (f" iteration {iteration}" if iteration else "")
+        parts.append(f"{where}: last score {score:.3f}." if score is not None else f"{where}: not scored yet.")
+    defects = _dict(section.get("defect_summary"))
+    primary = _text(defects.get("last_gate_primary_defect"))
+    if primary:
+        parts.append(f"Primary defect of the last gate iteration: {primary.rstrip('.')}.")
+    unresolved = [d for d in (_text(x) for x in _list(defects.get("unresolved_defects"))) if d]
+    if unresolved:
+        parts.append(f"Unresolved defects: {', '.join(unresolved)}.")
+    return " ".join(parts) or None
+
+
+def orchestration_state(data: dict[str, Any], section: dict[str, Any]) -> dict[str, Any]:
+    recovery = recovery_fields(section)
+    status = workflow_status(data)
+    gate, iteration, score = gate_position(data, section)
+    return {
+        "workflow_id": _text(_dict(data.get("workflow")).get("id")),
+        "workflow_status": status if status in WORKFLOW_STATUSES else None,
+        "current_phase": _int(recovery.get("current_phase")),
+        "current_phase_name": _text(recovery.get("current_phase_name")),
+        "current_activity": _text(recovery.get("current_activity")),
+        "last_completed_checkpoint": _text(_dict(data.get("checkpoints")).get("latest_id"))
+        or _text(recovery.get("last_checkpoint")),
+        "phases_complete": None,  # no reliable source: pipeline layouts differ from file to file
+        "phases_in_progress": None,
+        "phases_remaining": None,
+        "current_gate": gate,
+        "current_gate_iteration": iteration,
+        "current_gate_score": score,
+    }
+
+
+def build_checkpoint(
+    data: dict[str, Any],
+    *,
+    event_id: str,
+    timestamp: str,
+    trigger: str,
+    context_state: dict[str, Any],
+    orchestration_file: str,
+) -> dict[str, Any]:
+    """The checkpoint for the workflow ``data`` (pure). ``orchestration_file`` is the workflow file,
+    relative to the project; it is named in the next action when the section has no ``next_step``."""
+    section = _dict(data.get("resumption"))
+    state = orchestration_state(data, section)
+    next_action = _text(recovery_fields(section).get("next_step")) or (
+        f"Read the resumption section of {orchestration_file} to find where the workflow stopped, then continue."
+    )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "event_type": "compaction",
+        "event_id": event_id,
+        "timestamp": timestamp,
+        "trigger": {"type": trigger if trigger in ("auto", "manual") else "auto", "source": TRIGGER_SOURCE},
+        "context_state": context_state,
+        "orchestration_state": state,
+        "accumulated_context": {
+            "defect_patterns": defect_patterns(section),
+            "decisions_since_last_checkpoint": recent_decisions(section),
+            "agent_summaries": agent_summaries(section),
+        },
+        "recovery_instructions": {
+            "files_to_read": files_to_read(section),
+            "next_action": next_action,
+            "critical_context": critical_context(state, section),
+        },
+        "metadata": {"written_by": WRITTEN_BY, "acknowledged": False, "acknowledged_at": None},
+    }
+
+
+# --- the context fill ---------------------------------------------------------------------------
+
+
+def context_from_monitor(monitor: Any, session_id: Any) -> dict[str, Any] | None:
+    """``context_state`` from the context-monitor state when it holds a fill of this session (pure)."""
+    if not isinstance(monitor, dict):
+        return None
+    if (
+        isinstance(session_id, str)
+        and isinstance(monitor.get("session_id"), str)
+        and monitor["session_id"] != session_id
+    ):
+        return None  # another session's reading says nothing about this one
+    fill = _fraction(monitor.get("fill"))
+    window = _int(monitor.get("window"), 1)
+    if fill is None or window is None:
+        return None
+    return {
+        "estimated_fill_before_compaction": fill,
+        "estimated_tokens_used": _int(monitor.get("tokens")),
+        "context_window_size": window,
+        "source": "context_monitor",
+    }
+
+
+def _read_monitor(ctx: HookContext) -> Any:
+    path = os.path.join(ctx.state_dir, MONITOR_STATE_FILE)
+    if not os.path.isfile(path) or not ctx.inside(path):
+        return None
+    try:
+        return json.loads(read_bytes(path))
+    except (HookError, ValueError):
+        return None  # unreadable: fall back to the transcript
+
+
+def _context_state(ctx: HookContext) -> dict[str, Any]:
+    monitor = _read_monitor(ctx)
+    found = context_from_monitor(monitor, ctx.payload.get("session_id"))
+    if found is not None:
+        return found
+    from ctxres.transcript import read_fill
+
+    transcript = ctx.payload.get("transcript_path")
+    configured = _int(ctx.settings.context_window, 1)
+    reading = read_fill(transcript if isinstance(transcript, str) else None, window=configured)
+    known = _fraction(reading.fill) is not None
+    window = reading.window
+    if not known and configured is None:  # the monitor may know the window (a 1M model) when nothing else does
+        window = _int(_dict(monitor).get("window"), 1) or window
+    return {
+        "estimated_fill_before_compaction": _fraction(reading.fill),
+        "estimated_tokens_used": _int(reading.tokens) if known else None,
+        "context_window_size": window,
+        "source": "transcript_heuristic" if known else "unknown",
+    }
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def checkpoints_folder(ctx: HookContext) -> str:
+    """``<state_dir>/checkpoints`` if it stays inside the project; :class:`HookError` if it does not
+    (a state folder that is a symlink out of the project is refused)."""
+    from ctxres.hooks.alerts import CHECKPOINTS_FOLDER
+
+    folder = os.path.join(ctx.state_dir, CHECKPOINTS_FOLDER)
+    for path in (ctx.state_dir, folder):
+        if not ctx.inside(path):
+            raise HookError(
+                f"refusing to write a checkpoint into {path}: it resolves to {os.path.realpath(path)}, outside "
+                f"the project directory {ctx.project_dir}; no checkpoint was written"
+            )
+    return folder
+
+
+def section_floor(section: dict[str, Any]) -> int:
+    """The lowest number the next checkpoint may take: one after the highest ``CX-NNN`` event already
+    in the section (pure), so ``ctxres ack`` can append it even when older checkpoint files are gone."""
+    numbers = []
+    for event in _list(_dict(section.get("compaction_events")).get("events")):
+        ident = _dict(event).get("id")
+        digits = ident[3:] if isinstance(ident, str) and ident[:3].lower() == "cx-" else ""
+        if digits.isascii() and digits.isdigit():
+            numbers.append(int(digits))
+    return max(numbers, default=0) + 1
+
+
+def claim_number(folder: str, floor: int = 1) -> tuple[str, int]:
+    """Create (empty, ``O_EXCL``) the next free ``cx-NNN-checkpoint.json`` of ``folder``, numbered after
+    every checkpoint file there and at least ``floor``; (its path, its number). Two hooks running at
+    once never get the same number: the loser of a race takes the next one.
+
+    ``ctxres.checkpoints.claim_next`` does the same without a floor (and its module costs the hook the
+    import of dataclasses); the claim itself is ``ctxres.atomic.claim``."""
+    from ctxres.atomic import claim
+    from ctxres.hooks.alerts import checkpoint_number
+
+    os.makedirs(folder, exist_ok=True)
+    taken = [n for n in (checkpoint_number(name) for name in os.listdir(folder)) if n is not None]
+    number = max(max(taken, default=0) + 1, floor)
+    while not claim(os.path.join(folder, f"cx-{number:03d}-checkpoint.json")):
+        number += 1
+    return os.path.join(folder, f"cx-{number:03d}-checkpoint.json"), number
+
+
+def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path: str) -> str:
+    """Claim the next number, then write the checkpoint (redacted) atomically; its path."""
+    from ctxres.atomic import write_atomic
+    from ctxres.redact import redact_value
+
+    folder = checkpoints_folder(ctx)
+    context = _context_state(ctx)
+    trigger = ctx.payload.get("trigger")
+    shown = os.path.relpath(folder, ctx.project_dir)
+    try:
+        claimed, number = claim_number(folder, section_floor(_dict(data.get("resumption"))))
+    except OSError as exc:
+        raise HookError(f"cannot create a checkpoint in {shown}: {exc.strerror or exc}; none was written") from None
+    try:
+        if not ctx.inside(claimed):
+            raise HookError(f"refusing to write {claimed}: it is outside the project directory")
+        checkpoint = build_checkpoint(
+            data,
+            event_id=f"cx-{number:03d}",
+            timestamp=iso(now()),
+            trigger=trigger if trigger in ("auto", "manual") else "auto",
+            context_state=context,
+            orchestration_file=ctx.relative(orchestration_path),
+        )
+        text = json.dumps(redact_value(checkpoint), indent=2, ensure_ascii=False) + "\n"
+        write_atomic(claimed, text)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(claimed)  # an empty claimed file would read as a broken checkpoint
+        if isinstance(exc, OSError):
+            raise HookError(f"cannot write {os.path.basename(claimed)} in {shown}: {exc.strerror or exc}") from None
+        raise
+    return claimed
+
+
+def check_payload(payload: dict[str, Any]) -> bool:
+    """Whether the payload is a PreCompact one (False for the empty payload of an unreadable stdin, which
+    the dispatcher already reported); :class:`HookError` for another event's payload."""
+    if not payload:
+        return False
+    named = payload.get("hook_event_name")
+    if named is not None and named != "PreCompact":
+        raise HookError(f"the payload is for {named!r}, not PreCompact; no checkpoint was written")
+    if payload.get("trigger") not in ("auto", "manual"):
+        raise HookError(
+            f"the payload's trigger is {payload.get('trigger')!r}, not 'auto' or 'manual'; no checkpoint was written"
+        )
+    return True
 
 
 def handle(ctx: HookContext) -> dict[str, Any]:
+    if not check_payload(ctx.payload):
+        return {}
+    found = find_orchestration(ctx)
+    if found is None or workflow_status(found[1]) not in ACTIVE_STATUSES:
+        return {}  # no live workflow: nothing to record
+    path, data = found
+    write_checkpoint(ctx, data, path)
     return {}

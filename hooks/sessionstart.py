@@ -1,11 +1,151 @@
-"""Being built: see the issue tracker. Answers nothing for now."""
+"""SessionStart: re-orient the model when a session starts on an interrupted workflow.
+
+- ``compact`` (right after a compaction): Template 2, the ``<compaction-alert>``, for the newest
+  unacknowledged checkpoint ("COMPACTION EVENT: N of M" when several wait), pointing at
+  ``ctxres ack``; the generic alert when that checkpoint cannot be read, or when an ACTIVE/PAUSED
+  workflow has no checkpoint at all (the PreCompact hook did not write one).
+- ``startup``, ``resume``, ``fork``: Template 1, the resumption prompt, when a workflow is ACTIVE or
+  PAUSED; preceded by the compaction alert when a checkpoint still waits to be acknowledged.
+- ``clear``: nothing (the user asked for a clean slate).
+
+The injected text is redacted (no credential copied from the workflow file reaches the model).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import os
+import sys
 
-from ctxres.hooks.context import HookContext
+from ctxres.hooks.context import HookContext, HookError, additional_context, find_orchestration, workflow_status
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from typing import Any
+
+EVENT = "SessionStart"
+ACTIVE_STATUSES = ("ACTIVE", "PAUSED", "IN_PROGRESS")
+PLAN_FILE = "ORCHESTRATION_PLAN.md"
+SOURCES = ("startup", "resume", "fork", "compact", "clear")  # what Claude Code sends as `source`
+
+
+def _warn(message: str) -> None:
+    with contextlib.suppress(Exception):  # stderr may be closed; nothing else to do
+        sys.stderr.write(f"ctxres-hook: {EVENT}: {message}\n")
+
+
+def template1_input(data: dict[str, Any]) -> dict[str, Any]:
+    """The workflow data as Template 1 reads it (pure): a v2.0 section as it is; a v1.0 section (or the
+    flat spelling) with its top-level fields seen as ``recovery_state``, and ``workflow.status`` as the
+    workflow status when the section has none."""
+    from ctxres.hooks.precompact import recovery_fields
+
+    section = data.get("resumption")
+    section = dict(section) if isinstance(section, dict) else {}
+    state = dict(recovery_fields(section))
+    if not state.get("workflow_status"):
+        state["workflow_status"] = workflow_status(data)
+    section["recovery_state"] = state
+    view = dict(data)
+    view["resumption"] = section
+    return view
+
+
+def plan_reference(ctx: HookContext, workflow_path: str) -> str:
+    """``ORCHESTRATION_PLAN.md`` beside the workflow file (relative to the project), or "" if there is none."""
+    plan = os.path.join(os.path.dirname(workflow_path), PLAN_FILE)
+    return ctx.relative(plan) if os.path.isfile(plan) and ctx.inside(plan) else ""
+
+
+def project_name(ctx: HookContext, data: dict[str, Any], workflow_path: str) -> str:
+    """``workflow.project_id``, else the name of the folder that holds the workflow file."""
+    workflow = data.get("workflow")
+    named = workflow.get("project_id") if isinstance(workflow, dict) else None
+    if isinstance(named, str) and named.strip():
+        return named.strip()
+    folder = os.path.dirname(os.path.realpath(workflow_path))
+    return os.path.basename(folder if folder != ctx.project_dir else ctx.project_dir)
+
+
+def resumption_prompt(ctx: HookContext, workflow_path: str, data: dict[str, Any]) -> str:
+    from ctxres.hooks.templates import render_template1
+    from ctxres.redact import redact_value
+
+    return render_template1(
+        redact_value(template1_input(data)),
+        plan_path=plan_reference(ctx, workflow_path),
+        project_id=project_name(ctx, data, workflow_path),
+    )
+
+
+def active_workflow(ctx: HookContext) -> tuple[str, dict[str, Any]] | None:
+    """The ACTIVE or PAUSED workflow file and its data; None when there is none (or it cannot be read,
+    which is said on stderr)."""
+    try:
+        found = find_orchestration(ctx)
+    except HookError as exc:
+        _warn(str(exc))
+        return None
+    if found is None or not isinstance(found[1], dict) or workflow_status(found[1]) not in ACTIVE_STATUSES:
+        return None
+    return found[0], found[1]
+
+
+def _state_dir_refused(ctx: HookContext) -> bool:
+    from ctxres.hooks.alerts import checkpoints_folder
+
+    if checkpoints_folder(ctx) is not None:
+        return False
+    _warn(
+        f"ignoring the checkpoints under {ctx.state_dir}: it resolves to {os.path.realpath(ctx.state_dir)}, "
+        f"outside the project directory {ctx.project_dir}"
+    )
+    return True
+
+
+def after_compaction(ctx: HookContext) -> str | None:
+    """The compaction alert; the generic one when an active workflow has no checkpoint to point at."""
+    from ctxres.hooks.alerts import compaction_alert
+
+    refused = _state_dir_refused(ctx)
+    alert = None if refused else compaction_alert(ctx)
+    if alert is not None:
+        return alert
+    found = active_workflow(ctx)
+    if found is None:
+        return None  # no workflow: the compaction concerns no state of ours
+    from ctxres.hooks.templates import render_generic_alert
+
+    folder = os.path.join(ctx.settings.state_dir, "checkpoints")
+    reason = f"there is no unacknowledged checkpoint in {folder}/; the PreCompact hook did not write one"
+    if refused:
+        reason = f"{ctx.settings.state_dir}/ leads outside the project, so its checkpoints were not read"
+    return render_generic_alert(orchestration_path=ctx.relative(found[0]), reason=reason)
+
+
+def session_opening(ctx: HookContext) -> str | None:
+    """Template 1 for the active workflow, preceded by the compaction alert when a checkpoint waits."""
+    found = active_workflow(ctx)
+    if found is None:
+        return None
+    from ctxres.hooks.alerts import compaction_alert
+
+    alert = None if _state_dir_refused(ctx) else compaction_alert(ctx)
+    prompt = resumption_prompt(ctx, *found)
+    return f"{alert}\n{prompt}" if alert else prompt
 
 
 def handle(ctx: HookContext) -> dict[str, Any]:
-    return {}
+    if not ctx.payload:
+        return {}  # stdin was unreadable: the dispatcher said so; no guessing what started the session
+    source = ctx.payload.get("source")
+    if source not in SOURCES:
+        raise HookError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
+    if source == "clear":
+        return {}
+    text = after_compaction(ctx) if source == "compact" else session_opening(ctx)
+    if not text:
+        return {}
+    from ctxres.redact import redact
+
+    return additional_context(EVENT, redact(text))

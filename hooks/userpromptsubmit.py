@@ -1,11 +1,282 @@
-"""Being built: see the issue tracker. Answers nothing for now."""
+"""UserPromptSubmit (L4): the context monitor, on every prompt.
+
+1. Reads how full the context is from the end of the session transcript (``ctxres.transcript``).
+2. Rewrites ``<state_dir>/context-monitor-state.json`` (the PreCompact hook records that fill in
+   its checkpoint).
+3. At WARNING, CRITICAL and COMPACTION, injects ``<context-monitor>`` (seed 001 "Injection Format
+   Integration"): the fill, tokens used and left, compaction events, the last checkpoint, when the
+   resumption section was last updated and how stale it is, and the recommended action.
+4. When a checkpoint is not acknowledged yet and the transcript shows that SessionStart's
+   ``<compaction-alert>`` did not reach the model after the newest compaction, sends that alert
+   here instead, once per checkpoint.
+
+Nothing is injected at LOW, even when the resumption section is STALE or CRITICAL. The seed shows
+the monitor from WARNING on; at LOW the context is not at risk of compaction, a new session was
+already re-oriented by SessionStart (Template 1), and every write to the workflow file is checked
+by the PostToolUse hook. A staleness note at LOW would repeat on most prompts of a long discussion
+(more than 30 minutes without a state transition is normal), which is the noise this layer must
+avoid; it also keeps the most frequent path the cheapest (no YAML, no timestamps parsing).
+
+Cost: a prompt usually reads two small JSON files and the end of the transcript, and writes the
+monitor state. The workflow file is parsed only when its mtime or size changed, the project is
+walked only when the remembered workflow file is gone (or, when there is none, at most every
+:data:`SEARCH_INTERVAL_SECONDS`), and the checkpoint hooks' code is imported only when the
+checkpoint folder changed (see ``hooks/monitor.py`` for the cache).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import os
 
-from ctxres.hooks.context import HookContext
+from ctxres.hooks import monitor
+from ctxres.hooks.context import HookError, additional_context, find_orchestration, iso, now, read_yaml
+from ctxres.tiers import ALERT_TIERS, action_for, tier_for
+from ctxres.transcript import read_fill
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from typing import Any
+
+    from ctxres.hooks.context import HookContext
+    from ctxres.tiers import Tier
+    from ctxres.transcript import FillReading
+
+SEARCH_INTERVAL_SECONDS = 300
+"""With no active workflow file found, the project is walked again at most this often."""
+
+
+def _string(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def handle(ctx: HookContext) -> dict[str, Any]:
-    return {}
+    transcript = _string(ctx.payload.get("transcript_path"))
+    session = _string(ctx.payload.get("session_id")) or ""
+    moment = now()
+    reading = read_fill(transcript, window=ctx.settings.context_window)
+    tier = tier_for(reading.fill, ctx.settings.thresholds)
+    problems: list[str] = []
+    if transcript is not None and reading.fill is None:
+        problems.append(f"context fill unknown: {reading.reason}")
+    folder = _folder(ctx, problems)
+    cache = monitor.load_cache(folder) if folder else {"version": monitor.CACHE_VERSION}
+    before = monitor.snapshot(cache)
+    pending = _pending(ctx, folder, cache, problems)
+    parts = [text for text in (_resend_alert(ctx, cache, pending, transcript, problems),) if text]
+    if tier in ALERT_TIERS and reading.fill is not None and reading.tokens is not None:
+        parts.append(_monitor_text(ctx, cache, reading, tier, pending, moment, session, transcript, problems))
+    if folder is not None and transcript is not None:
+        state = monitor.monitor_state(
+            session_id=session, timestamp=iso(moment), reading=reading, tier=tier.value, transcript_path=transcript
+        )
+        _save(ctx, folder, state, cache, before, problems)
+    if problems:
+        monitor.warn(ctx, "; ".join(problems))
+    return additional_context(ctx.event, "\n\n".join(parts)) if parts else {}
+
+
+def _folder(ctx: HookContext, problems: list[str]) -> str | None:
+    try:
+        return monitor.state_folder(ctx)
+    except HookError as exc:
+        problems.append(str(exc))
+        return None
+
+
+def _save(
+    ctx: HookContext, folder: str, state: dict[str, Any], cache: dict[str, Any], before: str, problems: list[str]
+) -> None:
+    """Write the monitor state, and the cache when it changed; a failure is one problem line."""
+    try:
+        monitor.save_json(folder, monitor.STATE_FILE, state)
+        if monitor.snapshot(cache) != before:
+            monitor.save_json(folder, monitor.CACHE_FILE, cache)
+    except OSError as exc:
+        where = os.path.join(ctx.settings.state_dir, monitor.STATE_FILE)
+        problems.append(
+            f"cannot write {where} ({exc.strerror or exc}); the monitor still answers, but the PreCompact "
+            "checkpoint will not record the fill; make the state directory writable"
+        )
+
+
+# --------------------------------------------------------------------------- pending checkpoints
+
+
+def _workflow_stamp(ctx: HookContext, cache: dict[str, Any]) -> list[Any] | None:
+    cached = cache.get("workflow")
+    if not isinstance(cached, dict) or not isinstance(cached.get("path"), str):
+        return None
+    try:
+        info = os.stat(os.path.join(ctx.project_dir, cached["path"]))
+    except OSError:
+        return None
+    return [cached["path"], info.st_mtime_ns, info.st_size]
+
+
+def _pending(ctx: HookContext, folder: str | None, cache: dict[str, Any], problems: list[str]) -> list[str]:
+    """Unacknowledged checkpoint files, oldest first; recomputed only when the checkpoints changed."""
+    listing = monitor.checkpoint_listing(folder) if folder else []
+    if not listing:
+        cache.pop("pending", None)
+        return []
+    signature = {"checkpoints": listing, "workflow": _workflow_stamp(ctx, cache)}
+    known = cache.get("pending")
+    if isinstance(known, dict) and known.get("signature") == signature and isinstance(known.get("files"), list):
+        return [str(name) for name in known["files"]]
+    try:
+        from ctxres.hooks.alerts import pending_checkpoints
+
+        files = [str(name) for name in pending_checkpoints(ctx)]
+    except Exception as exc:  # fail-open per part: a checkpoint problem must not silence the monitor
+        problems.append(f"cannot list the unacknowledged checkpoints: {exc}")
+        return []
+    cache["pending"] = {"signature": signature, "files": files}
+    return files
+
+
+def _resend_alert(
+    ctx: HookContext, cache: dict[str, Any], pending: list[str], transcript: str | None, problems: list[str]
+) -> str | None:
+    """SessionStart's compaction alert, when the transcript shows it did not arrive (once per checkpoint)."""
+    if not pending:
+        return None
+    newest = os.path.basename(pending[-1])
+    checked = cache.get("alert")
+    if isinstance(checked, dict) and checked.get("checkpoint") == newest:
+        return None
+    from ctxres.hooks.alerts import ALERT_MARKER, compaction_alert
+    from ctxres.transcript import compaction_alert_delivered
+
+    delivered = compaction_alert_delivered(transcript, ALERT_MARKER)
+    text = None
+    if delivered is False:
+        try:
+            text = compaction_alert(ctx)
+        except Exception as exc:  # fail-open per part, as above
+            problems.append(f"cannot render the compaction alert for {newest}: {exc}")
+            return None
+    cache["alert"] = {"checkpoint": newest, "delivered_by_session_start": delivered, "resent": bool(text)}
+    return text
+
+
+# --------------------------------------------------------------------------- the workflow file
+
+
+def _entry(ctx: HookContext, path: str, data: Any) -> dict[str, Any]:
+    """The cached facts of a workflow file: its relative path, mtime and size, and what the monitor shows."""
+    info = os.stat(path)
+    facts = monitor.workflow_facts(data) or {"version": None}
+    return {"path": ctx.relative(path), "mtime_ns": info.st_mtime_ns, "size": info.st_size, **facts}
+
+
+def _refresh(ctx: HookContext, path: str, cached: dict[str, Any] | None, problems: list[str]) -> dict[str, Any] | None:
+    """The facts of ``path``: from the cache when its mtime and size did not change, else parsed again."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    rel = ctx.relative(path)
+    if (
+        cached
+        and cached.get("path") == rel
+        and [cached.get("mtime_ns"), cached.get("size")]
+        == [
+            info.st_mtime_ns,
+            info.st_size,
+        ]
+    ):
+        return cached
+    try:
+        return _entry(ctx, path, read_yaml(path))
+    except (HookError, OSError) as exc:
+        problems.append(str(exc))
+        return cached if cached and cached.get("path") == rel else None
+
+
+def _searched_recently(cache: dict[str, Any], moment: dt.datetime) -> bool:
+    stamp = cache.get("searched_at")
+    if cache.get("workflow") is not None or not isinstance(stamp, str):
+        return False
+    try:
+        searched = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return 0 <= (moment - searched).total_seconds() < SEARCH_INTERVAL_SECONDS
+
+
+def _workflow(
+    ctx: HookContext, cache: dict[str, Any], moment: dt.datetime, problems: list[str]
+) -> dict[str, Any] | None:
+    """The active workflow file's facts, from the cache whenever possible (see the module docstring)."""
+    named = os.environ.get("CTXRES_ORCHESTRATION")
+    cached = cache.get("workflow") if isinstance(cache.get("workflow"), dict) else None
+    path = ctx.safe(named) if named else None
+    if path is None and cached and isinstance(cached.get("path"), str):
+        path = os.path.join(ctx.project_dir, cached["path"])
+    if path is not None:
+        facts = _refresh(ctx, path, cached, problems)
+        if facts is not None and (named or monitor.is_active(facts)):
+            cache["workflow"] = facts
+            return facts
+    if named or _searched_recently(cache, moment):
+        return None
+    found = find_orchestration(ctx)
+    cache["searched_at"] = iso(moment)
+    entry = _entry(ctx, *found) if found else None
+    cache["workflow"] = entry
+    return entry
+
+
+# --------------------------------------------------------------------------- the monitor text
+
+
+def _monitor_text(
+    ctx: HookContext,
+    cache: dict[str, Any],
+    reading: FillReading,
+    tier: Tier,
+    pending: list[str],
+    moment: dt.datetime,
+    session: str,
+    transcript: str | None,
+    problems: list[str],
+) -> str:
+    try:
+        facts = _workflow(ctx, cache, moment, problems)
+    except HookError as exc:
+        problems.append(str(exc))
+        facts = None
+    actions = [action_for(tier)]
+    age = staleness = None
+    if facts is not None and facts.get("version") == "2.0":
+        from ctxres.staleness import Level, classify
+
+        verdict = classify(
+            facts.get("updated_at"),
+            now=moment,
+            current_phase_started_at=facts.get("phase_started_at"),
+            session_started_at=monitor.session_started(cache, session, transcript),
+            window_minutes=ctx.settings.staleness_minutes,
+        )
+        staleness = monitor.staleness_text(
+            level=verdict.level.value,
+            reason=verdict.reason,
+            window_minutes=ctx.settings.staleness_minutes,
+            phase_known=bool(facts.get("phase_started_at")),
+        )
+        age = monitor.age_text(facts.get("updated_at"), moment) if facts.get("updated_at") else None
+        if verdict.level is not Level.FRESH:
+            actions.append(monitor.stale_action(str(facts["path"])))
+    recorded = facts.get("compaction_count") if facts else None
+    event_files = facts.get("event_files") if facts else None
+    unmerged = monitor.unmerged_count(pending, event_files if isinstance(event_files, list) else [])
+    return monitor.format_monitor(
+        tier=tier.value,
+        fill=reading.fill or 0.0,
+        tokens=reading.tokens or 0,
+        window=reading.window,
+        compactions=monitor.compaction_line(recorded if isinstance(recorded, int) else 0, unmerged),
+        resumption=monitor.resumption_lines(facts=facts, updated_age=age, staleness=staleness),
+        actions=actions,
+    )

@@ -1,0 +1,388 @@
+"""The context monitor's files and texts, shared by the UserPromptSubmit and PostToolUse hooks.
+
+Two files live in the state directory (``.jerry/`` by default):
+
+- ``context-monitor-state.json``: the latest context-fill reading (``schemas/monitor-state.schema.json``),
+  rewritten on every prompt; the PreCompact hook reads it for the checkpoint it writes.
+- ``context-monitor-cache.json``: private to the hooks (its format may change; a file that does not
+  match :data:`CACHE_VERSION` is ignored). It remembers what would otherwise cost YAML parsing or a
+  walk of the project on every prompt: the workflow file (path, mtime, size and the few fields the
+  monitor shows), the unacknowledged checkpoints (keyed on the checkpoint folder's listing), when
+  the session started, and what was already said once (the re-sent compaction alert, the hint to
+  migrate a v1.0 section). The monitor state's schema admits no extra keys, hence a second file.
+
+Everything here is either a pure function (texts, facts taken from loaded data) or a small read or
+write of those files. Start-up cost matters (this runs on every prompt): only ``json``, ``os``,
+``sys`` and ``contextlib`` (which the dispatcher imports anyway) are imported up front;
+``ctxres.atomic`` when a file is written, ``ctxres.resumption`` and ``ctxres.timestamps`` only on
+the rarer paths that need them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from typing import Any
+
+    from ctxres.hooks.context import HookContext
+    from ctxres.transcript import FillReading
+
+STATE_FILE = "context-monitor-state.json"
+CACHE_FILE = "context-monitor-cache.json"
+STATE_SCHEMA_VERSION = "1.0"
+CACHE_VERSION = 1
+CHECKPOINTS_FOLDER = "checkpoints"
+QG_ITERATION_TOKENS = 29_000
+"""Tokens one quality-gate iteration costs (seed 002, OQ-R3: "~29,000 tokens"), the unit of "remaining"."""
+MONITOR_TOKEN_BUDGET = 200
+"""The ``<context-monitor>`` text stays under this many tokens (characters / 4)."""
+ACTIVE_STATUSES = ("ACTIVE", "PAUSED", "IN_PROGRESS")
+MAX_HEAD_BYTES = 64 * 1024
+"""Bytes read from the start of a transcript to find when the session started."""
+_MAX_VALUE_CHARS = 40
+_MAX_PATH_CHARS = 70
+
+
+# --------------------------------------------------------------------------- files
+
+
+def warn(ctx: HookContext, message: str) -> None:
+    """One line on stderr, in the dispatcher's format (used when the hook still answers)."""
+    with contextlib.suppress(Exception):  # stderr itself may be closed; nothing else to do
+        sys.stderr.write(f"ctxres-hook: {ctx.event}: {message}\n")
+
+
+def state_folder(ctx: HookContext) -> str:
+    """The state directory (it need not exist yet); HookError when it leads out of the project."""
+    return ctx.safe(ctx.settings.state_dir)
+
+
+def load_json(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
+    """A small JSON object file, or None when it is missing, too large or not an object."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+        value = json.loads(raw.decode("utf-8", "replace")) if len(raw) <= limit else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def load_cache(folder: str) -> dict[str, Any]:
+    """The hooks' cache, or a new empty one (missing, damaged or from another version)."""
+    cache = load_json(os.path.join(folder, CACHE_FILE))
+    if cache is None or cache.get("version") != CACHE_VERSION:
+        return {"version": CACHE_VERSION}
+    return cache
+
+
+def save_json(folder: str, name: str, data: dict[str, Any]) -> None:
+    """Write ``data`` to ``folder/name`` atomically (creating the folder); OSError on failure."""
+    from ctxres.atomic import write_atomic
+
+    os.makedirs(folder, exist_ok=True)
+    write_atomic(os.path.join(folder, name), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def snapshot(data: dict[str, Any]) -> str:
+    """A comparable copy of a cache, to tell whether it changed and must be written."""
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+# --------------------------------------------------------------------------- monitor state
+
+
+def monitor_state(
+    *, session_id: str, timestamp: str, reading: FillReading, tier: str, transcript_path: str | None
+) -> dict[str, Any]:
+    """The monitor state document for one reading (``schemas/monitor-state.schema.json``)."""
+    return {
+        "schema_version": STATE_SCHEMA_VERSION,
+        "session_id": session_id,
+        "timestamp": timestamp,
+        "fill": None if reading.fill is None else round(reading.fill, 4),
+        "tokens": reading.tokens,
+        "window": reading.window,
+        "tier": tier,
+        "transcript_path": transcript_path,
+        "transcript_offset": reading.transcript_size,
+        "source": reading.source,
+    }
+
+
+# --------------------------------------------------------------------------- facts of a workflow file
+
+
+def _text(value: Any) -> str | None:
+    """A scalar as JSON-safe text (YAML turns unquoted times into datetime objects)."""
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    if hasattr(value, "isoformat"):
+        text: str = value.isoformat()
+        return text
+    return str(value)
+
+
+def _same_phase(phase: dict[str, Any], current: str) -> bool:
+    return any(_text(phase.get(key)) == current for key in ("id", "sequence", "number", "phase"))
+
+
+def _phase_lists(data: dict[str, Any]) -> list[Any]:
+    """The ``phases`` containers of ``pipelines.<name>``, ``pipeline`` and the top level."""
+    holders: list[Any] = [data, data.get("pipeline")]
+    pipelines = data.get("pipelines")
+    if isinstance(pipelines, dict):
+        holders += list(pipelines.values())
+    phases = [h.get("phases") for h in holders if isinstance(h, dict)]
+    return [p if isinstance(p, list) else list(p.values()) for p in phases if isinstance(p, (list, dict))]
+
+
+def phase_started_at(data: Any, current_phase: Any) -> str | None:
+    """``started_at`` of the phase ``current_phase`` names (the earliest when pipelines disagree)."""
+    current = _text(current_phase)
+    if not isinstance(data, dict) or not current:
+        return None
+    starts = [
+        _text(phase.get("started_at"))
+        for phases in _phase_lists(data)
+        for phase in phases
+        if isinstance(phase, dict) and _same_phase(phase, current) and phase.get("started_at")
+    ]
+    if not starts:
+        return None
+    from ctxres.timestamps import parse_datetime
+
+    dated = [(moment, text) for text in starts if text and (moment := parse_datetime(text)) is not None]
+    return min(dated)[1] if dated else None
+
+
+def workflow_facts(data: Any) -> dict[str, Any] | None:
+    """What the hooks need from an ORCHESTRATION file's data; None without a ``resumption`` mapping."""
+    if not isinstance(data, dict) or not isinstance(data.get("resumption"), dict):
+        return None
+    from ctxres.hooks.context import workflow_status
+    from ctxres.resumption import detect_version
+
+    section = data["resumption"]
+    version = detect_version(section)
+    state = section.get("recovery_state") if version == "2.0" else section
+    state = state if isinstance(state, dict) else {}
+    events = section.get("compaction_events")
+    events = events if isinstance(events, dict) else {}
+    listed = events.get("events")
+    entries = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    count = events.get("count")
+    if isinstance(count, bool) or not isinstance(count, int):
+        count = len(entries)
+    files = [os.path.basename(str(e["checkpoint_file"])) for e in entries if e.get("checkpoint_file")]
+    return {
+        "status": workflow_status(data),
+        "version": version,
+        "updated_at": _text(state.get("updated_at")) if version == "2.0" else None,
+        "last_checkpoint": _text(state.get("last_checkpoint")),
+        "compaction_count": count,
+        "event_files": files,
+        "phase_started_at": phase_started_at(data, state.get("current_phase")),
+    }
+
+
+def is_active(facts: dict[str, Any]) -> bool:
+    """Whether the workflow is running (ACTIVE, PAUSED) or its status is not recorded at all."""
+    return facts.get("status") is None or facts.get("status") in ACTIVE_STATUSES
+
+
+# --------------------------------------------------------------------------- transcript and checkpoints
+
+
+def transcript_started_at(path: str | None) -> str | None:
+    """The ``timestamp`` of the first transcript line that has one (within its first 64 KiB)."""
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(MAX_HEAD_BYTES)
+    except (OSError, ValueError):
+        return None
+    for line in head.split(b"\n")[:-1] if len(head) == MAX_HEAD_BYTES else head.split(b"\n"):
+        if b'"timestamp"' not in line:
+            continue
+        try:
+            entry = json.loads(line.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            continue
+        stamp = entry.get("timestamp") if isinstance(entry, dict) else None
+        if isinstance(stamp, str) and stamp:
+            return stamp
+    return None
+
+
+def session_started(cache: dict[str, Any], session_id: str, transcript_path: str | None) -> str | None:
+    """When the session started (its transcript's first timestamp), remembered in ``cache`` per session."""
+    known = cache.get("session")
+    if isinstance(known, dict) and known.get("id") == session_id and known.get("started_at"):
+        return str(known["started_at"])
+    started = transcript_started_at(transcript_path)
+    if started is not None:  # not found (yet): nothing to remember, the transcript is read again next time
+        cache["session"] = {"id": session_id, "started_at": started}
+    return started
+
+
+def checkpoint_listing(folder: str) -> list[list[Any]]:
+    """``[name, mtime_ns, size]`` of each ``cx-*.json`` in the checkpoints folder, by name ([] when none)."""
+    try:
+        with os.scandir(os.path.join(folder, CHECKPOINTS_FOLDER)) as entries:
+            found = []
+            for entry in entries:
+                if entry.name.startswith("cx-") and entry.name.endswith(".json"):
+                    info = entry.stat()
+                    found.append([entry.name, info.st_mtime_ns, info.st_size])
+    except OSError:
+        return []
+    return sorted(found)
+
+
+# --------------------------------------------------------------------------- texts
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens as the specification counts them: characters / 4, rounded up (as hooks/templates.py)."""
+    return (len(text) + 3) // 4
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _clip_path(path: str, limit: int = _MAX_PATH_CHARS) -> str:
+    return path if len(path) <= limit else "..." + path[-(limit - 3) :]
+
+
+def short_reason(reason: str) -> str:
+    """A staleness reason without its leading "`updated_at` <time> is", which the monitor shows already."""
+    head = "`updated_at` "
+    if reason.startswith(head) and " is " in reason:
+        return reason.split(" is ", 1)[1]
+    return reason
+
+
+def compaction_line(recorded: int, unmerged: int) -> str:
+    """``Compaction events: N``: those the section records plus checkpoints not merged into it yet."""
+    line = f"Compaction events: {recorded + unmerged}"
+    if unmerged:
+        noun = "checkpoint is" if unmerged == 1 else "checkpoints are"
+        line += f" ({unmerged} {noun} not yet acknowledged: `ctxres ack` merges it)"
+    return line
+
+
+def unmerged_count(pending: list[str], event_files: list[str]) -> int:
+    """Pending checkpoints the resumption section does not list yet (no double counting)."""
+    listed = set(event_files)
+    return sum(1 for name in pending if os.path.basename(name) not in listed)
+
+
+def format_monitor(
+    *,
+    tier: str,
+    fill: float,
+    tokens: int,
+    window: int,
+    compactions: str,
+    resumption: list[str],
+    actions: list[str],
+) -> str:
+    """The ``<context-monitor>`` text (seed 001 "Injection Format Integration")."""
+    remaining = max(window - tokens, 0)
+    lines = [
+        "<context-monitor>",
+        f"CONTEXT STATUS: {tier} ({fill * 100:.1f}% filled)",
+        f"Tokens used: {tokens:,} / {window:,}",
+        f"Estimated remaining: {remaining:,} tokens (~{remaining / QG_ITERATION_TOKENS:.1f} QG iterations)",
+        compactions,
+        *resumption,
+        "",
+        "ACTION RECOMMENDED:",
+        *(f"- {action}" for action in actions),
+        "</context-monitor>",
+    ]
+    return "\n".join(lines)
+
+
+def staleness_text(*, level: str, reason: str, window_minutes: int, phase_known: bool) -> str:
+    """``FRESH (updated within the last 30 minutes)`` / ``STALE (45 min old, more than 30 minutes)``."""
+    if level == "FRESH":
+        scope = " and the current phase" if phase_known else ""
+        return f"FRESH (updated within the last {window_minutes} minutes{scope})"
+    return f"{level} ({_clip(short_reason(reason), 110)})"
+
+
+def resumption_lines(*, facts: dict[str, Any] | None, updated_age: str | None, staleness: str | None) -> list[str]:
+    """The monitor's lines about the resumption section of the workflow file (``facts``)."""
+    if facts is None:
+        return ["Resumption: no ACTIVE or PAUSED ORCHESTRATION file found in the project"]
+    shown = _clip_path(str(facts.get("path")))
+    if facts.get("version") is None:
+        return [f"Resumption: {shown} has no resumption section"]
+    lines = [f"Last checkpoint: {_clip(facts.get('last_checkpoint') or 'none recorded', _MAX_VALUE_CHARS)}"]
+    if facts.get("version") != "2.0":
+        lines.append(
+            f"Resumption staleness: unknown ({shown} has a v1.0 section, which records no update time; "
+            f"`ctxres migrate {shown} --write` converts it)"
+        )
+        return lines
+    updated = facts.get("updated_at")
+    if updated:
+        lines.append(f"Resumption last updated: {_clip(updated, _MAX_VALUE_CHARS)} ({updated_age})")
+    else:
+        lines.append("Resumption last updated: never (recovery_state.updated_at is not set)")
+    lines.append(f"Resumption staleness: {staleness}")
+    return lines
+
+
+def stale_action(path: str) -> str:
+    """The extra recommended action when the resumption section is STALE or CRITICAL."""
+    return f"In {_clip_path(path)}: set recovery_state.updated_at and the fields that changed."
+
+
+def age_text(updated_at: str | None, now: Any) -> str:
+    """``23 min ago`` / ``5 min in the future`` / ``unreadable`` for a recorded update time."""
+    from ctxres.timestamps import format_duration, parse_datetime
+
+    moment = parse_datetime(updated_at)
+    if moment is None:
+        return "not a valid ISO-8601 time"
+    delta = now - moment
+    if delta.total_seconds() < 0:
+        return f"{format_duration(delta)} in the future"
+    return f"{format_duration(delta)} ago"
+
+
+def stale_write_text(*, path: str, level: str, reason: str, now: str, critical: bool) -> str:
+    """PostToolUse's warning after a write left the resumption section STALE or CRITICAL."""
+    first = f"Resumption staleness after this write to {path}: {level}. {reason[:1].upper()}{reason[1:]}."
+    if critical:
+        then = (
+            "Nothing in the section shows it was updated in this session, so a session resuming from it "
+            "would start from old state. Bring the whole resumption section up to date before continuing: "
+        )
+    else:
+        then = "The file changed, but its resumption section still carries the old update time. "
+    then += (
+        f"set resumption.recovery_state.updated_at to the current time ({now}) and update, in the same "
+        "file, the fields that changed (current_phase, current_activity, next_step, last_checkpoint, "
+        "quality_trajectory, defect_summary, agent_summaries)."
+    )
+    return f"{first}\n{then}"
+
+
+def migrate_hint_text(path: str) -> str:
+    """PostToolUse's one-line hint (once per session and file) for a v1.0 resumption section."""
+    return (
+        f"{path} has a v1.0 resumption section, which records no update time, so its staleness cannot be "
+        f"checked. `ctxres migrate {path} --write` converts it to v2.0 (recovery_state with updated_at, "
+        "and the other sub-sections); nothing outside the section changes."
+    )

@@ -1,0 +1,200 @@
+"""``ctxres prompt``: print Template 1 (resumption prompt) or Template 2 (compaction alert) to paste.
+
+The same text the SessionStart hook injects, for an operator who starts the session by hand or
+wants to see what the model will be told. The token estimate goes to stderr, so stdout can be
+piped or copied as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ctxres import ack
+from ctxres import checkpoints as cp
+from ctxres.config import ConfigError, load_config
+from ctxres.hooks import alerts
+from ctxres.hooks.context import HookContext, HookError, Settings
+from ctxres.hooks.sessionstart import resumption_prompt
+from ctxres.hooks.templates import (
+    TEMPLATE1_BUDGET,
+    TEMPLATE2_BUDGET,
+    TEMPLATE2_CEILING,
+    estimate_tokens,
+    render_template2,
+)
+from ctxres.project import inside, project_root
+from ctxres.redact import redact
+
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+
+class PromptError(Exception):
+    """A usage problem; the message is one line for the user."""
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "prompt",
+        help="print the resumption prompt (Template 1) or the compaction alert (Template 2) to paste",
+        description="Render the re-orientation prompts the SessionStart hook injects. Template 1, the "
+        "resumption prompt, comes from the resumption section of the ACTIVE or PAUSED ORCHESTRATION file; "
+        "Template 2, the <compaction-alert>, from a checkpoint file written by the PreCompact hook. The text "
+        "goes to stdout (credentials redacted), its token estimate (characters / 4) to stderr.",
+        epilog="Exit status: 0 printed, 1 nothing to print (no unacknowledged checkpoint), 2 usage error.",
+    )
+    parser.add_argument(
+        "--template",
+        choices=("1", "2"),
+        help="1: resumption prompt; 2: compaction alert (default: 2 with --checkpoint, else 1)",
+    )
+    parser.add_argument(
+        "--file",
+        type=Path,
+        metavar="ORCHESTRATION.yaml",
+        help="the workflow file (default: the ACTIVE or PAUSED workflow with a v2.0 section under the project root)",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        metavar="PATH",
+        help="the checkpoint for Template 2 (default: the newest unacknowledged one in <state-dir>/checkpoints/)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"ctxres prompt: {message}", file=sys.stderr)
+    return code
+
+
+def _context(root: Path, state_dir: Path) -> HookContext:
+    settings = Settings()
+    settings.state_dir = os.path.relpath(state_dir, root)
+    return HookContext("SessionStart", {}, str(root.resolve()), settings)
+
+
+def _workflow(args: argparse.Namespace) -> Path:
+    named: Path | None = args.file
+    if named is not None:
+        if not named.is_file():
+            raise PromptError(f"no such file: {named}")
+        return named.resolve()
+    root = _root()
+    try:
+        found: Path = ack.find_orchestration(root, load_config(root))[0]
+        return found
+    except ack.AckUsageError as exc:
+        raise PromptError(str(exc)) from None
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.load(path.read_bytes(), Loader=_Loader)
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise PromptError(f"cannot read {path}: {first}") from None
+    if not isinstance(data, dict):
+        raise PromptError(f"{path} is not a YAML mapping")
+    return data
+
+
+def template1(args: argparse.Namespace) -> str:
+    workflow = _workflow(args)
+    root = _root(workflow)
+    state_dir = cp.find_state_dir(workflow, root, load_config(workflow).state_dir)
+    return resumption_prompt(_context(root, state_dir), str(workflow), _read_yaml(workflow))
+
+
+def _checkpoint(args: argparse.Namespace, ctx: HookContext) -> tuple[str, list[str]]:
+    """(the checkpoint to render, every unacknowledged checkpoint)."""
+    pending = alerts.pending_checkpoints(ctx)
+    if args.checkpoint is not None:
+        if not args.checkpoint.is_file():
+            raise PromptError(f"no such file: {args.checkpoint}")
+        return str(args.checkpoint.resolve()), pending
+    if not pending:
+        return "", pending
+    return pending[-1], pending
+
+
+def _root(*paths: Path | None) -> Path:
+    """The project root of the working directory, unless a given file lies outside it."""
+    root = project_root(Path.cwd())
+    for path in paths:
+        if path is not None and not inside(path, root):
+            return project_root(path.resolve())
+    return root
+
+
+def template2(args: argparse.Namespace) -> str | None:
+    root = _root(args.checkpoint, args.file)
+    start = (args.file or args.checkpoint or root).resolve()
+    config = load_config(start)
+    state_dir = cp.find_state_dir(args.file.resolve() if args.file else start, root, config.state_dir)
+    ctx = _context(root, state_dir)
+    path, pending = _checkpoint(args, ctx)
+    if not path:
+        return None
+    try:
+        data = alerts.load_checkpoint(path)
+    except HookError as exc:
+        raise PromptError(f"{path} {exc}") from None
+    if args.file is not None:
+        workflow = cp.relative_reference(args.file, root)
+    else:
+        named = alerts.orchestration_reference(data)
+        workflow = named if named and (root / named).is_file() else ""
+        if not workflow:
+            try:
+                workflow = cp.relative_reference(ack.find_orchestration(root, config)[0], root)
+            except ack.AckUsageError:
+                workflow = "ORCHESTRATION.yaml"
+    number = pending.index(path) + 1 if path in pending else 1
+    return render_template2(
+        data,
+        checkpoint_path=cp.relative_reference(Path(path), root),
+        orchestration_path=workflow,
+        event_number=number,
+        event_total=max(len(pending), number),
+    )
+
+
+def budget_note(template: str, tokens: int) -> str:
+    """The stderr line: the estimate and how it compares with the template's budget (pure)."""
+    low, high = TEMPLATE1_BUDGET if template == "1" else TEMPLATE2_BUDGET
+    note = f"Template {template}: ~{tokens} tokens (budget {low}-{high}"
+    note += f", hard ceiling {TEMPLATE2_CEILING})" if template == "2" else ")"
+    if tokens > high:
+        note += "; above the budget"
+    elif tokens < low:
+        note += "; below the budget (little state recorded)"
+    return note
+
+
+def run(args: argparse.Namespace) -> int:
+    template = args.template or ("2" if args.checkpoint is not None else "1")
+    if template == "1" and args.checkpoint is not None:
+        return _fail("--checkpoint is for Template 2; drop it or use --template 2", EXIT_USAGE)
+    try:
+        text = template1(args) if template == "1" else template2(args)
+    except PromptError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except ConfigError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    if text is None:
+        return _fail("nothing to print: no unacknowledged checkpoint (give one with --checkpoint)", EXIT_NOTHING)
+    text = redact(text)
+    sys.stdout.write(text)
+    print(f"ctxres prompt: {budget_note(template, estimate_tokens(text))}", file=sys.stderr)
+    return EXIT_OK
