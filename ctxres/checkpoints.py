@@ -17,11 +17,12 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ctxres.atomic import claim
+from ctxres.timestamps import parse_timestamp
 
 CHECKPOINTS_FOLDER = "checkpoints"
 SEED, PEER = "seed", "peer"
@@ -29,10 +30,6 @@ SEED, PEER = "seed", "peer"
 # cx-001-checkpoint.json (seed), cx-001.json and cx-001.d933ffb7.json (peer).
 _NAME = re.compile(r"^cx-(\d{3,})(?:-checkpoint|\.[0-9A-Za-z]+)?\.json$")
 _ID = re.compile(r"^cx-(\d{3,})$", re.IGNORECASE)
-_TIME = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
-    r"\s*(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$"
-)
 
 
 class CheckpointError(ValueError):
@@ -163,29 +160,8 @@ def relative_reference(path: Path, root: Path) -> str:
 
 def parse_time(value: Any) -> datetime | None:
     """An ISO-8601 date-time (``Z``, offsets, any fraction, naive read as UTC); None when it is not one."""
-    if not isinstance(value, str):
-        return None
-    match = _TIME.match(value.strip())
-    if match is None:
-        return None
-    year, month, day, hour, minute, second, fraction, _zulu, sign, off_h, off_m = match.groups()
-    try:
-        moment = datetime(
-            int(year),
-            int(month),
-            int(day),
-            int(hour or 0),
-            int(minute or 0),
-            int(second or 0),
-            int((fraction or "0")[:6].ljust(6, "0")),
-            tzinfo=timezone.utc,
-        )
-    except ValueError:
-        return None
-    if sign:
-        offset = timedelta(hours=int(off_h), minutes=int(off_m))
-        moment -= offset if sign == "+" else -offset
-    return moment
+    stamp = parse_timestamp(value) if isinstance(value, str) else None
+    return stamp.instant if stamp is not None else None
 
 
 def format_time(moment: datetime) -> str:
