@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent
 # sessions on the interpreter nox itself runs on; `nox --force-python X.Y` picks another.
 PYTHON: str | None = "3.11" if shutil.which("python3.11") or sys.version_info[:2] == (3, 11) else None
 
-nox.options.sessions = ["tests", "lint", "typecheck", "schemas"]
+nox.options.sessions = ["tests", "lint", "typecheck", "schemas", "replay"]
 
 RUFF = "ruff>=0.6"
 MYPY = ("mypy>=1.10", "types-PyYAML", "pydantic>=2.5")
@@ -105,6 +105,13 @@ def schemas(session: nox.Session) -> None:
     session.install("-e", ".")
     session.run("ctxres", "schema", "export", "--check", "--dir", str(ROOT / "schemas"))
     session.run("ctxres", "rules", "--check-docs", str(ROOT / "docs" / "rules"))
+
+
+@nox.session(python=PYTHON)
+def replay(session: nox.Session) -> None:
+    """The golden fixtures: every recorded hook session in fixtures/replay replays without difference."""
+    session.install("-e", ".")
+    session.run("ctxres", "replay", *(session.posargs or [str(ROOT / "fixtures" / "replay")]))
 
 
 @nox.session(python=PYTHON)
