@@ -372,7 +372,7 @@ def stale_write_text(*, path: str, level: str, reason: str, now: str, critical: 
     else:
         then = "The file changed, but its resumption section still carries the old update time. "
     then += (
-        f"set resumption.recovery_state.updated_at to the current time ({now}) and update, in the same "
+        f"Set resumption.recovery_state.updated_at to the current time ({now}) and update, in the same "
         "file, the fields that changed (current_phase, current_activity, next_step, last_checkpoint, "
         "quality_trajectory, defect_summary, agent_summaries)."
     )

@@ -234,12 +234,14 @@ def critical_context(state: dict[str, Any], section: dict[str, Any]) -> str | No
     parts = []
     if state.get("current_activity"):
         parts.append(f"Activity at compaction: {str(state['current_activity']).rstrip('.')}.")
-    gate, iteration, score = (
-        state.get(key) for key in ("current_gate", "current_gate_iteration", "current_gate_score")
+    gate, iteration, score, scored = (
+        state.get(key)
+        for key in ("current_gate", "current_gate_iteration", "current_gate_score", "current_gate_score_iteration")
     )
     if gate:
         where = f"Quality gate {gate}" + (f" iteration {iteration}" if iteration else "")
-        parts.append(f"{where}: last score {score:.3f}." if score is not None else f"{where}: not scored yet.")
+        of = f" (iteration {scored})" if scored and scored != iteration else ""
+        parts.append(f"{where}: last score {score:.3f}{of}." if score is not None else f"{where}: not scored yet.")
     defects = _dict(section.get("defect_summary"))
     primary = _text(defects.get("last_gate_primary_defect"))
     if primary:
@@ -268,7 +270,14 @@ def orchestration_state(data: dict[str, Any], section: dict[str, Any]) -> dict[s
         "current_gate": gate,
         "current_gate_iteration": iteration,
         "current_gate_score": score,
+        "current_gate_score_iteration": scored_iteration(section, gate) if score is not None else None,
     }
+
+
+def scored_iteration(section: dict[str, Any], gate: str | None) -> int | None:
+    """The iteration that produced the gate's latest score (the iteration in progress may be unscored)."""
+    history = _list(_dict(_dict(section.get("quality_trajectory")).get("score_history")).get(gate))
+    return len(history) or None
 
 
 def build_checkpoint(

@@ -269,7 +269,7 @@ def render_template2(
             f"YOU WERE DOING: Phase {_value(state.get('current_phase'))} "
             f"({_value(state.get('current_phase_name'))}), {_value(state.get('current_activity'))}",
             f"LAST SCORE: {_score(state.get('current_gate_score'))} ({gate}, iteration "
-            f"{_value(state.get('current_gate_iteration'))})"
+            f"{_value(state.get('current_gate_score_iteration') or state.get('current_gate_iteration'))})"
             if gate
             else "LAST SCORE: none (between gates)",
             "",

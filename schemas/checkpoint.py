@@ -43,6 +43,11 @@ class OrchestrationState(StrictModel):
     current_gate: str | None = Field(None, description="Gate in progress, null between gates.")
     current_gate_iteration: int | None = Field(None, ge=1, description="Iteration of the gate in progress.")
     current_gate_score: float | None = Field(None, ge=0, le=1, description="Latest score of the gate in progress.")
+    current_gate_score_iteration: int | None = Field(
+        None,
+        ge=1,
+        description="The iteration that produced `current_gate_score` (the one in progress may be unscored).",
+    )
 
 
 class CheckpointDecision(StrictModel):

@@ -376,7 +376,7 @@ def test_stale_write_text_says_what_is_stale_and_what_to_set() -> None:
         f"Resumption staleness after this write to {WORKFLOW}: STALE. "
         "`updated_at` 2026-02-17T11:00:00Z is 1 h old, more than 30 minutes."
     )
-    assert f"set resumption.recovery_state.updated_at to the current time ({NOW})" in text
+    assert f"Set resumption.recovery_state.updated_at to the current time ({NOW})" in text
     assert "Bring the whole resumption section up to date" not in text
     critical = monitor.stale_write_text(path=WORKFLOW, level="CRITICAL", reason="x", now=NOW, critical=True)
     assert "Bring the whole resumption section up to date before continuing" in critical

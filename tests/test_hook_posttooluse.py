@@ -79,7 +79,7 @@ def test_a_stale_write_gets_the_warning(tmp_path: Path, tool: str) -> None:
         f"Resumption staleness after this write to {WORKFLOW}: STALE. "
         "`updated_at` 2026-02-17T11:00:00Z is 1 h old, more than 30 minutes."
     )
-    assert f"set resumption.recovery_state.updated_at to the current time ({NOW})" in lines[1]
+    assert f"Set resumption.recovery_state.updated_at to the current time ({NOW})" in lines[1]
     assert run.stderr_lines == []
 
 

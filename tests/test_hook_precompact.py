@@ -190,6 +190,7 @@ def test_checkpoint_content_comes_from_the_section_the_gates_and_the_monitor(tmp
         "current_gate": "qg-2",
         "current_gate_iteration": 1,
         "current_gate_score": 0.96,
+        "current_gate_score_iteration": 1,  # the score came from iteration 1 (one score in the history)
     }
     accumulated = data["accumulated_context"]
     assert accumulated["defect_patterns"] == [
