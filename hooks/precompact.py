@@ -276,6 +276,8 @@ def orchestration_state(data: dict[str, Any], section: dict[str, Any]) -> dict[s
 
 def scored_iteration(section: dict[str, Any], gate: str | None) -> int | None:
     """The iteration that produced the gate's latest score (the iteration in progress may be unscored)."""
+    if gate is None:
+        return None
     history = _list(_dict(_dict(section.get("quality_trajectory")).get("score_history")).get(gate))
     return len(history) or None
 
