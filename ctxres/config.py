@@ -67,6 +67,9 @@ class Config:
     reinject_token_tolerance: int = 10  # percent between declared and measured tokens (0: exact)
     reinject_max_marker_tokens: int = 100
     enforce_update_protocol: bool = False  # require the resumption-update reminder marker
+    event_type_spelling: str = "any"  # agent-memory event types: "any", "underscore" or "hyphen"
+    run_stale_after_days: int = 7  # an agent-memory run older than this gets a staleness warning
+    profile: str = "jerry"  # which resumption system the hooks serve: "jerry" or "nexus"
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -74,7 +77,14 @@ class Config:
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
 _BOOL_KEYS = {"respect_gitignore", "sniff_resumption", "require_resumption", "strict", "enforce_update_protocol"}
-_INT_KEYS = {"staleness_minutes", "max_file_size", "reinject_budget", "reinject_max_marker_tokens"}
+_INT_KEYS = {
+    "staleness_minutes",
+    "max_file_size",
+    "reinject_budget",
+    "reinject_max_marker_tokens",
+    "run_stale_after_days",
+}
+_CHOICES = {"event_type_spelling": ("any", "underscore", "hyphen"), "profile": ("jerry", "nexus")}
 _NON_NEGATIVE_INT_KEYS = {"reinject_token_tolerance"}
 
 
@@ -109,6 +119,10 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
                 kind = "a positive integer" if lowest else "an integer >= 0"
                 raise ConfigError(f"{source}: `{raw_key}` must be {kind}")
+            values[key] = value
+        elif key in _CHOICES:
+            if value not in _CHOICES[key]:
+                raise ConfigError(f"{source}: `{raw_key}` must be one of {', '.join(_CHOICES[key])}")
             values[key] = value
         elif key == "state_dir":
             if not isinstance(value, str) or not value:

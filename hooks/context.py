@@ -66,13 +66,14 @@ def iso(moment: dt.datetime) -> str:
 class Settings:
     """The settings hooks use, with the defaults of ``ctxres.config.Config``."""
 
-    __slots__ = ("context_window", "staleness_minutes", "state_dir", "thresholds")
+    __slots__ = ("context_window", "profile", "staleness_minutes", "state_dir", "thresholds")
 
     def __init__(self) -> None:
         self.state_dir = ".jerry"
         self.staleness_minutes = 30
         self.context_window: int | None = None  # None: from the model (1M for [1m] models, else 200,000)
         self.thresholds = (0.60, 0.80, 0.90)
+        self.profile = "jerry"  # "nexus": PreCompact/SessionStart serve Nexus resume manifests
 
 
 def _configured(root: str) -> bool:
@@ -103,6 +104,7 @@ def load_settings(root: str) -> Settings:
         raise HookError(f"configuration error ({exc}); fix it or the hooks use the defaults") from None
     settings.state_dir = config.state_dir
     settings.staleness_minutes = config.staleness_minutes
+    settings.profile = config.profile
     for name in ("context_window", "thresholds"):
         if hasattr(config, name):
             setattr(settings, name, getattr(config, name))

@@ -84,8 +84,12 @@ def run(argv: list[str], raw: bytes) -> str:
 
 def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Run the event's module; its answer must be a JSON object."""
-    module = importlib.import_module(f"ctxres.hooks.{MODULES[event]}")
-    answer = module.handle(make_context(event, payload))
+    ctx = make_context(event, payload)
+    name = MODULES[event]
+    if ctx.settings.profile == "nexus" and event in ("PreCompact", "SessionStart"):
+        name = "nexus"  # the Nexus system: precompact_state.json and resume-context.md
+    module = importlib.import_module(f"ctxres.hooks.{name}")
+    answer = module.handle(ctx)
     if not isinstance(answer, dict):
         raise HookError(f"the handler answered {type(answer).__name__}, not an object")
     return answer

@@ -188,7 +188,14 @@ def problems(doc: Document) -> list[tuple[Problem, int]]:
     """Every schema problem of the document, shapes and repeats collapsed."""
     # Keys the compatibility rules report (v1 fields left in a v2 section, migrate placeholders)
     # are theirs: one finding per problem, with the advice that fits it.
-    owned = owned_paths(doc.data) if doc.kind == "orchestration" else frozenset()
+    if doc.kind == "orchestration":
+        owned = owned_paths(doc.data)
+    elif doc.kind == "precompact-state":  # a nested (non-FLAT) state is N004's, with the advice that fits
+        from ctxres.linters.nexus import owned_paths as nexus_owned
+
+        owned = nexus_owned(doc)
+    else:
+        owned = frozenset()
     found: list[Problem] = []
     for name, base, value in targets(doc):
         leaves = [leaf for error in validator(name).iter_errors(value) for leaf in expand(error)]

@@ -18,6 +18,8 @@ RULE_MODULES = (
     "ctxres.linters.staleness",
     "ctxres.linters.reinject",
     "ctxres.linters.templates",
+    "ctxres.linters.agent_memory",
+    "ctxres.linters.nexus",
 )
 
 

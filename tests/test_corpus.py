@@ -118,7 +118,7 @@ def test_v1_files_only_warn_about_their_extra_keys(report: Report) -> None:
 
 def test_flat_precompact_state_nested_variant_is_one_finding(report: Report) -> None:
     found = _in(report, "invalid_nested_precompact_state.json")
-    assert [(f.code, f.position.line) for f in found] == [("C007", 1)]
+    assert [(f.code, f.position.line) for f in found] == [("N004", 2)]  # the seed's FLAT correction, once
     assert _in(report, "valid_precompact_state.json") == []
 
 
@@ -131,7 +131,10 @@ def test_noise_budget(report: Report) -> None:
     """Real files are messy; the corpus must not drown in findings (each one reviewed by hand)."""
     by_code = Counter(f.code for f in report.findings)
     assert report.errors == 26, by_code
-    assert report.warnings == 40, by_code
+    assert report.warnings == 52, by_code
+    # Nexus: 7 manifests list files that are not in the (partial) corpus copy, 2 legacy _resume.md,
+    # 2 versions written as numbers, 1 manifest that carries content instead of listing files
+    assert (by_code["N007"], by_code["N009"], by_code["N002"], by_code["N008"]) == (7, 2, 2, 1)
     assert by_code["R004"] == 1  # CLAUDE.md's marker declares no tokens
     assert by_code["V001"] == 20  # one migrate hint per v1.0 section (8 files + 12 history versions)
 

@@ -1,0 +1,554 @@
+"""N rules: Nexus resume state (seed 004), the ``resume-context.md`` manifests and ``precompact_state.json``.
+
+Per document: the manifest's version and timestamps as YAML reads them, its ``files_to_load``
+entries, a body that is more than a validation gate; the precompact state's FLAT shape and size.
+Per workspace: legacy ``_resume.md`` manifests beside the projects (they are not a discovered
+artifact kind, so they are looked for in the project folders of the Nexus workspaces seen).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ctxres import nexus
+from ctxres.config import Config
+from ctxres.document import Document, JsonPath, format_json_path
+from ctxres.findings import Finding, Position, Severity
+from ctxres.formats import Format
+from ctxres.globs import is_ignored, parse_ignore
+from ctxres.linters.registry import Rule, register
+from ctxres.loading import load_file
+
+if TYPE_CHECKING:
+    from ctxres.linters.engine import Workspace
+
+LEGACY_VERSION = register(
+    "N001",
+    "legacy-version-key",
+    "A resume manifest names its version `resume_version` (the legacy key).",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    The manifest format was renamed: the version is `resume_schema_version`. The legacy
+    `resume_version` is still read, but tools written for the current format do not look for it.
+
+    ## Example
+    ```yaml
+    ---
+    resume_version: 1.2
+    ```
+
+    ## Fix
+    Rename the key and quote the value: `resume_schema_version: "1.2"`.
+    `ctxres migrate-nexus PROJECT-DIR` does it without touching the rest of the file.
+    """,
+)
+VERSION_NUMBER = register(
+    "N002",
+    "version-not-a-string",
+    "The manifest version is written as a number.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    Unquoted, `1.0` is a number in YAML, not the text "1.0": `1.10` reads as `1.1` and `2.0` as
+    `2`, and a reader comparing versions as text (`== "1.0"`) finds no match. The format defines the
+    version as a string.
+
+    ## Example
+    ```yaml
+    resume_schema_version: 1.0
+    ```
+
+    ## Fix
+    Quote it: `resume_schema_version: "1.0"` (`ctxres migrate-nexus PROJECT-DIR` does it).
+    """,
+)
+UNQUOTED_TIME = register(
+    "N003",
+    "unquoted-timestamp",
+    "A manifest timestamp is unquoted, so YAML reads it as a date, not as text.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    YAML turns an unquoted `2026-01-03T17:00:00` into a date-time object. Readers then get a date
+    instead of the ISO-8601 text the format defines: `json.dumps` fails on it, a time without a zone
+    is silently read in the local zone, and writing the file back changes the value's spelling.
+
+    ## Example
+    ```yaml
+    last_updated: 2026-01-03T17:00:00
+    ```
+
+    ## Fix
+    Quote it: `last_updated: "2026-01-03T17:00:00"` (`ctxres migrate-nexus PROJECT-DIR` does it).
+    """,
+)
+NESTED_STATE = register(
+    "N004",
+    "nested-precompact-state",
+    "`precompact_state.json` nests its data instead of being FLAT.",
+    explanation="""
+    ## Why
+    The state the PreCompact hook saves is FLAT by design: SessionStart reads `active_project_id`
+    at the top level. The first draft nested it (`project_detection: {project_id: ...}`); a reader of
+    the corrected format finds no project in such a file, and the session resumes without loading
+    its project. (The optional `metadata` object is the only nested value allowed.)
+
+    ## Example
+    ```json
+    {"project_detection": {"project_id": "24-project-x", "confidence": "high"}, "confidence": "high", ...}
+    ```
+
+    ## Fix
+    Move the values to the top level: `"active_project_id": "24-project-x"`, and remove the nested
+    object.
+    """,
+)
+STATE_SIZE = register(
+    "N005",
+    "precompact-state-too-large",
+    "`precompact_state.json` is 1 KB or larger.",
+    explanation="""
+    ## Why
+    The PreCompact hook has 50 ms and SessionStart 200 ms; the state holds four short values and
+    stays under 1 KB. A larger file carries data that belongs elsewhere (a transcript excerpt, a
+    summary), slows both hooks and risks carrying secrets into the cache.
+
+    ## Fix
+    Keep only `active_project_id`, `confidence`, `detection_method`, `timestamp` (and a small
+    `metadata`).
+    """,
+)
+OUTSIDE = register(
+    "N006",
+    "file-outside-project",
+    "A `files_to_load` entry is absolute or leaves the project folder.",
+    explanation="""
+    ## Why
+    Entries are relative to the project folder (`02-projects/NN-name/`). An absolute path works on
+    one machine only, and a path that climbs out with `..` makes a resuming session read files of
+    other projects, or outside the workspace, as if they were this project's.
+
+    ## Example
+    ```yaml
+    files_to_load:
+      - "/home/ada/nexus/02-projects/24-x/01-planning/plan.md"
+      - "../25-other/01-planning/plan.md"
+    ```
+
+    ## Fix
+    Write the path relative to the project folder (`01-planning/plan.md`); move shared documents
+    into the project, or reference them from one of its files.
+    """,
+)
+MISSING_FILE = register(
+    "N007",
+    "file-to-load-missing",
+    "A `files_to_load` entry names a file that does not exist.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    After a compaction the SessionStart hook tells the model to read these files before anything
+    else. A missing file (renamed, moved, never written) leaves a gap exactly where the session
+    re-orients. Checked for the live manifest of a project, `<project>/01-planning/resume-context.md`.
+
+    ## Fix
+    Correct the path (relative to the project folder), create the file, or remove the entry.
+    """,
+)
+DUPLICATION = register(
+    "N008",
+    "manifest-duplicates-content",
+    "The manifest's body holds more than the validation gate.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    `resume-context.md` is a loading manifest and a validation gate, not a summary: the content
+    lives in the files it lists, and a copy in the manifest goes stale and contradicts them while
+    costing context on every resume. Here the body outside the "Validation Gate" section is longer
+    than the gate itself.
+
+    ## Example
+    ```markdown
+    ---
+    files_to_load: ["01-planning/steps.md", "03-working/key-insights.md"]
+    ---
+    ## What Was Built
+    1. **validate-feature skill** ...      <- a summary of the files listed above
+    ```
+
+    ## Fix
+    Move the text into the project's documents (and list them in `files_to_load`); keep only the
+    "# Validation Gate" section with the questions to answer on resume.
+    """,
+)
+LEGACY_FILE = register(
+    "N009",
+    "legacy-resume-file",
+    "A project still has a legacy `_resume.md` manifest.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    The manifest was renamed from `_resume.md` to `01-planning/resume-context.md`, with a new front
+    matter (`resume_schema_version`, `project_name`, `files_to_load`, a validation gate). The hooks
+    load `resume-context.md` only: a project with just `_resume.md` is resumed without its files,
+    and a `_resume.md` left beside a migrated manifest is a second, stale copy.
+
+    ## Fix
+    Run `ctxres migrate-nexus PROJECT-DIR`: it writes `01-planning/resume-context.md` from the
+    legacy file (normalised front matter, the validation gate) and keeps the old file as
+    `_resume.md.backup`; when the new manifest already exists it only moves the leftover to the
+    backup.
+    """,
+)
+
+VERSION_KEY = "resume_schema_version"
+
+
+def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:
+    position = doc.locate(path, key=key)
+    return Finding(doc.path, rule.code, message, rule.severity, position, format_json_path(path), fix)
+
+
+def _raw(doc: Document, path: JsonPath) -> str:
+    """The value at ``path`` as written in the file (to the end of its line, comment removed)."""
+    position = doc.value_pos.get(path)
+    if position is None:
+        return ""
+    lines = doc.text.splitlines()
+    if position.line > len(lines):
+        return ""
+    text = lines[position.line - 1][position.col - 1 :]
+    cut = text.find(" #")
+    return (text[:cut] if cut >= 0 else text).strip()
+
+
+# --------------------------------------------------------------------------- resume-context.md
+
+
+def _check_versions(doc: Document, data: dict[str, Any]) -> list[Finding]:
+    findings = []
+    if "resume_version" in data:
+        value = data["resume_version"]
+        shown = _raw(doc, ("resume_version",)) or str(value)
+        if VERSION_KEY in data:
+            message = f"legacy `resume_version: {shown}` beside `{VERSION_KEY}`: the legacy key is ignored"
+            fix = "remove the `resume_version` line"
+        else:
+            quoted = f'"{nexus.version_text(value) or shown}"'
+            message = f"legacy key `resume_version`: the version key is `{VERSION_KEY}`"
+            if not isinstance(value, str):
+                message += f", and its value {shown} is a number in YAML (quote it)"
+            fix = f"write `{VERSION_KEY}: {quoted}` instead (`ctxres migrate-nexus` does it)"
+        findings.append(_finding(doc, LEGACY_VERSION, message, ("resume_version",), fix, key=True))
+    value = data.get(VERSION_KEY)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        shown = _raw(doc, (VERSION_KEY,)) or str(value)
+        findings.append(
+            _finding(
+                doc,
+                VERSION_NUMBER,
+                f'`{VERSION_KEY}` is the number {shown}, not the text "{shown}": YAML reads 1.10 as 1.1',
+                (VERSION_KEY,),
+                f'quote it: `{VERSION_KEY}: "{shown}"` (`ctxres migrate-nexus` does it)',
+            )
+        )
+    return findings
+
+
+def _check_timestamps(doc: Document) -> list[Finding]:
+    findings = []
+    for path in doc.yaml_timestamps:
+        shown = _raw(doc, path) or str(doc.get(path))
+        name = format_json_path(path).removeprefix("$.")
+        findings.append(
+            _finding(
+                doc,
+                UNQUOTED_TIME,
+                f"`{name}: {shown}` is unquoted, so YAML reads it as a date-time object, not as ISO-8601 text",
+                path,
+                f'quote it: `{name}: "{shown}"`',
+            )
+        )
+    return findings
+
+
+def project_folder(fs_path: str) -> str | None:
+    """The project folder of a live manifest ``<project>/01-planning/resume-context.md``, else None."""
+    folder = os.path.dirname(os.path.abspath(fs_path))
+    if os.path.basename(fs_path) != nexus.MANIFEST_NAME or os.path.basename(folder) != nexus.PLANNING_FOLDER:
+        return None
+    return os.path.dirname(folder)
+
+
+def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
+    entries = data.get("files_to_load")
+    if not isinstance(entries, list):
+        return []
+    findings = []
+    safe: list[tuple[int, str]] = []
+    for index, entry in enumerate(entries):
+        problem = nexus.load_problem(entry)
+        if problem is None:
+            safe.append((index, entry))
+        elif isinstance(entry, str):
+            findings.append(
+                _finding(
+                    doc,
+                    OUTSIDE,
+                    f"`files_to_load` entry {entry!r}: {problem}",
+                    ("files_to_load", index),
+                    "write the path relative to the project folder, inside it",
+                )
+            )
+    project = project_folder(doc.fs_path) if doc.fs_path else None
+    if project is None:
+        return findings
+    missing = [
+        (index, entry)
+        for index, entry in safe
+        if not os.path.exists(os.path.normpath(os.path.join(project, entry.strip())))
+    ]
+    if missing:
+        where = os.path.basename(project)
+        if len(missing) == 1:
+            message = f"`files_to_load` entry {missing[0][1]!r} does not exist in the project folder {where}/"
+        else:
+            names = ", ".join(entry for _index, entry in missing)
+            message = (
+                f"{len(missing)} of {len(entries)} `files_to_load` entries do not exist in the project folder "
+                f"{where}/: {names}"
+            )
+        findings.append(
+            _finding(
+                doc,
+                MISSING_FILE,
+                message,
+                ("files_to_load", missing[0][0]),
+                "correct the paths (relative to the project folder), create the files, or remove the entries",
+            )
+        )
+    return findings
+
+
+def _check_body(doc: Document) -> list[Finding]:
+    split = nexus.split_manifest(doc.text)
+    if split is None:
+        return []
+    _front, body, first_line = split
+    if not nexus.duplicates_content(body):
+        return []
+    gate, other, first = nexus.body_content(body)
+    beside = f"besides a validation gate of {gate:,}" if gate else "and no validation gate"
+    message = (
+        f"the body carries {other:,} characters of content {beside}: a loading manifest lists the files "
+        "to read, it does not summarise them"
+    )
+    return [
+        Finding(
+            doc.path,
+            DUPLICATION.code,
+            message,
+            DUPLICATION.severity,
+            Position(first_line + max(first, 0), 1),
+            fix="move the content into the project's files (listed in files_to_load); keep only a "
+            "'# Validation Gate' section",
+        )
+    ]
+
+
+def _check_manifest(doc: Document) -> list[Finding]:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    return [
+        *_check_versions(doc, data),
+        *_check_timestamps(doc),
+        *_check_files(doc, data),
+        *_check_body(doc),
+    ]
+
+
+# --------------------------------------------------------------------------- precompact_state.json
+
+
+def nested_keys(data: Any) -> list[str]:
+    """Top-level keys of a precompact state that hold a nested mapping or list (``metadata`` excepted)."""
+    if not isinstance(data, dict):
+        return []
+    return [key for key, value in data.items() if key != "metadata" and isinstance(value, (dict, list))]
+
+
+def owned_paths(doc: Document) -> frozenset[JsonPath]:
+    """Schema problems the N rules report instead of the conformance rules: in a nested precompact
+    state, the nested keys and the missing FLAT ``active_project_id`` (one finding, with the fix)."""
+    if doc.kind != "precompact-state":
+        return frozenset()
+    nested = nested_keys(doc.data)
+    if not nested:
+        return frozenset()
+    owned: set[JsonPath] = {(key,) for key in nested}
+    data = doc.data if isinstance(doc.data, dict) else {}
+    moved = any(isinstance(data[key], dict) and "project_id" in data[key] for key in nested)
+    if moved and "active_project_id" not in data:
+        owned.add(("active_project_id",))  # N004's fix says where it is
+    return frozenset(owned)
+
+
+def _check_state(doc: Document) -> list[Finding]:
+    findings = []
+    data = doc.data if isinstance(doc.data, dict) else {}
+    for key in nested_keys(data):
+        value = data[key]
+        inner = sorted(value) if isinstance(value, dict) else []
+        if "project_id" in inner and "active_project_id" not in data:
+            fix = f'move `{key}.project_id` to the top level as `"active_project_id"` and remove `{key}`'
+        else:
+            fix = f"put the values of `{key}` at the top level under the documented keys, and remove `{key}`"
+        what = f"`{key}` holds a nested object ({', '.join(inner)})" if inner else f"`{key}` holds a nested list"
+        findings.append(
+            _finding(
+                doc,
+                NESTED_STATE,
+                f"{what}: the precompact state is FLAT, and SessionStart reads `active_project_id` at the top level",
+                (key,),
+                fix,
+                key=True,
+            )
+        )
+    size = _size(doc)
+    if size >= nexus.MAX_STATE_BYTES:
+        findings.append(
+            Finding(
+                doc.path,
+                STATE_SIZE.code,
+                f"the precompact state is {size:,} bytes; it must stay under 1 KB ({nexus.MAX_STATE_BYTES:,} bytes)",
+                STATE_SIZE.severity,
+                Position(1, 1),
+                fix="keep only active_project_id, confidence, detection_method, timestamp (and a small metadata)",
+            )
+        )
+    return findings
+
+
+def _size(doc: Document) -> int:
+    if doc.fs_path:
+        try:
+            return os.path.getsize(doc.fs_path)
+        except OSError:
+            pass
+    return len(doc.text.encode("utf-8"))
+
+
+def check_document(doc: Document, _config: Config) -> list[Finding]:
+    if doc.kind == "resume-context":
+        return _check_manifest(doc)
+    if doc.kind == "precompact-state":
+        return _check_state(doc)
+    return []
+
+
+# --------------------------------------------------------------------------- legacy _resume.md
+
+
+CONTAINERS = (nexus.PROJECTS_FOLDER, "02-builds")
+
+
+def _project_of(fs_path: str) -> tuple[str, str] | None:
+    """(Nexus workspace folder, project folder) of a file inside ``02-projects/NN-name/`` or
+    ``02-builds/NN-name/``, else None."""
+    parts = os.path.abspath(fs_path).split(os.sep)
+    for index in range(len(parts) - 3, 0, -1):
+        if parts[index] in CONTAINERS:
+            return os.sep.join(parts[:index]) or os.sep, os.sep.join(parts[: index + 2])
+    return None
+
+
+def _display_base(ws: Workspace) -> str:
+    """The folder the checked files' paths are shown relative to (the engine's working folder)."""
+    for doc in ws.documents:
+        if doc.fs_path and not os.path.isabs(doc.path):
+            absolute = os.path.abspath(doc.fs_path)
+            tail = os.sep + doc.path.replace("/", os.sep)
+            if absolute.endswith(tail):
+                return absolute[: -len(tail)] or os.sep
+    return os.getcwd()
+
+
+def _projects(ws: Workspace) -> dict[str, tuple[str, str]]:
+    """The project folders to look into, by real path: those holding a checked file, and every project
+    of the configuration root when it is a Nexus workspace."""
+    found: dict[str, tuple[str, str]] = {}
+    for doc in ws.documents:
+        located = _project_of(doc.fs_path) if doc.fs_path else None
+        if located:
+            found.setdefault(os.path.realpath(located[1]), located)
+    base = os.path.abspath(ws.config.root)
+    for container in CONTAINERS:
+        try:
+            names = sorted(os.listdir(os.path.join(base, container)))
+        except OSError:
+            continue
+        for name in names:
+            project = os.path.join(base, container, name)
+            if os.path.isdir(project):
+                found.setdefault(os.path.realpath(project), (base, project))
+    return found
+
+
+def legacy_files(project: str) -> list[str]:
+    """The legacy ``_resume.md`` files of a project folder (at its top or in ``01-planning/``)."""
+    candidates = (
+        os.path.join(project, nexus.LEGACY_NAME),
+        os.path.join(project, nexus.PLANNING_FOLDER, nexus.LEGACY_NAME),
+    )
+    return [candidate for candidate in candidates if os.path.isfile(candidate)]
+
+
+def legacy_traits(data: Any, timestamps: list[JsonPath]) -> list[str]:
+    """What a legacy front matter does differently from a manifest, in words."""
+    data = data if isinstance(data, dict) else {}
+    traits = []
+    if "resume_version" in data:
+        traits.append(f"`resume_version: {data['resume_version']}` for `{VERSION_KEY}`")
+    elif VERSION_KEY not in data:
+        traits.append("no version field")
+    renamed = [(old, new) for old, new in nexus.LEGACY_KEYS.items() if old in data and old != "resume_version"]
+    traits += [f"`{old}` for `{new}`" for old, new in renamed]
+    traits += [f"unquoted `{'.'.join(map(str, path))}`" for path in timestamps]
+    if "files_to_load" not in data:
+        traits.append("no `files_to_load`")
+    return traits
+
+
+def _excluded(rel: str, config: Config) -> bool:
+    rules = parse_ignore([*config.exclude, *config.extend_exclude])
+    parts = rel.split("/")
+    return any(is_ignored("/".join(parts[: i + 1]), i < len(parts) - 1, rules) for i in range(len(parts)))
+
+
+def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding:
+    def shown(path: str) -> str:
+        return os.path.relpath(path, base).replace(os.sep, "/")
+
+    result = load_file(legacy, "resume-context", Format.FRONT_MATTER)
+    doc = result.document
+    traits = legacy_traits(doc.data, doc.yaml_timestamps) if doc is not None else ["no YAML front matter"]
+    manifest = os.path.join(project, nexus.PLANNING_FOLDER, nexus.MANIFEST_NAME)
+    what = f"legacy resume manifest ({'; '.join(traits)})" if traits else "legacy resume manifest"
+    if os.path.isfile(manifest):
+        message = f"{what}: {nexus.PLANNING_FOLDER}/{nexus.MANIFEST_NAME} already replaces it; this copy is left over"
+        fix = f"`ctxres migrate-nexus {shown(project)}` moves it to {nexus.LEGACY_NAME}.backup"
+    else:
+        message = f"{what}: the hooks read {nexus.PLANNING_FOLDER}/{nexus.MANIFEST_NAME}, which this project lacks"
+        fix = f"`ctxres migrate-nexus {shown(project)}` writes it from this file and keeps a backup"
+    return Finding(shown(legacy), LEGACY_FILE.code, message, LEGACY_FILE.severity, Position(1, 1), fix=fix)
+
+
+def check_workspace(ws: Workspace) -> list[Finding]:
+    findings = []
+    base = _display_base(ws)
+    for _real, (root, project) in sorted(_projects(ws).items()):
+        for legacy in legacy_files(project):
+            if not _excluded(os.path.relpath(legacy, root).replace(os.sep, "/"), ws.config):
+                findings.append(_legacy_finding(root, base, project, legacy))
+    return findings
