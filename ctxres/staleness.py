@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import os
 import re
 from enum import Enum
 
@@ -71,7 +72,13 @@ class Classification(_ClassificationFields):
 
 
 def utc_now() -> dt.datetime:
-    """The current time (aware, UTC). The one clock read of ctxres: tests monkeypatch it."""
+    """The current time (aware, UTC). The one clock read of ctxres: tests monkeypatch it, and
+    ``CTXRES_NOW`` (ISO-8601) freezes it for replays, as it does for the hooks."""
+    frozen = os.environ.get("CTXRES_NOW")
+    if frozen:
+        stamp = parse_timestamp(frozen)
+        if stamp is not None:
+            return stamp.instant
     return dt.datetime.now(dt.timezone.utc)
 
 

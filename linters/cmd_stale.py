@@ -19,7 +19,6 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from ctxres.config import Config, load_config
 from ctxres.document import Document, JsonPath
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.loading import Format, decode, parse_text
+from ctxres.staleness import utc_now
 from ctxres.statediff import Staleness, assess
 
 EXIT_OK, EXIT_BLOCKED, EXIT_USAGE = 0, 1, 2
@@ -76,7 +76,7 @@ class Comparison:
 
 
 def now_utc() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _parse(path: str, raw: bytes) -> Document | None:

@@ -42,7 +42,15 @@ FILES = "files"
 PROJECT_MARK = "$PROJECT"
 TRANSCRIPTS_MARK = "$TRANSCRIPTS"
 EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
-COMMANDS = ("ack", "check")  # `ctxres stale` needs a git repository, which a workspace copy is not
+# `commit` makes the workspace a git repository (on first use) and commits it as it is: the HEAD a later
+# `stale` step compares the staged workspace with, as the pre-commit hook does.
+COMMANDS = ("ack", "check", "commit", "stale")
+_GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "ctxres replay",
+    "GIT_AUTHOR_EMAIL": "replay@ctxres.invalid",
+    "GIT_COMMITTER_NAME": "ctxres replay",
+    "GIT_COMMITTER_EMAIL": "replay@ctxres.invalid",
+}
 HOOK_TIMEOUT = 60
 # Variables of the caller's environment that would change what a hook does: never passed on.
 _DROPPED_ENV_PREFIXES = ("CTXRES_", "CLAUDE_")
@@ -252,7 +260,7 @@ def _timestamp_ns(now: str) -> int:
 def _entries(base: Path) -> list[Path]:
     found: list[Path] = []
     for folder, dirs, files in os.walk(base):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if d != ".git")  # a `commit` step's repository is not an output
         found.extend(Path(folder, name) for name in dirs + sorted(files))
     return found
 
@@ -363,7 +371,20 @@ def child_env(paths: Paths, now: str, extra: Mapping[str, str] | None) -> dict[s
     return env
 
 
+def _git(paths: Paths, now: str, *args: str) -> None:
+    env = {**child_env(paths, now, None), **_GIT_IDENTITY, "GIT_AUTHOR_DATE": now, "GIT_COMMITTER_DATE": now}
+    subprocess.run(["git", *args], cwd=paths.project, env=env, capture_output=True, check=True, timeout=HOOK_TIMEOUT)
+
+
 def run_process(step: Step, paths: Paths, extra_env: Mapping[str, str] | None) -> subprocess.CompletedProcess[bytes]:
+    if step.command[:1] == ("commit",):
+        if not (paths.project / ".git").exists():
+            _git(paths, step.now, "init", "-q", "-b", "main")
+        _git(paths, step.now, "add", "-A")
+        _git(paths, step.now, "commit", "-q", "--allow-empty", "-m", f"replay: {step.name}")
+        return subprocess.CompletedProcess(["git", "commit"], 0, b"", b"")
+    if step.command[:1] == ("stale",):
+        _git(paths, step.now, "add", "-A")  # stage the workspace as a developer would before committing
     if step.event is not None:
         argv = [sys.executable, "-m", "ctxres.hooks.main", step.event]
     else:

@@ -152,11 +152,17 @@ def test_b_injects_template1_at_a_new_session() -> None:
     assert "Phase 3 (Source Headers)" in _golden("b-cross-session-resumption", "04-resume", "additional-context.txt")
 
 
-def test_c_warns_about_the_stale_section_in_l3_and_l4() -> None:
-    l3 = _golden("c-forgotten-update-rg6", "05-s05-qg1-pass", "additional-context.txt")
-    l4 = _golden("c-forgotten-update-rg6", "06-s06-prompt", "additional-context.txt")
+def test_c_warns_about_the_stale_section_in_l3_and_l4_and_pre_commit_blocks() -> None:
+    # the first tool write after the phase moved (QG-1 pass) gets the L3 warning
+    l3 = _golden("c-forgotten-update-rg6", "06-s05-qg1-pass", "additional-context.txt")
+    l4 = _golden("c-forgotten-update-rg6", "09-s06-prompt", "additional-context.txt")
     assert "STALE" in l3 and "2026-02-17T09:20:00Z" in l3
     assert "Resumption staleness: STALE" in l4
+    # and committing that change is blocked by the pre-commit stale check
+    assert _golden("c-forgotten-update-rg6", "07-s05-pre-commit-stale", "exit-code") == "1\n"
+    blocked = _golden("c-forgotten-update-rg6", "07-s05-pre-commit-stale", "stdout.json")
+    assert "blocked: the workflow state moved but the resumption section did not" in blocked
+    assert "gate qg-1 status: PENDING -> PASS" in blocked
 
 
 def test_d_reports_two_pending_compactions_and_acks_both() -> None:

@@ -121,3 +121,33 @@ def test_missing_values_render_as_unknown_not_as_errors() -> None:
 def test_generic_alert_names_the_reason() -> None:
     text = render_generic_alert(orchestration_path="ORCHESTRATION.yaml", reason="invalid JSON at line 3")
     assert text.startswith("<compaction-alert>\n") and "invalid JSON at line 3" in text
+
+
+def test_replayed_qg2_compaction_alert_matches_the_seed_apart_from_listed_lines() -> None:
+    """Fixture (a), step 9: the alert SessionStart injected after the QG-2 compaction (a golden
+    produced by `ctxres replay --update`) against seed 002's populated Template 2 example."""
+    seed = (T / "seed-template2-example.txt").read_text()
+    golden = FIXTURES / "replay" / "a-feat015-single-session" / "expected" / "11-s09-session-start-compact"
+    assert _changes(seed, (golden / "additional-context.txt").read_text()) == [
+        # The fixture follows seed 002's mental test, where compaction fires while iteration 2 is
+        # being scored (after the DA-001 revision); the populated example shows iteration 1.
+        "-YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-1",
+        "+YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-2",
+        # The PreCompact hook cannot write prose: its critical context is derived from the state.
+        "-QG-2 was scoring 3 Phase 2 deliverables. S-007 found 1 major finding: DA-001 copyright",
+        "-holder inconsistency between NOTICE and header_template. Revision was in progress.",
+        "+Activity at compaction: qg-2-iteration-2. Quality gate qg-2 iteration 2: last score 0.960",
+        "+(iteration 1). Primary defect of the last gate iteration: DA-001: copyright holder",
+        "+inconsistency.",
+        # RD-001 was applied before iteration 2 (the revision), so no decision is pending.
+        "-- RD-001: Align copyright holder to 'Adam Nowak'. Affects Phase 3 header_template.",
+        "+- none",
+        # Merging by hand (two steps) is replaced by `ctxres ack`; the next action is the
+        # fixture's own next_step for iteration 2.
+        "-3. Merge checkpoint data into resumption section if checkpoint is newer",
+        "-4. Set checkpoint acknowledged=true in the checkpoint file",
+        "-5. Continue from: Complete QG-2 iteration 1 revision (apply DA-001 fix), then re-score",
+        "+3. Run `ctxres ack` to merge the checkpoint into the resumption section and acknowledge it",
+        "+4. Continue from: Restart QG-2 iteration 2 scoring: re-read the 3 Phase 2 deliverables",
+        "+   and run S-014, S-007, S-002 (the DA-001 revision is applied).",
+    ]
