@@ -192,15 +192,21 @@ def earliest_instant(stamp: Timestamp) -> dt.datetime:
 
 
 def newest_timestamp(
-    data: Any, *, exclude: Path = UPDATED_AT_PATH, not_after: dt.datetime | None = None
+    data: Any,
+    *,
+    exclude: Path = UPDATED_AT_PATH,
+    not_after: dt.datetime | None = None,
+    also_exclude: tuple[Path, ...] = (),
 ) -> Found | None:
-    """The latest time recorded in ``data`` outside ``exclude`` (by its earliest possible instant).
+    """The latest time recorded in ``data`` outside ``exclude`` and ``also_exclude`` (sub-trees), by
+    its earliest possible instant.
 
     ``not_after`` drops times after it (a time in the future records no event that happened).
     On a tie the first one in document order wins.
     """
+    skipped = {exclude, *also_exclude}
     best: Found | None = None
-    for found in iter_timestamps(data, skip=lambda path: path == exclude):
+    for found in iter_timestamps(data, skip=lambda path: path in skipped):
         instant = earliest_instant(found.stamp)
         if not_after is not None and instant > not_after:
             continue

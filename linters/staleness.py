@@ -518,7 +518,13 @@ def check_behind_file(ctx: Context) -> list[Finding]:
     if stamp is None:
         return []
     horizon = core.utc_now() + core.DEFAULT_CLOCK_SKEW
-    newest = core.newest_timestamp(ctx.doc.data, exclude=(*RS, "updated_at"), not_after=horizon)
+    # Compaction events are the acknowledgement rules' (A011 says what a merged checkpoint left behind).
+    newest = core.newest_timestamp(
+        ctx.doc.data,
+        exclude=(*RS, "updated_at"),
+        not_after=horizon,
+        also_exclude=(("resumption", "compaction_events"),),
+    )
     window = timedelta(minutes=ctx.config.staleness_minutes)
     if newest is None or core.behind(stamp.instant, core.earliest_instant(newest.stamp), window) is None:
         return []

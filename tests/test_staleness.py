@@ -780,3 +780,15 @@ def test_json_paths_of_corpus_findings_point_at_what_they_name(corpus_findings: 
     for finding in corpus_findings:
         assert finding.json_path.startswith("$.resumption."), finding
     assert json.dumps([f.json_path for f in corpus_findings])  # serialisable for the reporters
+
+
+def test_merged_compaction_times_are_left_to_the_acknowledgement_rules() -> None:
+    """One problem, one finding: an acknowledged event newer than updated_at is A011's, not also S003's."""
+    from ctxres.config import load_config
+    from ctxres.linters import engine
+
+    from .conftest import FIXTURES
+
+    case = FIXTURES / "rules" / "A011" / "bad"
+    codes = [f.code for f in engine.run([case], load_config(case), cwd=case).findings]
+    assert codes == ["A011"]
