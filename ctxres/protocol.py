@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ctxres.resumption import V2_SUBSECTIONS
+
 
 class Urgency(str, Enum):
     """How binding a trigger is: NORMAL and URGENT must be followed; ADVISORY should be."""
@@ -46,16 +48,8 @@ TRIGGERS: tuple[Trigger, ...] = (
 
 TRIGGER_IDS: tuple[str, ...] = tuple(trigger.id for trigger in TRIGGERS)
 
-SUBSECTIONS: tuple[str, ...] = (
-    "recovery_state",
-    "files_to_read",
-    "quality_trajectory",
-    "defect_summary",
-    "decision_log",
-    "agent_summaries",
-    "compaction_events",
-)
-"""The seven sub-sections of a v2.0 resumption section (the schema's ``V2_SUBSECTIONS``; a test compares them)."""
+SUBSECTIONS: tuple[str, ...] = V2_SUBSECTIONS
+"""The seven sub-sections of a v2.0 resumption section."""
 
 
 class Action(str, Enum):

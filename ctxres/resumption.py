@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+# The seven sub-sections of a v2.0 section, in the order the specification lists them.
+V2_SUBSECTIONS: tuple[str, ...] = (
+    "recovery_state",
+    "files_to_read",
+    "quality_trajectory",
+    "defect_summary",
+    "decision_log",
+    "agent_summaries",
+    "compaction_events",
+)
 # The keys that only a v2.0 section has (`files_to_read` is in both versions).
 V2_ONLY_KEYS = frozenset(
     {

@@ -217,9 +217,8 @@ SPELLINGS = ("any", "underscore", "hyphen")
 
 
 def spelling_setting(config: Config) -> str:
-    """``event-type-spelling`` from the configuration (``any`` when the setting does not exist)."""
-    value = getattr(config, "event_type_spelling", "any")
-    return value if value in SPELLINGS else "any"
+    """``event-type-spelling`` from the configuration (validated there: any, underscore or hyphen)."""
+    return config.event_type_spelling
 
 
 def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:

@@ -163,15 +163,9 @@ def normalise_manifest(front: dict[str, Any], folder: str, exists: Any) -> tuple
 
 
 def _yaml_value(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    return json.dumps(timestamp_text(value) or str(value), ensure_ascii=False)
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return yamledit.scalar(value)
+    return yamledit.scalar(timestamp_text(value) or str(value))
 
 
 def render_front_matter(data: dict[str, Any]) -> str:

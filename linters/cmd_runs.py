@@ -77,8 +77,7 @@ def _stale_after(args: argparse.Namespace, root: Path) -> dt.timedelta:
         if args.stale_after_days <= 0:
             raise ValueError("--stale-after-days must be a positive number")
         return dt.timedelta(days=args.stale_after_days)
-    configured = getattr(load_config(root), "run_stale_after_days", DEFAULT_STALE_DAYS)
-    return dt.timedelta(days=configured)
+    return dt.timedelta(days=load_config(root).run_stale_after_days)
 
 
 def _parse_words(words: list[str]) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from ctxres.config import Config
@@ -32,6 +33,7 @@ class Workspace:
         return [doc for doc in self.documents if doc.kind == kind]
 
 
+@lru_cache(maxsize=1)
 def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
     """A rule module takes part through ``check_document(doc, config)`` and/or ``check_workspace(ws)``."""
     per_document: list[DocumentCheck] = []

@@ -33,9 +33,6 @@ from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.registry import Rule, register
 from ctxres.project import inside, project_root
 from ctxres.reinject import (
-    DEFAULT_BUDGET,
-    DEFAULT_MAX_MARKER_TOKENS,
-    DEFAULT_TOLERANCE_PERCENT,
     KEYWORD,
     RULE_FILE_KIND,
     Lines,
@@ -271,25 +268,20 @@ MISSING_REMINDER = register(
 # --- settings ---------------------------------------------------------------------------------
 
 
-def _int_setting(config: Config, name: str, default: int) -> int:
-    value = getattr(config, name, default)
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
 def budget(config: Config) -> int:
-    return _int_setting(config, "reinject_budget", DEFAULT_BUDGET)
+    return config.reinject_budget
 
 
 def tolerance(config: Config) -> int:
-    return _int_setting(config, "reinject_token_tolerance", DEFAULT_TOLERANCE_PERCENT)
+    return config.reinject_token_tolerance
 
 
 def max_marker_tokens(config: Config) -> int:
-    return _int_setting(config, "reinject_max_marker_tokens", DEFAULT_MAX_MARKER_TOKENS)
+    return config.reinject_max_marker_tokens
 
 
 def protocol_enforced(config: Config) -> bool:
-    return getattr(config, "enforce_update_protocol", False) is True
+    return config.enforce_update_protocol
 
 
 # --- per file ---------------------------------------------------------------------------------

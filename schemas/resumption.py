@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from ctxres.resumption import V2_SUBSECTIONS as V2_SUBSECTIONS  # re-exported
 from ctxres.schemas.base import IsoDateTime, OpenModel, StrictModel
 
 Fill = Annotated[
@@ -195,14 +196,3 @@ class OrchestrationFile(OpenModel):
     """An ORCHESTRATION.yaml file. Only its `resumption` section is specified by ctxres."""
 
     resumption: ResumptionV1 | ResumptionV2 | None = Field(None, description="The resumption section, v1.0 or v2.0.")
-
-
-V2_SUBSECTIONS: tuple[str, ...] = (
-    "recovery_state",
-    "files_to_read",
-    "quality_trajectory",
-    "defect_summary",
-    "decision_log",
-    "agent_summaries",
-    "compaction_events",
-)
