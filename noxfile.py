@@ -1,12 +1,15 @@
 """nox sessions.
 
-CI runs ``nox -s tests lint typecheck schemas`` (the default sessions; ``bash .ci/run`` does it on a
-fresh machine). ``nox -s bench`` compares ctxres with check-jsonschema and the hooks with a bare
-interpreter. Extra arguments after ``--`` go to pytest, ruff, mypy or bench/run.py.
+CI runs ``nox -s tests lint typecheck schemas replay`` (the default sessions) and then ``nox -s fuzz``
+with a short budget; ``bash .ci/run`` does both on a fresh machine. ``nox -s fuzz`` alone runs 10,000
+cases per fuzz target. ``nox -s bench`` prints the benchmark table (hooks against a bare interpreter,
+fill estimation, ctxres check against check-jsonschema, audit-history). Extra arguments after ``--``
+go to pytest, ruff, mypy or bench/run.py.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -115,9 +118,35 @@ def replay(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """Property-based fuzzing (hypothesis) of the hooks, the transcript reader, the linter, migrate and ack.
+
+    ``CTXRES_FUZZ_EXAMPLES`` cases per target (default 10,000; CI sets fewer), from the seed
+    ``CTXRES_FUZZ_SEED`` (default 0), so a failure reproduces with the same two values.
+    """
+    session.install("-e", ".[test]", "jsonschema>=4")
+    env = {
+        "CTXRES_FUZZ_EXAMPLES": os.environ.get("CTXRES_FUZZ_EXAMPLES", "10000"),
+        "CTXRES_FUZZ_SEED": os.environ.get("CTXRES_FUZZ_SEED", "0"),
+    }
+    session.run("python", "-m", "pytest", str(ROOT / "fuzz"), "-p", "no:cacheprovider", *session.posargs, env=env)
+
+
+@nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """ctxres check vs check-jsonschema on the corpus; hook start-up vs ``python -c pass``."""
+    """One Markdown table: hooks vs ``python -c pass``, fill estimation at 1 MB / 100 MB / 1 GB,
+    ctxres check vs check-jsonschema, audit-history on a 1,000-commit history (docs/performance.md).
+
+    ctxres is installed (not editable) and its bytecode compiled explicitly, so the hooks start as
+    they do for a user even where PYTHONDONTWRITEBYTECODE is set. Options after ``--``:
+    ``--repeat N``, ``--quick``, ``--markdown FILE`` (see ``python bench/run.py --help``).
+    """
     source = _clean_source(session)
     session.install(str(source), CHECK_JSONSCHEMA)
+    # -I: without the current folder on sys.path, so this finds the installed copy, not ./ctxres
+    probe = "import ctxres, os; print(os.path.dirname(ctxres.__file__))"
+    location = Path(str(session.run("python", "-I", "-c", probe, silent=True)).strip())
+    if "site-packages" not in location.parts:
+        session.error(f"ctxres is imported from {location}, not from the installed copy")
+    session.run("python", "-m", "compileall", "-q", str(location))
     session.run("python", str(ROOT / "bench" / "run.py"), *session.posargs)
-    session.run("python", str(ROOT / "bench" / "transcript_bench.py"))

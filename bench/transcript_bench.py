@@ -11,6 +11,9 @@ then deletes the files.
 The files are in the page cache after the warm-up run, so this measures the work done per call
 (bytes read, lines split, JSON parsed), not the disk. Nothing here asserts a time.
 
+``measure_fill`` is the part ``bench/run.py`` puts in the published table (1 MB / 100 MB / 1 GB,
+each against a plain 64 KiB tail read of the same file and against the 1 MB case).
+
 Standard library only: ``python bench/transcript_bench.py`` with ctxres importable.
 """
 
@@ -26,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -237,6 +241,67 @@ def median_ms(call: Callable[[], object], repeat: int) -> float:
         call()
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
+
+
+def tail_read(path: Path, size: int = 64 * 1024) -> int:
+    """The floor for a read from the end: open, seek to the last ``size`` bytes, read them."""
+    with path.open("rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        end = handle.tell()
+        handle.seek(max(0, end - size))
+        return len(handle.read(size))
+
+
+@dataclass
+class FillCase:
+    """``read_fill`` on one transcript, and the plain 64 KiB tail read of the same file."""
+
+    label: str
+    size: int
+    fill_seconds: float
+    tail_seconds: float
+    tokens: int | None
+    source: str
+    bytes_scanned: int
+
+
+def _size_label(size: int) -> str:
+    if size >= 1000 * MB:
+        return f"{size / (1000 * MB):g} GB"
+    if size >= MB:
+        return f"{size / MB:g} MB"
+    return f"{size / 1000:g} kB"
+
+
+def measure_fill(sizes: tuple[int, ...], repeat: int, folder: Path | None = None) -> list[FillCase]:
+    """``read_fill`` on transcripts of each size: the first is real content, the others a sparse hole
+    followed by the same content. Medians of ``repeat`` calls after one warm-up; files deleted after."""
+    work = Path(tempfile.mkdtemp(prefix="ctxres-fill-bench-", dir=folder))
+    try:
+        tail = _realistic(sizes[0])
+        cases = []
+        for size in sizes:
+            path = work / f"transcript-{size}.jsonl"
+            if size <= len(tail):
+                path.write_bytes(tail)
+            else:
+                _sparse(path, size, tail)
+            reading = read_fill(path)
+            cases.append(
+                FillCase(
+                    label=_size_label(size),
+                    size=path.stat().st_size,
+                    fill_seconds=median_ms(partial(read_fill, path), repeat) / 1000,
+                    tail_seconds=median_ms(partial(tail_read, path), repeat) / 1000,
+                    tokens=reading.tokens,
+                    source=reading.source,
+                    bytes_scanned=reading.bytes_scanned,
+                )
+            )
+            path.unlink()
+        return cases
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def machine() -> str:

@@ -13,6 +13,7 @@ Pure functions build the new texts; :func:`plan` reads the files and :func:`writ
 from __future__ import annotations
 
 import json
+import stat
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,20 +24,17 @@ from typing import Any
 import yaml
 
 from ctxres import checkpoints as cp
-from ctxres.atomic import write_atomic
+from ctxres.atomic import write_all_atomic
 from ctxres.config import Config
 from ctxres.discovery import discover
 from ctxres.document import JsonPath
 from ctxres.jsonpos import JsonPosError, parse_json
-from ctxres.loading import Format, load_file
+from ctxres.loading import DEFAULT_MAX_BYTES, Format, load_file
 from ctxres.project import inside
 from ctxres.resumption import detect_version
 from ctxres.yamledit import EditError, append_item, set_key
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from ctxres.yamlguard import YamlGuardError
+from ctxres.yamlguard import load as guarded_load
 
 ACTIVE_STATUSES = ("ACTIVE", "PAUSED")
 SECTION: JsonPath = ("resumption",)
@@ -102,11 +100,16 @@ def event_for(checkpoint: cp.CheckpointView, reference: str, now: str) -> dict[s
 
 def _load(text: str) -> Any:
     try:
-        return yaml.load(text, Loader=_Loader)
+        return guarded_load(text)  # never crashes on deep nesting; refuses alias bombs
+    except YamlGuardError as exc:
+        raise SectionError(f"cannot be read: {exc.message}") from None
+    except RecursionError:
+        raise SectionError("cannot be read: the document is nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise SectionError(f"does not parse as YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+        problem = str(getattr(exc, "problem", None) or exc).splitlines()[0]  # one line, always
+        raise SectionError(f"does not parse as YAML{where}: {problem}") from None
 
 
 def section_of(text: str) -> dict[str, Any]:
@@ -412,13 +415,25 @@ def _order_message(shown: str, number: int, expected: int, waiting: Sequence[Pat
     )
 
 
+def read_orchestration(orchestration: Path) -> str:
+    """The text of the file to merge into: :class:`SectionError` over the size limit (a hostile file is
+    never read whole), :class:`AckUsageError` when it cannot be read."""
+    try:
+        info = orchestration.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever
+            raise SectionError("is not a regular file (a named pipe or a device); not read")
+        size = info.st_size
+        if size > DEFAULT_MAX_BYTES:
+            raise SectionError(f"is {size:,} bytes, more than the limit of {DEFAULT_MAX_BYTES:,}; not read")
+        return orchestration.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AckUsageError(f"cannot read {orchestration}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
 def plan(orchestration: Path, candidates: list[Candidate], root: Path, now: str, waiting: Sequence[Path] = ()) -> Plan:
     """The merge of ``candidates`` (in order) into ``orchestration``; :class:`AckError` if any step is
     refused. ``waiting`` lists every checkpoint not merged yet, to say which one must go first."""
-    try:
-        old = orchestration.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AckUsageError(f"cannot read {orchestration}: {getattr(exc, 'strerror', None) or exc}") from None
+    old = read_orchestration(orchestration)
     text = old
     before = _count(section_of(old))
     result = Plan(orchestration, old, old, count_before=before)
@@ -443,10 +458,12 @@ def _count(section: dict[str, Any]) -> int | None:
 def write(result: Plan) -> None:
     """Write the orchestration file, then each checkpoint (each atomically).
 
-    The section goes first: if the run stops in between, the event exists and the file is not yet
-    marked, and the next ``ctxres ack`` completes exactly that.
+    Every new content is on disk (in temporary files) before the first file is replaced, so a full
+    disk or a read-only folder changes nothing. The section goes first: if the run stops in between,
+    the event exists and the file is not yet marked, and the next ``ctxres ack`` completes exactly that.
     """
+    files: list[tuple[Path | str, str | bytes]] = []
     if result.new_text != result.old_text:
-        write_atomic(result.orchestration, result.new_text)
-    for step in result.steps:
-        write_atomic(step.checkpoint, step.json_text)
+        files.append((result.orchestration, result.new_text))
+    files += [(step.checkpoint, step.json_text) for step in result.steps]
+    write_all_atomic(files)

@@ -9,11 +9,14 @@ pick the same name. Only ``os`` is imported: hooks call this on every prompt.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from pathlib import Path
+
+_NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS)
 
 
 def write_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8") -> None:
@@ -25,6 +28,73 @@ def write_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8"
         mode = os.stat(target).st_mode & 0o777
     except OSError:
         mode = 0o644
+    tmp = _write_temp(target, raw, mode)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(folder)
+
+
+def write_all_atomic(files: list[tuple[Path | str, str | bytes]], *, encoding: str = "utf-8") -> None:
+    """Replace several files, each atomically, so that a write error changes none of them.
+
+    Every content is written to its temporary file first; only when all are on disk are the targets
+    replaced, in the order given. A full disk or a read-only folder therefore fails before any file
+    changed; a crash during the renames leaves a prefix of the list replaced (plus ``.*.tmp`` files).
+    """
+    staged: list[tuple[str, str]] = []
+    try:
+        for path, data in files:
+            target = os.fspath(path)
+            raw = data.encode(encoding) if isinstance(data, str) else data
+            try:
+                mode = os.stat(target).st_mode & 0o777
+            except OSError:
+                mode = 0o644
+            staged.append((_write_temp(target, raw, mode), target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+            _fsync_dir(os.path.dirname(target) or ".")
+    finally:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # only those not renamed are still there
+
+
+def create_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8") -> bool:
+    """Create ``path`` with ``data`` unless a file of that name exists; False when it does.
+
+    The content goes to a temporary file that is then hard-linked to the name (``link`` fails when the
+    name is taken), so the name never exists with partial content: a crash at any point leaves at most a
+    ``.<name>.<pid>.<random>.tmp`` file. Where hard links are not supported the name is claimed with
+    ``O_EXCL`` and filled with :func:`write_atomic` (a crash in between leaves it empty).
+    """
+    target = os.fspath(path)
+    raw = data.encode(encoding) if isinstance(data, str) else data
+    tmp = _write_temp(target, raw, 0o644)
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        if not claim(target):
+            return False
+        write_atomic(target, raw)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _fsync_dir(os.path.dirname(target) or ".")
+    return True
+
+
+def _write_temp(target: str, raw: bytes, mode: int) -> str:
+    """A new temporary file beside ``target`` holding ``raw``, flushed to disk; its path."""
+    folder = os.path.dirname(target) or "."
     tmp = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
@@ -36,12 +106,11 @@ def write_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8"
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(folder)
+    return tmp
 
 
 def claim(path: Path | str) -> bool:

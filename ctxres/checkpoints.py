@@ -26,6 +26,7 @@ from ctxres.timestamps import parse_timestamp
 
 CHECKPOINTS_FOLDER = "checkpoints"
 SEED, PEER = "seed", "peer"
+MAX_READ_BYTES = 10 * 1024 * 1024  # as ctxres.loading.DEFAULT_MAX_BYTES: a checkpoint is a few KB
 
 # cx-001-checkpoint.json (seed), cx-001.json and cx-001.d933ffb7.json (peer).
 _NAME = re.compile(r"^cx-(\d{3,})(?:-checkpoint|\.[0-9A-Za-z]+)?\.json$")
@@ -276,6 +277,8 @@ def load(text: str) -> Any:
         data = json.loads(text)
     except ValueError as exc:
         raise CheckpointError(f"is not valid JSON ({exc})") from None
+    except RecursionError:  # hostile input: thousands of nested arrays or objects
+        raise CheckpointError("is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise CheckpointError("is not a JSON object")
     return data
@@ -284,6 +287,8 @@ def load(text: str) -> Any:
 def read(path: Path) -> CheckpointView:
     """The view of the checkpoint file at ``path``; :class:`CheckpointError` when it cannot be read."""
     try:
+        if path.stat().st_size > MAX_READ_BYTES:  # never read a hostile 100 MB file whole
+            raise CheckpointError(f"is larger than {MAX_READ_BYTES:,} bytes; not read")
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CheckpointError(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None

@@ -40,7 +40,7 @@ def kind_of(relpath: str, path: Path, config: Config) -> str | None:
             return kind
     if config.sniff_resumption and path.suffix in YAML_SUFFIXES:
         try:
-            if path.stat().st_size <= config.max_file_size:
+            if path.is_file() and path.stat().st_size <= config.max_file_size:  # never open a FIFO
                 with path.open("rb") as handle:
                     if RESUMPTION_KEY.search(handle.read()):
                         return "orchestration"

@@ -116,15 +116,33 @@ def resolve_commit(rev: str, cwd: Path) -> str:
         raise GitError(f"unknown revision {rev!r}: no such commit, branch or tag") from None
 
 
-def read_blobs(specs: list[str], cwd: Path) -> list[bytes | None]:
+class Oversized(bytes):
+    """Stands for a blob larger than the ``max_bytes`` of :func:`read_blobs` (empty; ``size`` says how big)."""
+
+    size: int = 0
+
+
+def _oversized(size: int) -> Oversized:
+    blob = Oversized()
+    blob.size = size
+    return blob
+
+
+def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> list[bytes | None]:
     """The contents of ``REV:path`` (or ``:path``, the index) for each spec; None when absent.
 
-    One ``git cat-file --batch`` process reads them all.
+    One ``git cat-file --batch`` process reads them all. With ``max_bytes``, the sizes are asked first
+    (``--batch-check``) and a larger blob is never read: it comes back as an empty :class:`Oversized`.
     """
     if not specs:
         return []
     if any("\n" in spec for spec in specs):
         raise GitError("file names containing a newline are not supported")
+    if max_bytes is not None:
+        sizes = _blob_sizes(specs, cwd)
+        small = [spec for spec, size in zip(specs, sizes, strict=True) if size is None or size <= max_bytes]
+        read = iter(read_blobs(small, cwd))
+        return [next(read) if size is None or size <= max_bytes else _oversized(size) for size in sizes]
     out = run(
         ["cat-file", "--batch"], cwd, stdin="".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
     )
@@ -144,6 +162,20 @@ def read_blobs(specs: list[str], cwd: Path) -> list[bytes | None]:
         else:  # "<spec> missing" or "<spec> ambiguous"
             results.append(None)
     return results
+
+
+def _blob_sizes(specs: list[str], cwd: Path) -> list[int | None]:
+    """The size of each spec's blob; None when absent or not a blob."""
+    out = run(
+        ["cat-file", "--batch-check"],
+        cwd,
+        stdin="".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape"),
+    )
+    sizes: list[int | None] = []
+    for line in out.splitlines()[: len(specs)]:
+        header = line.split(b" ")
+        sizes.append(int(header[2]) if len(header) == 3 and header[1] == b"blob" else None)
+    return sizes + [None] * (len(specs) - len(sizes))
 
 
 def _parse_changes(tokens: list[str]) -> list[Change]:

@@ -52,7 +52,8 @@ class _Parser:
         return Position(line + 1 + self.line_offset, index - self.starts[line] + 1)
 
     def fail(self, message: str, index: int) -> JsonPosError:
-        return JsonPosError(message, self.pos(index))
+        # an error at the end of the text is shown after its last character, not on a line past the end
+        return JsonPosError(message, self.pos(min(index, len(self.text.rstrip()))))
 
     def skip(self, index: int) -> int:
         match = _WS.match(self.text, index)

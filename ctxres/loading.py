@@ -8,6 +8,7 @@ never as an exception: callers turn issues into findings or, in hooks, into a st
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -221,7 +222,12 @@ def load_file(
     limits = limits or Limits()
     shown = display_path or path
     try:
-        size = os.stat(path).st_size
+        info = os.stat(path)
+        size = info.st_size
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever; a device never ends
+            return LoadResult(
+                None, [LoadIssue(IssueKind.UNREADABLE, "it is not a regular file (a named pipe, a device or a folder)")]
+            )
         if size > limits.max_bytes:
             return LoadResult(
                 None,

@@ -33,11 +33,7 @@ from ctxres.document import JsonPath
 from ctxres.loading import Format, IssueKind, parse_text
 from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_view
 from ctxres.yamledit import EditError, find, key_text, scalar, top_level_span
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from ctxres.yamlguard import YamlGuardError, loader_for
 
 PLACEHOLDER = "<ctxres migrate: not inferred; set this>"
 PLACEHOLDER_PREFIX = "<ctxres migrate:"
@@ -473,9 +469,9 @@ def _keys(text: str, start: int, lines: list[str]) -> list[tuple[str, int, int, 
     """(key, row in ``lines``, column, column past the key) of each key of the block mapping
     under the ``resumption:`` line that starts at ``start``."""
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=loader_for(text))  # libyaml crashes on very deep nesting
         key_node, mapping = find(root, (SECTION,)) if root is not None else (None, None)
-    except (yaml.YAMLError, EditError) as exc:
+    except (yaml.YAMLError, EditError, YamlGuardError, RecursionError) as exc:
         raise _Refused(f"cannot read the section: {exc}") from None
     if key_node is None or key_node.start_mark.index != start:
         raise _Refused("cannot locate the `resumption:` entry in the text")

@@ -1,20 +1,32 @@
-"""Secret redaction: credentials in text or JSON values become ``[REDACTED]`` (pure functions).
+"""Secrets in text: find them (:func:`find_secrets`) and replace them with ``[REDACTED]`` (pure functions).
 
-The PreCompact hook copies free text from the ORCHESTRATION file (``next_step``, decisions, agent
-summaries...) into a checkpoint file; whatever credential a session pasted there must not be copied
-along. Recognized:
+The hooks copy free text from the ORCHESTRATION file (``next_step``, decisions, agent summaries...)
+into checkpoint files, caches and the text they inject into the session; whatever credential a
+session pasted there must not travel along. The linter rule X001 reports the same secrets in
+committed state files. Both use :func:`find_secrets`, so what is redacted and what is reported
+never diverge. Recognized (see :data:`KINDS`):
 
-- API keys: Anthropic ``sk-ant-...``, OpenAI ``sk-...``, AWS access key ids ``AKIA...``/``ASIA...``
-  and the value after ``aws_secret_access_key``, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``
-  and ``github_pat_`` tokens, Slack ``xoxa-``/``xoxb-``/``xoxp-``/``xoxr-``/``xoxs-`` tokens;
-- ``Bearer <token>`` (the word ``Bearer`` stays);
-- PEM private key blocks (``-----BEGIN ... PRIVATE KEY-----`` to the matching END, or to the end of
-  the text when it was cut);
-- the password of a URL (``https://user:[REDACTED]@host``);
-- the value of a ``password:``, ``secret:``, ``token:``, ``api_key:``-style assignment (``:`` or ``=``,
-  quoted or not; ``db_password``, ``client_secret``, ``access_token``, ``apiKey``... too; the name
-  stays), and in JSON data the value of any key with such a name.
+- formats with a fixed shape: Anthropic ``sk-ant-api03-...``/``sk-ant-admin01-...``, OpenAI
+  ``sk-...``/``sk-proj-...``/``sk-svcacct-...`` (mixed case and digits), AWS access key ids
+  ``AKIA``/``ASIA`` + 16, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack
+  ``xoxb-``/``xoxp-``/``xoxa-``/``xoxr-``/``xoxs-``/``xoxe-`` tokens and ``hooks.slack.com`` webhook
+  paths, Google ``AIza`` keys, JSON Web Tokens ``eyJ...eyJ...``, Stripe live keys, npm, PyPI and
+  GitLab tokens, PEM private key blocks (RSA, EC, OPENSSH, ENCRYPTED, PGP ... to the matching END,
+  or to the end of a cut text);
+- labelled values: the 40 characters after ``aws_secret_access_key``, the token after ``Bearer``
+  (one with a digit), ``Authorization: Basic <base64>``, the password of a URL
+  (``https://user:[REDACTED]@host``), and the value of a ``password:``/``secret=``/``api_key:``-style
+  assignment (``db_password``, ``client_secret``, ``access_token``, ``apiKey``... ; the name stays).
 
+An assignment counts when its value looks like a credential, not like a placeholder (``null``,
+``${TOKEN}``, ``<set me>``, ``[REDACTED]``, ``changeme``, a path, a URL, ``DB_PASSWORD`` or
+``settings.SECRET_KEY`` (a reference), a count under 8 digits).
+When the name starts a line (a YAML key, an env line, a JSON key) and the value ends it, any value
+of 4 characters or more counts; in the middle of prose ("Fix the token: expired sessions...") the
+value must have at least 8 characters mixing letters and digits.
+
+Cost: every recognizer is guarded by a plain substring test ("hint"), so a text without any hint
+costs a few substring scans and no regular expression; the patterns are compiled on first use.
 Standard library only: the runtime hooks import this module.
 """
 
@@ -28,81 +40,280 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
 
 REDACTED = "[REDACTED]"
 
-# A name whose value is a secret: the sensitive word ends the name (``tokens`` or ``token_count`` are not).
-_SECRET_NAME = (
-    r"[A-Za-z0-9_.\-]*?(?:password|passwd|passphrase|secret|token|api[_\-]?key|apikey|"
-    r"access[_\-]?key|private[_\-]?key|secret[_\-]?key|credentials?)"
-)
-# Values that say "no secret here" and are left alone (``password: null``, ``token: ${TOKEN}``).
-_HARMLESS = frozenset({"", "null", "none", "~", "true", "false", "[redacted]", "redacted", "***", "<redacted>"})
-# Lower-case words without which a secret name cannot occur (a cheap test before any regex runs).
-_NAME_WORDS = ("pass", "secret", "token", "key", "credential")
+KINDS = {
+    "anthropic": "an Anthropic API key",
+    "openai": "an OpenAI API key",
+    "aws_key_id": "an AWS access key ID",
+    "aws_secret": "an AWS secret access key",
+    "github": "a GitHub token",
+    "slack": "a Slack token",
+    "slack_webhook": "a Slack webhook URL",
+    "google": "a Google API key",
+    "stripe": "a Stripe live secret key",
+    "npm": "an npm access token",
+    "pypi": "a PyPI API token",
+    "gitlab": "a GitLab personal access token",
+    "jwt": "a JSON Web Token",
+    "pem": "a PEM private key block",
+    "bearer": "a bearer token",
+    "basic_auth": "HTTP basic-auth credentials",
+    "url_password": "a password in a URL",
+    "assignment": "a secret value",
+}
+"""kind -> how a message names it."""
 
-# The patterns, compiled on first use: most texts need none of them (start-up cost of the hooks).
+# A name whose value is a secret: the sensitive word ends the name (``tokens`` or ``token_count`` are not).
+_SECRET_WORD = (
+    r"(?:password|passwd|passphrase|secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|"
+    r"secret[_\-]?key|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key|credentials?)"
+)
+_SECRET_NAME = rf"[A-Za-z0-9_.\-]*?{_SECRET_WORD}"
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_HARMLESS = frozenset(
+    {"null", "none", "nil", "~", "true", "false", "redacted", "[redacted]", "<redacted>", "***", "changeme",
+     "change-me", "change_me", "password", "passwd", "secret", "token", "example", "placeholder", "todo", "tbd",
+     "unset", "empty", "required", "optional", "n/a"}
+)  # fmt: skip
+_PLACEHOLDER_STARTS = ("${", "$(", "{{", "<", "[", "%(", "*", "/", "~/", "./", "../", "your", "my_", "my-")
+_NAME_WORDS = ("pass", "token", "key", "credential", "secret")  # a secret name contains one of these
+_TOKEN_HINTS = ("sk-", "AKIA", "ASIA", "xox", "hooks.slack.com", "AIza", "eyJ", "pypi-", "glpat-")
+_UNDERSCORE_HINTS = ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "_live_", "npm_")  # after one "_" test
+_ANY = r"[A-Za-z0-9_\-]"
 _PATTERNS = {
-    "name": (rf"^{_SECRET_NAME}$", re.IGNORECASE),
-    "pem": (
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
-        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-        re.DOTALL,
-    ),
     "tokens": (
-        r"sk-ant-[A-Za-z0-9_\-]{8,}"  # Anthropic (before OpenAI: both start with sk-)
-        r"|\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{16,}"  # OpenAI (a key has digits)
-        r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key id
-        r"|\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}"  # GitHub tokens
-        r"|\bgithub_pat_[A-Za-z0-9_]{20,}"  # GitHub fine-grained tokens
-        r"|\bxox[abprs]-[A-Za-z0-9\-]{8,}",  # Slack tokens
+        rf"(?P<anthropic>\bsk-ant-(?={_ANY}*[A-Z])(?={_ANY}*[0-9]){_ANY}{{20,}})"
+        rf"|(?P<openai>\bsk-(?={_ANY}*[A-Z])(?={_ANY}*[0-9]){_ANY}{{20,}})"
+        r"|(?P<aws_key_id>\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"
+        r"|(?P<github>\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,})"
+        r"|(?P<slack>\bxox[abprse]-[0-9]+-[A-Za-z0-9\-]{6,})"
+        r"|(?<=hooks\.slack\.com/)(?P<slack_webhook>(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{16,})"
+        rf"|(?P<google>\bAIza{_ANY}{{35}}(?!{_ANY}))"
+        r"|(?P<stripe>\b[rs]k_live_[A-Za-z0-9]{20,})"
+        r"|(?P<npm>\bnpm_[A-Za-z0-9]{36}\b)"
+        rf"|(?P<pypi>\bpypi-AgEIcHlwaS5vcmc{_ANY}{{40,}})"
+        rf"|(?P<gitlab>\bglpat-{_ANY}{{20,}})"
+        rf"|(?P<jwt>\beyJ{_ANY}{{8,}}\.eyJ{_ANY}{{8,}}\.{_ANY}*)",
         0,
     ),
-    "aws_secret": (r"(aws_secret_access_key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{16,})", re.IGNORECASE),
-    "bearer": (r"(\bbearer\s+)([A-Za-z0-9\-._~+/]{8,}=*)", re.IGNORECASE),
-    "url_password": (r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:)([^\s@/]+)(@)", 0),
-    "assignment": (
-        rf"(\b{_SECRET_NAME}[\"']?\s*[:=]\s*)"  # the name and its separator, kept
-        r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;}\]\)]+)",  # the value: quoted, or up to a delimiter
+    "pem": (
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        re.DOTALL,
+    ),
+    "aws_secret": (
+        r"\b(?:aws_?)?secret_?access_?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
         re.IGNORECASE,
     ),
+    "bearer": (r"\bbearer\s+(?P<v>(?=[A-Za-z\-._~+/]*[0-9])[A-Za-z0-9\-._~+/]{12,}=*)", re.IGNORECASE),
+    "basic_auth": (r"\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})", re.IGNORECASE),
+    "url_password": (r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"'<>]+:(?P<v>[^\s@/\"'<>]+)@", 0),
+    "assignment": (
+        rf"(?P<word>{_SECRET_WORD})[\"']?[ \t]*[:=][ \t]*"  # the name's last word (the name is read backwards)
+        r"(?P<v>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;}\]\)]+)",
+        re.IGNORECASE,
+    ),
+    "name": (rf"^{_SECRET_NAME}$", re.IGNORECASE),
+    # a reference to where the secret lives: ``DB_PASSWORD``, ``settings.SECRET_KEY``, ``config.api_key``
+    "reference": (r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Za-z_]+(?:\.[A-Za-z_]+)+(?:\(\))?", 0),
+    "tail": (r"[ \t]*(?:[,;}\]]|#|$)", 0),
 }
 _COMPILED: dict[str, re.Pattern[str]] = {}
-_TOKEN_HINTS = ("sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "xox")
+_LABELS = {"slack_webhook": "https://hooks.slack.com/", "bearer": "Bearer ", "basic_auth": "Basic "}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
     compiled = _COMPILED.get(name)
     if compiled is None:
         source, flags = _PATTERNS[name]
-        compiled = _COMPILED[name] = re.compile(source, flags)
+        compiled = _COMPILED[name] = re.compile(source, flags | re.MULTILINE)
     return compiled
 
 
-def _assignment(match: re.Match[str]) -> str:
-    value = match.group(2)
-    quote = value[0] if value[:1] in ("'", '"') else ""
-    inner = value[1:-1] if quote else value
-    if inner.strip().lower() in _HARMLESS or inner.startswith(("${", "$(", "<", "[")):
-        return match.group(0)
-    return f"{match.group(1)}{quote}{REDACTED}{quote}"
+class Secret:
+    """One secret in a text: ``text[start:end]`` is the credential itself (a name or label before it
+    is not part of it), ``kind`` a key of :data:`KINDS`, ``name`` the assigned name (``assignment``)."""
+
+    __slots__ = ("end", "kind", "name", "start")
+
+    def __init__(self, start: int, end: int, kind: str, name: str = "") -> None:
+        self.start = start
+        self.end = end
+        self.kind = kind
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and (self.start, self.end, self.kind, self.name) == (
+            other.start,
+            other.end,
+            other.kind,
+            other.name,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end, self.kind, self.name))
+
+    def __repr__(self) -> str:
+        return f"Secret({self.start}, {self.end}, {self.kind!r}, {self.name!r})"
+
+    @property
+    def label(self) -> str:
+        """How a message names it: "an Anthropic API key", "a secret value assigned to `db_password`"."""
+        if self.kind == "assignment" and self.name:
+            return f"a secret value assigned to `{self.name}`"
+        return KINDS[self.kind]
+
+
+# --------------------------------------------------------------------------- assignments
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether an assigned value says "no secret here": empty, ``null``, ``${TOKEN}``, ``<set me>``,
+    ``[REDACTED]``, ``changeme``, ``your-key-here``, a path or a URL, ``xxxxxxxx``, ``$VAR``, or a
+    reference to where it lives (``DB_PASSWORD``, ``settings.SECRET_KEY``) (pure)."""
+    clean = value.strip()
+    lower = clean.lower()
+    if lower in _HARMLESS or lower.startswith(_PLACEHOLDER_STARTS) or "://" in lower or "redacted" in lower:
+        return True
+    if len(set(lower)) <= 2 or _pattern("reference").fullmatch(clean):  # "xxxxxxxx", "****", "DB_PASSWORD"
+        return True
+    return lower[:1] == "$" and (lower[1:2].isalpha() or lower[1:2] == "_")
+
+
+def credential_like(value: str) -> bool:
+    """Whether a value looks like a credential in the middle of prose: 8+ characters without spaces,
+    mixing letters and digits (pure)."""
+    return len(value) >= 8 and " " not in value and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def assigned_secret(value: str, *, keyed: bool) -> bool:
+    """Whether ``value``, assigned to a secret-named key, is a secret (pure). ``keyed``: the name starts
+    a line (YAML key, env line, JSON key) and the value ends it, so any real value counts."""
+    if is_placeholder(value):
+        return False
+    if value.isdigit():
+        return len(value) >= 8  # "token: 4096" is a count
+    return len(value) >= 4 if keyed else credential_like(value)
+
+
+def _keyed(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (a name, separator and value) stands as a key of its own line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start].strip()
+    standalone = before in ("", "-", "export", "- export") or before.endswith(("{", ",", "?", "&"))
+    return standalone and _pattern("tail").match(text, end) is not None
+
+
+def _assignments(text: str) -> list[Secret]:
+    found = []
+    for match in _pattern("assignment").finditer(text):
+        name_start = match.start()
+        while name_start and text[name_start - 1] in _NAME_CHARS:
+            name_start -= 1
+        name = text[name_start : match.end("word")]
+        if name_start and text[name_start - 1] in ("'", '"'):
+            name_start -= 1
+        start, end = match.span("v")
+        if text[start : start + 1] in ("'", '"'):
+            start, end = start + 1, end - 1
+        if assigned_secret(text[start:end], keyed=_keyed(text, name_start, match.end())):
+            found.append(Secret(start, end, "assignment", name))
+    return found
+
+
+# --------------------------------------------------------------------------- finding
+
+
+def _labelled(kind: str, text: str) -> list[Secret]:
+    found = []
+    for match in _pattern(kind).finditer(text):
+        start, end = match.span("v")
+        if kind != "url_password" or not is_placeholder(text[start:end]):
+            found.append(Secret(start, end, kind))
+    return found
+
+
+def _candidates(text: str) -> list[Secret]:
+    """Every recognizer's matches, most specific recognizers first (guarded by their hints)."""
+    lower = text.lower()
+    found: list[Secret] = []
+    if "PRIVATE KEY" in text:
+        found += [Secret(m.start(), m.end(), "pem") for m in _pattern("pem").finditer(text)]
+    if any(hint in text for hint in _TOKEN_HINTS) or ("_" in text and any(h in text for h in _UNDERSCORE_HINTS)):
+        found += _tokens(text)
+    secret = "secret" in lower
+    if secret and "access" in lower:
+        found += _labelled("aws_secret", text)
+    if "bearer" in lower:
+        found += _labelled("bearer", text)
+    if "authorization" in lower and "basic" in lower:
+        found += _labelled("basic_auth", text)
+    if "://" in text and "@" in text:
+        found += _labelled("url_password", text)
+    if secret or any(word in lower for word in _NAME_WORDS):
+        found += _assignments(text)
+    return found
+
+
+def _tokens(text: str) -> list[Secret]:
+    """The formats with a fixed shape (one pattern; the name of the group that matched is the kind)."""
+    found = []
+    for match in _pattern("tokens").finditer(text):
+        kind = match.lastgroup
+        if kind is not None:
+            found.append(Secret(match.start(kind), match.end(kind), kind))
+    return found
+
+
+def find_secrets(text: str) -> list[Secret]:
+    """The secrets in ``text``, in order, never overlapping (pure). A span claimed by a more specific
+    recognizer (``token: ghp_...`` is a GitHub token) is not reported again by a generic one."""
+    if not text:
+        return []
+    kept: list[Secret] = []
+    for secret in _candidates(text):
+        if secret.end > secret.start and not any(
+            secret.start < other.end and other.start < secret.end for other in kept
+        ):
+            kept.append(secret)
+    return sorted(kept, key=lambda s: s.start)
+
+
+def masked(text: str, secret: Secret) -> str:
+    """What may be shown of a secret: its public prefix or label and an ellipsis (``sk-ant-api03-…``,
+    ``AKIA…``, ``-----BEGIN RSA PRIVATE KEY-----…``, ``Bearer …``, the user of a URL ``app:…@``), or
+    just ``…`` (pure)."""
+    value = text[secret.start : secret.end]
+    if secret.kind in _LABELS:
+        return _LABELS[secret.kind] + "…"
+    if secret.kind == "url_password":
+        user_start = text.rfind("://", 0, secret.start) + 3
+        return text[user_start : secret.start] + "…@" if 3 <= user_start < secret.start else "…"
+    if secret.kind == "pem":
+        header_end = value.find("-----", 5)  # "-----BEGIN RSA PRIVATE KEY-----" is not secret
+        return value[: header_end + 5] + "…" if header_end > 0 else "…"
+    prefix = re.match(
+        r"sk-ant-[a-z]+[0-9]*-|sk-(?:proj|svcacct|admin)-|sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[a-z]-|"
+        r"AIza|eyJ|[rs]k_live_|npm_|pypi-|glpat-",
+        value,
+    )
+    return (prefix.group(0) if prefix else "") + "…"
+
+
+# --------------------------------------------------------------------------- redacting
 
 
 def redact(text: str) -> str:
-    """``text`` with every recognized secret replaced by ``[REDACTED]`` (pure; idempotent)."""
-    if not text:
+    """``text`` with every secret :func:`find_secrets` finds replaced by ``[REDACTED]`` (pure; idempotent)."""
+    secrets = find_secrets(text)
+    if not secrets:
         return text
-    lower = text.lower()
-    if "private key" in lower:
-        text = _pattern("pem").sub(REDACTED, text)
-    if any(hint in text for hint in _TOKEN_HINTS):
-        text = _pattern("tokens").sub(REDACTED, text)
-    if "aws_secret_access_key" in lower:
-        text = _pattern("aws_secret").sub(lambda m: m.group(1) + REDACTED, text)
-    if "bearer" in lower:
-        text = _pattern("bearer").sub(lambda m: m.group(1) + REDACTED, text)
-    if "://" in text and "@" in text:
-        text = _pattern("url_password").sub(lambda m: m.group(1) + REDACTED + m.group(3), text)
-    if any(word in lower for word in _NAME_WORDS):
-        text = _pattern("assignment").sub(_assignment, text)
-    return text
+    parts = []
+    position = 0
+    for secret in secrets:
+        parts += [text[position : secret.start], REDACTED]
+        position = secret.end
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def is_secret_name(name: str) -> bool:
@@ -112,17 +323,18 @@ def is_secret_name(name: str) -> bool:
 
 
 def redact_value(value: Any) -> Any:
-    """A copy of the JSON value ``value`` with secrets redacted in every string (keys included), and the
-    whole value of any key that names a secret (``{"password": "x"}``) replaced (pure)."""
+    """A copy of the JSON value ``value`` with secrets redacted in every string (keys included); the
+    value of a key that names a secret (``{"password": "hunter2x"}``) is replaced whole when it is a
+    secret by :func:`assigned_secret` (pure)."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
         result = {}
         for key, item in value.items():
             name = redact(key) if isinstance(key, str) else key
-            if isinstance(key, str) and is_secret_name(key) and isinstance(item, (str, int, float)):
-                harmless = isinstance(item, str) and item.strip().lower() in _HARMLESS
-                result[name] = item if harmless or isinstance(item, bool) else REDACTED
+            scalar = isinstance(item, (str, int, float)) and not isinstance(item, bool)
+            if scalar and isinstance(key, str) and is_secret_name(key) and assigned_secret(str(item), keyed=True):
+                result[name] = REDACTED
             else:
                 result[name] = redact_value(item)
         return result

@@ -14,11 +14,7 @@ from typing import Any
 import yaml
 
 from ctxres.document import JsonPath
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from ctxres.yamlguard import YamlGuardError, loader_for
 
 
 class EditError(ValueError):
@@ -84,7 +80,9 @@ def _inline(value: Any) -> str:
 
 def _compose(text: str) -> yaml.Node:
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=loader_for(text))  # libyaml crashes on very deep nesting
+    except (YamlGuardError, RecursionError) as exc:
+        raise EditError(f"the file cannot be read: {exc or 'it is nested too deeply'}") from None
     except yaml.YAMLError as exc:
         raise EditError(f"the file is not valid YAML: {exc}") from None
     if node is None:

@@ -16,11 +16,7 @@ import yaml
 
 from ctxres.document import JsonPath
 from ctxres.findings import Position
-
-try:  # the C composer is ~10x faster; fall back to pure Python when libyaml is absent
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from ctxres.yamlguard import YamlGuardError, deep_block_offset, loader_for
 
 _TAG = "tag:yaml.org,2002:"
 
@@ -122,13 +118,32 @@ class _Builder:
             self.stack.discard(id(node))
 
 
+def _offset_position(text: str, offset: int, line_offset: int) -> Position:
+    if offset < 0:
+        return Position(1 + line_offset, 1)
+    start = text.rfind("\n", 0, offset) + 1
+    return Position(text.count("\n", 0, offset) + 1 + line_offset, offset - start + 1)
+
+
+def _within(text: str, position: Position, line_offset: int) -> Position:
+    """``position``, or the end of the last line when it lies past it (an error at the end of the
+    stream is marked on the line after the last one, which no editor shows)."""
+    lines = text.splitlines()
+    if position.line - line_offset <= max(len(lines), 1):
+        return position
+    return Position(max(len(lines), 1) + line_offset, len(lines[-1]) + 1 if lines else 1)
+
+
 def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_depth: int = 200) -> YamlParse:
     """Parse one YAML document; raise :class:`YamlPosError` on anything we cannot read."""
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=loader_for(text))  # libyaml crashes on very deep nesting
+    except YamlGuardError as exc:
+        raise YamlPosError(exc.message, _offset_position(text, exc.offset, line_offset)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         position = Position(mark.line + 1 + line_offset, mark.column + 1) if mark else Position()
+        position = _within(text, position, line_offset)
         problem = exc.problem or "invalid YAML"
         context = ""
         if exc.context and exc.context_mark and exc.context_mark is not mark:
@@ -136,10 +151,16 @@ def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_
         elif exc.context:
             context = f", {exc.context}"
         raise YamlPosError(f"invalid YAML: {problem}{context}", position) from None
+    except yaml.reader.ReaderError as exc:  # a NUL or control character: located at the character
+        offset = exc.position if isinstance(exc.position, int) else -1
+        char = exc.character
+        message = f"unacceptable character #x{char:04x}: {exc.reason}" if isinstance(char, int) else str(exc)
+        raise YamlPosError(message.splitlines()[0], _offset_position(text, offset, line_offset)) from None
     except yaml.YAMLError as exc:
         raise YamlPosError(str(exc).splitlines()[0], Position(1 + line_offset, 1)) from None
-    except RecursionError:
-        raise YamlPosError("the document is nested too deeply to read", Position(1 + line_offset, 1)) from None
+    except RecursionError:  # located at the first deeply indented line, when there is one
+        deep = _offset_position(text, deep_block_offset(text), line_offset)
+        raise YamlPosError("the document is nested too deeply to read", deep) from None
     builder = _Builder(line_offset, max_nodes, max_depth)
     if node is None:
         return builder.result

@@ -68,9 +68,12 @@ def checkpoint_files(ctx: HookContext) -> list[str]:
 
 
 def load_checkpoint(path: str) -> dict[str, Any]:
-    """A checkpoint file's JSON object; :class:`HookError` (the reason, one line) when it cannot be read."""
+    """A checkpoint file's JSON object; :class:`HookError` (the reason, one line) when it cannot be read.
+    A symbolic link is refused (the hook never writes one; it may lead out of the project)."""
+    if os.path.islink(path):
+        raise HookError("is a symbolic link, not read: a checkpoint is only read from a regular file")
     try:
-        with open(path, "rb") as handle:
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
             raw = handle.read(MAX_CHECKPOINT_BYTES + 1)
     except OSError as exc:
         raise HookError(f"cannot be read ({exc.strerror or exc})") from None
@@ -84,6 +87,8 @@ def load_checkpoint(path: str) -> dict[str, Any]:
         raise HookError("is not UTF-8 text") from None
     except ValueError as exc:
         raise HookError(f"is not valid JSON ({exc})") from None
+    except RecursionError:  # hostile input: thousands of nested arrays or objects
+        raise HookError("is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise HookError("is not a JSON object")
     return data
@@ -153,7 +158,7 @@ def compaction_alert(ctx: HookContext) -> str | None:
     from ctxres.redact import redact, redact_value
 
     newest = pending[-1]
-    shown = ctx.relative(newest)
+    shown = os.path.relpath(newest, ctx.project_dir).replace(os.sep, "/")  # a symlink's target is not shown
     try:
         data = load_checkpoint(newest)
     except HookError as exc:

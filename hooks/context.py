@@ -143,9 +143,33 @@ class HookContext:
         return os.path.relpath(os.path.realpath(path), self.project_dir).replace(os.sep, "/")
 
 
+def cwd_problem(cwd: object) -> str | None:
+    """Why the payload's ``cwd`` cannot be the project directory (None when it can): Claude Code sends
+    an absolute, normalised path of an existing folder; anything else is refused, never guessed at."""
+    if not isinstance(cwd, str) or not cwd:
+        return "it is not a path"
+    if "\x00" in cwd:
+        return "it contains a NUL character"
+    if not os.path.isabs(cwd):
+        return "it is a relative path"
+    if ".." in cwd.replace("\\", "/").split("/"):
+        return "it contains `..`"
+    if not os.path.isdir(cwd):
+        return "it is not an existing folder"
+    return None
+
+
 def project_dir(payload: dict[str, Any]) -> str:
-    """``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``, else the working directory (resolved)."""
-    for candidate in (os.environ.get("CLAUDE_PROJECT_DIR"), payload.get("cwd"), os.getcwd()):
+    """``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``, else the working directory (resolved). A
+    payload ``cwd`` that is unusable (relative, ``..``, a NUL, missing) is refused: :class:`HookError`."""
+    named = os.environ.get("CLAUDE_PROJECT_DIR")
+    if not (named and os.path.isdir(named)) and "cwd" in payload:
+        problem = cwd_problem(payload["cwd"])
+        if problem is not None:
+            shown = repr(payload["cwd"])
+            shown = shown if len(shown) <= 120 else shown[:100] + "..."
+            raise HookError(f"the payload's cwd {shown} is refused: {problem}; set $CLAUDE_PROJECT_DIR")
+    for candidate in (named, payload.get("cwd"), os.getcwd()):
         if isinstance(candidate, str) and candidate and os.path.isdir(candidate):
             return os.path.realpath(candidate)
     raise HookError(
@@ -159,19 +183,41 @@ def make_context(event: str, payload: dict[str, Any]) -> HookContext:
 
 
 def additional_context(event: str, text: str) -> dict[str, Any]:
-    """The output that injects ``text`` into the model's context (cut to Claude Code's cap)."""
+    """The output that injects ``text`` into the model's context (cut to Claude Code's cap). Secrets are
+    redacted first, whatever event injects (a key copied from a state file would be re-sent on every
+    prompt), and before the cut (a cut key may no longer be recognizable)."""
+    from ctxres.redact import redact
+
+    text = redact(text)
     if len(text) > MAX_CONTEXT_CHARS:
         text = text[: MAX_CONTEXT_CHARS - 20].rstrip() + "\n[... truncated]"
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
+def open_regular(path: str) -> int:
+    """A read-only descriptor of ``path`` if it is a regular file; OSError (or ValueError: a NUL in
+    the name) otherwise. ``O_NONBLOCK`` keeps a named pipe from hanging the open, and ``fstat`` on the
+    descriptor tells what was opened: a FIFO, a device (``/dev/zero``) or a folder is refused."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_bytes(path: str, limit: int = MAX_STATE_FILE_BYTES) -> bytes:
     """A state file's bytes, refusing one over ``limit``; :class:`HookError` when it cannot be read."""
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:
             data = handle.read(limit + 1)
-    except OSError as exc:
-        raise HookError(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise HookError(f"cannot read {os.path.basename(path)[:200]}: {reason}") from None
     if len(data) > limit:
         raise HookError(f"{os.path.basename(path)} is larger than {limit:,} bytes; not read")
     return data
@@ -181,11 +227,12 @@ def read_yaml(path: str) -> Any:
     """A YAML file's data (C loader when available); :class:`HookError` when it cannot be read."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from ctxres.yamlguard import load
+
     raw = read_bytes(path)
     try:
-        return yaml.load(raw, Loader=loader)
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        return load(raw)  # never crashes on deep nesting; refuses alias bombs
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise HookError(f"cannot read {os.path.basename(path)}: {first}") from None
 

@@ -45,14 +45,19 @@ def read_payload(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         _warn("empty stdin; answering with no output")
         return {}
+    text = raw.decode("utf-8", "replace")
     try:
-        payload = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError as exc:
-        _warn(f"stdin is not JSON ({exc}); answering with no output")
+        payload = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser's stack
+        _warn(f"stdin is not JSON ({type(exc).__name__}: {exc}); answering with no output")
         return {}
     if not isinstance(payload, dict):
         _warn("stdin JSON is not an object; answering with no output")
         return {}
+    if "\\ud" in text or "\\uD" in text:
+        # A lone surrogate escape ("\ud800") decodes to a str that cannot be written as UTF-8: replace it.
+        cleaned: dict[str, Any] = json.loads(json.dumps(payload, ensure_ascii=False).encode("utf-8", "replace"))
+        return cleaned
     return payload
 
 

@@ -63,9 +63,16 @@ def state_folder(ctx: HookContext) -> str:
 
 
 def load_json(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
-    """A small JSON object file, or None when it is missing, too large or not an object."""
+    """A small JSON object file, or None when it is missing, too large, not an object, not a regular file
+    (a FIFO or a device) or a symbolic link
+    (which may lead out of the project; the next write replaces the link with a regular file)."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # a FIFO never blocks
     try:
-        with open(path, "rb") as handle:
+        with open(os.open(path, flags), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
             raw = handle.read(limit + 1)
         value = json.loads(raw.decode("utf-8", "replace")) if len(raw) <= limit else None
     except (OSError, ValueError, RecursionError):
@@ -85,7 +92,12 @@ def save_json(folder: str, name: str, data: dict[str, Any]) -> None:
     """Write ``data`` to ``folder/name`` atomically (creating the folder); OSError on failure."""
     from ctxres.atomic import write_atomic
 
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError:  # a file stands where the folder should be: say that, not "File exists"
+        import errno
+
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), folder) from None
     write_atomic(os.path.join(folder, name), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -180,7 +192,7 @@ def workflow_facts(data: Any) -> dict[str, Any] | None:
     if isinstance(count, bool) or not isinstance(count, int):
         count = len(entries)
     files = [os.path.basename(str(e["checkpoint_file"])) for e in entries if e.get("checkpoint_file")]
-    return {
+    facts = {
         "status": workflow_status(data),
         "version": version,
         "updated_at": _text(state.get("updated_at")) if version == "2.0" else None,
@@ -189,6 +201,9 @@ def workflow_facts(data: Any) -> dict[str, Any] | None:
         "event_files": files,
         "phase_started_at": phase_started_at(data, state.get("current_phase")),
     }
+    from ctxres.redact import redact_value
+
+    return dict(redact_value(facts))  # cached in a file and shown by the monitor: no credential in them
 
 
 def is_active(facts: dict[str, Any]) -> bool:
@@ -203,8 +218,10 @@ def transcript_started_at(path: str | None) -> str | None:
     """The ``timestamp`` of the first transcript line that has one (within its first 64 KiB)."""
     if not path:
         return None
-    try:
-        with open(path, "rb") as handle:
+    from ctxres.hooks.context import open_regular
+
+    try:  # never a FIFO or a device: Claude Code's transcript is a regular file
+        with os.fdopen(open_regular(path), "rb") as handle:
             head = handle.read(MAX_HEAD_BYTES)
     except (OSError, ValueError):
         return None

@@ -188,9 +188,11 @@ def _front(text: str) -> tuple[dict[str, Any] | None, str]:
         return None, text
     import yaml
 
+    from ctxres.yamlguard import load
+
     try:
-        data = yaml.load(split[0], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (yaml.YAMLError, RecursionError):
+        data = load(split[0])  # never crashes on deep nesting; refuses alias bombs
+    except (yaml.YAMLError, ValueError, RecursionError):
         return None, split[1]
     return (data if isinstance(data, dict) else None), split[1]
 

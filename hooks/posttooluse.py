@@ -35,7 +35,8 @@ NAME_MARK = "ORCHESTRATION"
 
 def written_yaml(payload: dict[str, Any]) -> str | None:
     """The YAML file a Write/Edit/MultiEdit call wrote (``tool_input.file_path``), else None."""
-    if payload.get("tool_name") not in WRITE_TOOLS:
+    tool_name = payload.get("tool_name")
+    if not isinstance(tool_name, str) or tool_name not in WRITE_TOOLS:  # a list would raise TypeError
         return None
     tool_input = payload.get("tool_input")
     path = tool_input.get("file_path") if isinstance(tool_input, dict) else None

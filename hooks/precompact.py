@@ -13,14 +13,14 @@ resumption section):
   ACTIVE or PAUSED ORCHESTRATION file.
 
 With no ACTIVE or PAUSED workflow nothing is written (that is normal, so nothing is said). Secrets
-are redacted before the file is written. The number is claimed with ``O_EXCL``, so concurrent hooks
-never share one; the content is written to a temporary file and renamed. The answer is always
+are redacted before the file is written. The content is written to a temporary file that is then
+hard-linked to the free name (which fails when another hook took it: the next number is tried), so
+concurrent hooks never share a number and no file is ever seen half-written. The answer is always
 ``{}``: PreCompact cannot add context for the model.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
@@ -426,38 +426,53 @@ def claim_number(folder: str, floor: int = 1) -> tuple[str, int]:
 
 
 def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path: str) -> str:
-    """Claim the next number, then write the checkpoint (redacted) atomically; its path."""
-    from ctxres.atomic import write_atomic
+    """Write the checkpoint (redacted) under the next free number; its path.
+
+    The file appears complete or not at all (``create_atomic``: a temporary file hard-linked to the
+    name), so a hook killed at any point never leaves an empty or partial ``cx-NNN-checkpoint.json``
+    that would block ``ctxres ack``; when another hook takes the number first, the next one is tried.
+    """
+    from ctxres import atomic
     from ctxres.redact import redact_value
 
     folder = checkpoints_folder(ctx)
     context = _context_state(ctx)
     trigger = ctx.payload.get("trigger")
     shown = os.path.relpath(folder, ctx.project_dir)
-    try:
-        claimed, number = claim_number(folder, section_floor(_dict(data.get("resumption"))))
-    except OSError as exc:
-        raise HookError(f"cannot create a checkpoint in {shown}: {exc.strerror or exc}; none was written") from None
-    try:
-        if not ctx.inside(claimed):
-            raise HookError(f"refusing to write {claimed}: it is outside the project directory")
-        checkpoint = build_checkpoint(
+    floor = section_floor(_dict(data.get("resumption")))
+    checkpoint = redact_value(
+        build_checkpoint(
             data,
-            event_id=f"cx-{number:03d}",
+            event_id="cx-000",
             timestamp=iso(now()),
             trigger=trigger if trigger in ("auto", "manual") else "auto",
             context_state=context,
             orchestration_file=ctx.relative(orchestration_path),
         )
-        text = json.dumps(redact_value(checkpoint), indent=2, ensure_ascii=False) + "\n"
-        write_atomic(claimed, text)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(claimed)  # an empty claimed file would read as a broken checkpoint
-        if isinstance(exc, OSError):
-            raise HookError(f"cannot write {os.path.basename(claimed)} in {shown}: {exc.strerror or exc}") from None
-        raise
-    return claimed
+    )
+    try:
+        number = next_free_number(folder, floor)
+    except OSError as exc:
+        raise HookError(f"cannot create a checkpoint in {shown}: {exc.strerror or exc}; none was written") from None
+    while True:
+        target = os.path.join(folder, f"cx-{number:03d}-checkpoint.json")
+        checkpoint["event_id"] = f"cx-{number:03d}"
+        text = json.dumps(checkpoint, indent=2, ensure_ascii=False) + "\n"
+        try:
+            if atomic.create_atomic(target, text):
+                return target
+            number = max(number + 1, next_free_number(folder, floor))
+        except OSError as exc:
+            raise HookError(f"cannot write {os.path.basename(target)} in {shown}: {exc.strerror or exc}") from None
+
+
+def next_free_number(folder: str, floor: int = 1) -> int:
+    """One after every checkpoint file of ``folder`` (created if missing), and at least ``floor``."""
+    from ctxres.hooks.alerts import checkpoint_number
+
+    os.makedirs(folder, exist_ok=True)
+    taken = [n for n in (checkpoint_number(name) for name in os.listdir(folder)) if n is not None]
+    return max(max(taken, default=0) + 1, floor)
 
 
 def check_payload(payload: dict[str, Any]) -> bool:

@@ -67,12 +67,38 @@ def project_name(ctx: HookContext, data: dict[str, Any], workflow_path: str) -> 
     return os.path.basename(folder if folder != ctx.project_dir else ctx.project_dir)
 
 
+def outside_entry(ctx: HookContext, entry: Any) -> bool:
+    """Whether a ``files_to_read`` entry names a file outside the project (home-relative, a drive, a
+    NUL, or a path that ``..`` or a symbolic link takes out of it): the prompt never sends the model
+    there (``ctxres check`` reports such entries as X002)."""
+    path = entry.get("path") if isinstance(entry, dict) else entry
+    if not isinstance(path, str):
+        return False
+    path = path.strip().replace("\\", "/")
+    if not path or path.startswith("~") or "\x00" in path or (len(path) > 1 and path[1] == ":"):
+        return bool(path)
+    return not ctx.inside(os.path.join(ctx.project_dir, path))
+
+
+def safe_view(ctx: HookContext, view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` without the ``files_to_read`` entries outside the project (said on stderr)."""
+    section = view.get("resumption")
+    files = section.get("files_to_read") if isinstance(section, dict) else None
+    if not isinstance(files, list) or not isinstance(section, dict):
+        return view
+    kept = [entry for entry in files if not outside_entry(ctx, entry)]
+    if len(kept) < len(files):
+        _warn(f"left {len(files) - len(kept)} files_to_read entries outside the project out of the prompt")
+        view["resumption"] = {**section, "files_to_read": kept}
+    return view
+
+
 def resumption_prompt(ctx: HookContext, workflow_path: str, data: dict[str, Any]) -> str:
     from ctxres.hooks.templates import render_template1
     from ctxres.redact import redact_value
 
     return render_template1(
-        redact_value(template1_input(data)),
+        redact_value(safe_view(ctx, template1_input(data))),
         plan_path=plan_reference(ctx, workflow_path),
         project_id=project_name(ctx, data, workflow_path),
     )

@@ -14,6 +14,7 @@ from types import ModuleType
 
 from ctxres import __version__
 from ctxres.config import ConfigError, load_config
+from ctxres.findings import Finding
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -44,6 +45,12 @@ def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     check.add_argument("--no-respect-gitignore", action="store_true", help="also check files .gitignore excludes")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colored text output")
     check.add_argument("--list-files", action="store_true", help="print the artifacts that would be checked and exit")
+    check.add_argument(
+        "--since",
+        metavar="REF",
+        help="also check the git history: each commit of REF..HEAD that moved the workflow state of an "
+        "orchestration file without updating its resumption section is reported (S013); for CI",
+    )
 
 
 def _add_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -129,6 +136,17 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"{artifact.display}\t{artifact.kind}")
         return EXIT_OK
     report = engine.run(paths, config)
+    if args.since is not None:
+        from ctxres.git import GitError
+        from ctxres.linters.history import range_findings
+
+        try:
+            history = range_findings(args.since, paths, config)
+        except GitError as exc:
+            print(f"ctxres: error: --since: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        # Selection and severity settings apply; suppression comments do not (the lines are of old versions).
+        report.findings = sorted(report.findings + engine.apply_policy(history, {}, config), key=Finding.sort_key)
     sys.stdout.write(render(args.output_format, report, color=_use_color(args.color)))
     if report.files_checked == 0:
         print("ctxres: warning: no resumption artifacts found under " + ", ".join(map(str, paths)), file=sys.stderr)

@@ -10,7 +10,7 @@ from pathlib import Path
 from ctxres import ack
 from ctxres import checkpoints as cp
 from ctxres.config import ConfigError, load_config
-from ctxres.project import project_root
+from ctxres.project import inside, project_root
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -65,9 +65,22 @@ def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
     if args.file is not None:
         if not args.file.is_file():
             raise ack.AckUsageError(f"no such file: {args.file}")
-        return args.file.resolve(), None
+        given = args.file.absolute()
+        _refuse_outside(given, project_root(given.parent))
+        return given.resolve(), None
     root = project_root(Path.cwd())
-    return ack.find_orchestration(root, load_config(root))
+    found, note = ack.find_orchestration(root, load_config(root))
+    _refuse_outside(found, root)
+    return found, note
+
+
+def _refuse_outside(path: Path, root: Path) -> None:
+    """A workflow file that is a symlink out of its project is never read nor written through."""
+    if not inside(path, root):
+        raise ack.AckError(
+            f"{path} resolves to {path.resolve()}, outside the project {root}: ack only writes inside the "
+            "project; replace the symlink with the file itself"
+        )
 
 
 def _candidates(args: argparse.Namespace, state_dir: Path, root: Path) -> tuple[list[ack.Candidate], list[Path], str]:
@@ -100,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             print(chosen_note)
         candidates, waiting, note = _candidates(args, state_dir, root)
         if not candidates:
-            ack.section_of(orchestration.read_text("utf-8"))  # still refuse a v1 or broken file
+            ack.section_of(ack.read_orchestration(orchestration))  # still refuse a v1 or broken file
             print(note)
             return EXIT_OK
         result = ack.plan(orchestration, candidates, root, now, waiting)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from ctxres.atomic import write_atomic
-from ctxres.loading import Format, decode, parse_text
+from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.migrate import Migration, Outcome, migrate_text
 from ctxres.yamledit import scalar
 
@@ -50,6 +51,12 @@ def _read(path: Path) -> _Read:
     if path.is_dir():
         return _Read(error="is a folder; pass the files (for example projects/*/ORCHESTRATION.yaml)")
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever
+            return _Read(error="is not a regular file (a named pipe or a device); not read")
+        size = info.st_size
+        if size > DEFAULT_MAX_BYTES:  # never read a hostile 100 MB file whole
+            return _Read(error=f"the file is {size:,} bytes, more than the limit of {DEFAULT_MAX_BYTES:,}; not read")
         raw = path.read_bytes()
     except OSError as exc:
         return _Read(error=f"cannot read it: {exc.strerror or exc}")

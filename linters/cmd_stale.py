@@ -19,6 +19,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from ctxres.artifacts import RESUMPTION_KEY, YAML_SUFFIXES
 from ctxres.config import Config, load_config
 from ctxres.document import Document, JsonPath
 from ctxres.globs import is_ignored, parse_ignore
-from ctxres.loading import Format, decode, parse_text
+from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.staleness import utc_now
 from ctxres.statediff import Staleness, assess
 
@@ -79,6 +80,10 @@ def now_utc() -> str:
     return utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# Consecutive comparisons share a version (audit-history compares each commit with its parent, so
+# every version is the new side of one pair and the old side of the next): parse it once. The
+# parsed Document is only read, never modified.
+@lru_cache(maxsize=8)
 def _parse(path: str, raw: bytes) -> Document | None:
     text, _issue = decode(raw)
     if text is None:
@@ -91,6 +96,10 @@ def compare_versions(
 ) -> Comparison | None:
     """Compare two versions of a file; None when there is nothing to compare (a new or deleted file,
     or no top-level ``resumption:`` section in the new version)."""
+    if isinstance(new, git.Oversized) and old is not None:
+        return Comparison(
+            path, None, None, commit, f"not compared: this version is {new.size:,} bytes, too large to read"
+        )
     if old is None or new is None or not RESUMPTION_KEY.search(new):
         return None
     new_doc = _parse(path, new)
@@ -112,6 +121,12 @@ def _stale_path(staleness: Staleness) -> JsonPath:
     return ("resumption", "recovery_state", "updated_at") if staleness.version == "2.0" else ("resumption",)
 
 
+def stale_line(comparison: Comparison) -> int:
+    """The line of the stale part of the section (``updated_at``, or the section for v1.0)."""
+    assert comparison.staleness is not None
+    return _line(comparison.document, _stale_path(comparison.staleness), key=True)
+
+
 def render_text(comparison: Comparison, moved_between: str, after_fix: str) -> list[str]:
     """The lines that explain one blocked change (``moved_between`` is e.g. "HEAD -> staged")."""
     staleness = comparison.staleness
@@ -124,7 +139,7 @@ def render_text(comparison: Comparison, moved_between: str, after_fix: str) -> l
         lines.append(f"    {path}:{_line(doc, move.path)}: {move.describe()}")
     if count > MAX_MOVES_SHOWN:
         lines.append(f"    ... and {count - MAX_MOVES_SHOWN} more")
-    lines.append(f"  stale: {path}:{_line(doc, _stale_path(staleness), key=True)}: {staleness.stale}")
+    lines.append(f"  stale: {path}:{stale_line(comparison)}: {staleness.stale}")
     lines.append(f"  fix: {staleness.fix}{after_fix}")
     return lines
 
@@ -140,7 +155,7 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
     out["resumption_version"] = staleness.version
     out["moved"] = [{**move.as_json(), "line": _line(doc, move.path)} for move in staleness.moves]
     out["stale"] = staleness.stale
-    out["stale_line"] = _line(doc, _stale_path(staleness), key=True)
+    out["stale_line"] = stale_line(comparison)
     out["fix"] = staleness.fix
     return out
 
@@ -178,7 +193,7 @@ def _check_index(args: argparse.Namespace, root: Path, config: Config) -> list[C
         return []  # the first commit: every file is new
     targets = _staged_targets(args.files, root, config)
     specs = [spec for change in targets for spec in (f":{change.path}", f"HEAD:{change.old_path}")]
-    blobs = git.read_blobs(specs, root)
+    blobs = git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES)  # a hostile 100 MB file is not read
     now = now_utc()
     results = []
     for index, change in enumerate(targets):
@@ -190,9 +205,17 @@ def _check_index(args: argparse.Namespace, root: Path, config: Config) -> list[C
 
 
 def _check_range(args: argparse.Namespace, root: Path, config: Config) -> list[Comparison]:
-    git.resolve_commit(args.since, root)
-    only = [git.repo_path(given, root) for given in args.files]
-    commits = git.log([f"{args.since}..HEAD"], root, only or None)
+    return check_range(args.since, args.files, root, config)
+
+
+def check_range(since: str, files: list[Path], root: Path, config: Config) -> list[Comparison]:
+    """Each change to an orchestration file in the commits of ``since..HEAD`` (limited to ``files``
+    when given: files or folders), compared with the version before it. :class:`git.GitError` when
+    ``since`` names no commit."""
+    git.resolve_commit(since, root)
+    only = [git.repo_path(given, root) for given in files]
+    only = [] if "" in only or "." in only else only  # the repository's top folder: everything
+    commits = git.log([f"{since}..HEAD"], root, only or None)
     pairs: list[tuple[git.Commit, git.Change]] = [
         (commit, change)
         for commit in commits
@@ -205,7 +228,7 @@ def _check_range(args: argparse.Namespace, root: Path, config: Config) -> list[C
         for commit, change in pairs
         for spec in (f"{commit.parents[0]}:{change.old_path}", f"{commit.sha}:{change.path}")
     ]
-    blobs = git.read_blobs(specs, root)
+    blobs = git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES)
     results = []
     for index, (commit, change) in enumerate(pairs):
         result = compare_versions(

@@ -110,7 +110,7 @@ def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
             texts[artifact.display] = document.text
             workspace.documents.append(document)
         elif found and artifact.format.value in ("yaml", "front-matter"):
-            texts[artifact.display] = _read_text(artifact.path)
+            texts[artifact.display] = _read_text(artifact.path, config.max_file_size)
         findings += found
     for workspace_check in _checks()[1]:
         findings += workspace_check(workspace)
@@ -119,9 +119,14 @@ def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
     return Report(apply_policy(findings, texts, config), files_checked=len(artifacts))
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, max_bytes: int) -> str:
+    """The text of a file that failed to load (for its suppression comments): never a FIFO or a device,
+    never more than ``max_bytes`` (a hostile 100 MB file is not read whole)."""
     try:
-        return path.read_text("utf-8", "replace")
+        if not path.is_file():
+            return ""
+        with path.open("rb") as handle:
+            return handle.read(max_bytes).decode("utf-8", "replace")
     except OSError:
         return ""
 

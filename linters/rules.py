@@ -16,10 +16,13 @@ RULE_MODULES = (
     "ctxres.linters.compatibility",
     "ctxres.linters.acknowledgement",
     "ctxres.linters.staleness",
+    "ctxres.linters.history",
     "ctxres.linters.reinject",
     "ctxres.linters.templates",
     "ctxres.linters.agent_memory",
     "ctxres.linters.nexus",
+    "ctxres.linters.security",
+    "ctxres.linters.paths",
 )
 
 

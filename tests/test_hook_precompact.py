@@ -486,7 +486,7 @@ def test_failed_write_removes_the_claimed_name(tmp_path: Path, monkeypatch: pyte
     def full_disk(path: object, data: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("ctxres.atomic.write_atomic", full_disk)
+    monkeypatch.setattr("ctxres.atomic.create_atomic", full_disk)
     with pytest.raises(HookError, match=r"cannot write cx-002-checkpoint\.json in \.jerry/checkpoints: No space left"):
         precompact.write_checkpoint(
             ctx, {"resumption": {"compaction_events": {"events": [{"id": "CX-001"}]}}}, "O.yaml"

@@ -82,7 +82,8 @@ def test_deep_redaction_covers_values_keys_lists_and_secret_named_keys() -> None
     value = {
         "next_step": "use ghp_16C7e42F292c6912E7710c838347Ae178B4a",
         "password": "hunter22",
-        "api_token": 12345,
+        "api_token": 12345678,
+        "max_token": 4096,  # a count, not a credential
         "token_count": 5,
         "estimated_tokens_used": 177200,
         "secret": None,
@@ -95,6 +96,7 @@ def test_deep_redaction_covers_values_keys_lists_and_secret_named_keys() -> None
         "next_step": f"use {REDACTED}",
         "password": REDACTED,
         "api_token": REDACTED,
+        "max_token": 4096,
         "token_count": 5,
         "estimated_tokens_used": 177200,
         "secret": None,

@@ -91,6 +91,10 @@ def test_valid_workspace_has_no_findings_at_all() -> None:
     assert report.findings == []
 
 
+# Rules that need a git history rather than a folder of files; each is triggered by the test named.
+HISTORY_RULES = {"S013": "tests/test_stale_git.py::test_check_since_reports_the_stale_commit_as_s013_in_every_format"}
+
+
 def test_every_rule_has_a_triggering_fixture() -> None:
-    missing = [code for code in all_rules() if not list((RULE_DIR / code).glob("bad*"))]
+    missing = [code for code in all_rules() if code not in HISTORY_RULES and not list((RULE_DIR / code).glob("bad*"))]
     assert not missing, f"rules without a fixture that triggers them: {missing}"

@@ -9,6 +9,10 @@ _BOLD = "\x1b[1m"
 _RED = "\x1b[31m"
 _YELLOW = "\x1b[33m"
 _RESET = "\x1b[0m"
+# Control characters in a message (a key such as "\r" quoted from the file) would break the one
+# finding per line format or drive the terminal: shown escaped instead.
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127, 0x85) if c != 9} | {10: "\\n", 13: "\\r"}
+_CONTROL |= {0x2028: "\\u2028", 0x2029: "\\u2029"}  # line separators to str.splitlines
 
 
 def plural(count: int, noun: str) -> str:
@@ -37,9 +41,9 @@ def format_finding(finding: Finding, *, color: bool = False) -> list[str]:
     code = _paint(finding.code, _RED if is_error else _YELLOW, color)
     tag = "" if is_error else " [warning]"
     pos = finding.position
-    lines = [f"{path}:{pos.line}:{pos.col}: {code}{tag} {finding.message}"]
+    lines = [f"{path}:{pos.line}:{pos.col}: {code}{tag} {finding.message.translate(_CONTROL)}"]
     if finding.fix:
-        lines.append(f"  help: {finding.fix}")
+        lines.append(f"  help: {finding.fix.translate(_CONTROL)}")
     return lines
 
 
