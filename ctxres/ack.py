@@ -110,6 +110,8 @@ def _load(text: str) -> Any:
         where = f" (line {mark.line + 1})" if mark is not None else ""
         problem = str(getattr(exc, "problem", None) or exc).splitlines()[0]  # one line, always
         raise SectionError(f"does not parse as YAML{where}: {problem}") from None
+    except (ValueError, TypeError) as exc:  # a tagged value that cannot be built, such as `!!int x`
+        raise SectionError(f"cannot be read: a tagged value is invalid ({exc})") from None
 
 
 def section_of(text: str) -> dict[str, Any]:

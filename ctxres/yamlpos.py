@@ -154,6 +154,8 @@ def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_
     except yaml.reader.ReaderError as exc:  # a NUL or control character: located at the character
         offset = exc.position if isinstance(exc.position, int) else -1
         char = exc.character
+        if isinstance(char, int) and chr(char) in text:  # libyaml counts bytes, not characters: find it
+            offset = text.index(chr(char))
         message = f"unacceptable character #x{char:04x}: {exc.reason}" if isinstance(char, int) else str(exc)
         raise YamlPosError(message.splitlines()[0], _offset_position(text, offset, line_offset)) from None
     except yaml.YAMLError as exc:
