@@ -35,6 +35,7 @@ import jsonschema
 import pytest
 
 from tests.conftest import FIXTURES, ROOT
+from tests.test_hook_precompact import transcript
 
 HELPER = Path(__file__).with_name("_kill_child.py")
 SCHEMAS = ROOT / "schemas"
@@ -93,24 +94,6 @@ def snapshot(root: Path) -> dict[str, bytes]:
         if path.is_file() and not path.is_symlink() and not rel.startswith(".git/"):
             found[rel] = path.read_bytes()
     return found
-
-
-def transcript(root: Path, tokens: int) -> None:
-    line = {
-        "type": "assistant",
-        "isSidechain": False,
-        "uuid": "u1",
-        "timestamp": "2026-02-17T11:59:00Z",
-        "message": {
-            "id": "msg_1",
-            "model": "claude-opus-4-7",
-            "role": "assistant",
-            "type": "message",
-            "content": [{"type": "text", "text": "ok"}],
-            "usage": {"input_tokens": tokens, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-        },
-    }
-    (root / "transcript.jsonl").write_text(json.dumps(line) + "\n")
 
 
 def hook_project(root: Path, *, tokens: int = 177_200) -> Path:
