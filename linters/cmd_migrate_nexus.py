@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from ctxres import nexus, yamledit
+from ctxres import nexus, yamledit, yamlguard
 from ctxres.atomic import write_atomic
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -221,7 +221,7 @@ def normalise_front_text(front: str) -> tuple[str, list[str]]:
     new text and what changed, in words; ``ValueError`` when the text is not a YAML mapping."""
     changes: list[str] = []
     for _round in range(len(VERSION_KEYS) + 16):  # each pass makes one edit and re-reads the text
-        root = yaml.compose(front, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        root = yaml.compose(front, Loader=yamlguard.loader_for(front))  # libyaml crashes on very deep nesting
         if not isinstance(root, yaml.MappingNode):
             raise ValueError("the front matter is not a YAML mapping")
         edit = _next_edit(front, root, changes)
@@ -314,8 +314,8 @@ def _legacy_front(text: str) -> dict[str, Any]:
     if split is None:
         raise ValueError("it has no YAML front matter (a '---' line at the top and another after the fields)")
     try:
-        data = yaml.load(split[0], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
+        data = yamlguard.load(split[0])  # no crash on deep nesting, no alias bomb
+    except (yaml.YAMLError, yamlguard.YamlGuardError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"its front matter is not valid YAML ({first})") from None
     if data is None:

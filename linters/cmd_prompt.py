@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ctxres import ack
+from ctxres import ack, yamlguard
 from ctxres import checkpoints as cp
 from ctxres.config import ConfigError, load_config
 from ctxres.hooks import alerts
@@ -32,11 +32,6 @@ from ctxres.project import inside, project_root
 from ctxres.redact import redact
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 
 class PromptError(Exception):
@@ -100,8 +95,8 @@ def _workflow(args: argparse.Namespace) -> Path:
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.load(path.read_bytes(), Loader=_Loader)
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        data = yamlguard.load(path.read_bytes())  # no crash on deep nesting, no alias bomb
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, yamlguard.YamlGuardError) as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise PromptError(f"cannot read {path}: {first}") from None
     if not isinstance(data, dict):
