@@ -42,6 +42,9 @@ def _warn(message: str) -> None:
 
 def read_payload(raw: bytes) -> dict[str, Any]:
     """The stdin JSON object, or ``{}`` (with a warning) when it is missing or malformed."""
+    if len(raw) > MAX_STDIN_BYTES:
+        _warn(f"stdin is larger than {MAX_STDIN_BYTES:,} bytes; not read, answering with no output")
+        return {}
     if not raw.strip():
         _warn("empty stdin; answering with no output")
         return {}
@@ -103,7 +106,7 @@ def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
-        raw = sys.stdin.buffer.read(MAX_STDIN_BYTES)
+        raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)  # one byte more tells an oversized payload
     except Exception as exc:
         _warn(f"cannot read stdin: {exc}")
         raw = b""

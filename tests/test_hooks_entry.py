@@ -47,6 +47,25 @@ def test_hook_always_exits_zero_with_a_json_object(args: list[str], stdin: bytes
     assert b"Traceback" not in result.stderr
 
 
+def test_a_payload_over_8_mib_is_refused_with_one_line_that_says_so(tmp_path: Path) -> None:
+    from ctxres.hooks.main import MAX_STDIN_BYTES
+
+    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "x" * MAX_STDIN_BYTES}
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", "UserPromptSubmit"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {}
+    assert result.stderr.decode().splitlines() == [
+        f"ctxres-hook: stdin is larger than {MAX_STDIN_BYTES:,} bytes; not read, answering with no output"
+    ]
+
+
 def test_hooks_run_from_a_plain_clone(tmp_path: Path) -> None:
     """A Claude Code plugin is not pip-installed: `PYTHONPATH=<clone> python -m ctxres.hooks.main` must work."""
     root = Path(__file__).resolve().parent.parent
