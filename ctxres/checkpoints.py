@@ -21,7 +21,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ctxres.atomic import claim
 from ctxres.timestamps import parse_timestamp
 
 CHECKPOINTS_FOLDER = "checkpoints"
@@ -80,20 +79,6 @@ def next_number(names: Iterable[str]) -> int:
 
 def checkpoints_dir(state_dir: Path) -> Path:
     return state_dir / CHECKPOINTS_FOLDER
-
-
-def claim_next(state_dir: Path) -> Path:
-    """Create (empty, with ``O_EXCL``) and return the next checkpoint file of ``state_dir``.
-
-    Two hooks running at once never get the same name: the loser of a race takes the next number.
-    The caller then fills the file with :func:`ctxres.atomic.write_atomic`.
-    """
-    folder = checkpoints_dir(state_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    number = next_number(os.listdir(folder))
-    while not claim(folder / file_name(number)):
-        number += 1
-    return folder / file_name(number)
 
 
 def list_checkpoints(state_dir: Path) -> list[Path]:

@@ -407,24 +407,6 @@ def section_floor(section: dict[str, Any]) -> int:
     return max(numbers, default=0) + 1
 
 
-def claim_number(folder: str, floor: int = 1) -> tuple[str, int]:
-    """Create (empty, ``O_EXCL``) the next free ``cx-NNN-checkpoint.json`` of ``folder``, numbered after
-    every checkpoint file there and at least ``floor``; (its path, its number). Two hooks running at
-    once never get the same number: the loser of a race takes the next one.
-
-    ``ctxres.checkpoints.claim_next`` does the same without a floor (and its module costs the hook the
-    import of dataclasses); the claim itself is ``ctxres.atomic.claim``."""
-    from ctxres.atomic import claim
-    from ctxres.hooks.alerts import checkpoint_number
-
-    os.makedirs(folder, exist_ok=True)
-    taken = [n for n in (checkpoint_number(name) for name in os.listdir(folder)) if n is not None]
-    number = max(max(taken, default=0) + 1, floor)
-    while not claim(os.path.join(folder, f"cx-{number:03d}-checkpoint.json")):
-        number += 1
-    return os.path.join(folder, f"cx-{number:03d}-checkpoint.json"), number
-
-
 def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path: str) -> str:
     """Write the checkpoint (redacted) under the next free number; its path.
 

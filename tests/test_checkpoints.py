@@ -62,15 +62,6 @@ def test_list_checkpoints_sorts_by_number_across_names(tmp_path: Path) -> None:
     assert cp.list_checkpoints(tmp_path / "missing") == []
 
 
-def test_claim_next_takes_the_first_free_number(tmp_path: Path) -> None:
-    state = tmp_path / ".jerry"
-    first = cp.claim_next(state)
-    assert first == state / "checkpoints" / "cx-001-checkpoint.json" and first.read_text() == ""
-    (state / "checkpoints" / "cx-004.d933ffb7.json").write_text("{}")  # another tool's numbers count too
-    assert cp.claim_next(state).name == "cx-005-checkpoint.json"
-    assert cp.claim_next(state).name == "cx-006-checkpoint.json"
-
-
 def test_state_dir_is_the_nearest_one_up_to_the_root(tmp_path: Path) -> None:
     nested = tmp_path / "projects" / "P1"
     nested.mkdir(parents=True)

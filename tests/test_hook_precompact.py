@@ -589,12 +589,12 @@ def test_monitor_reading_needs_a_fill_of_this_session() -> None:
     assert precompact.context_from_monitor([monitor], "s1") is None
 
 
-def test_claim_number_takes_the_next_free_name_above_the_floor(tmp_path: Path) -> None:
+def test_next_free_number_follows_every_checkpoint_and_the_floor(tmp_path: Path) -> None:
     folder = tmp_path / "checkpoints"
-    folder.mkdir()
-    (folder / "cx-004.d933ffb7.json").write_text("{}")
-    assert precompact.claim_number(str(folder), floor=2) == (str(folder / "cx-005-checkpoint.json"), 5)
-    assert precompact.claim_number(str(folder), floor=9) == (str(folder / "cx-009-checkpoint.json"), 9)
+    assert precompact.next_free_number(str(folder)) == 1 and folder.is_dir()  # created when missing
+    (folder / "cx-004.d933ffb7.json").write_text("{}")  # another tool's numbers count too
+    assert precompact.next_free_number(str(folder), floor=2) == 5
+    assert precompact.next_free_number(str(folder), floor=9) == 9
 
 
 CORPUS_WORKFLOWS = sorted((ROOT / "fixtures" / "corpus" / "orchestration").glob("*.yaml"))
