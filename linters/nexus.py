@@ -9,6 +9,7 @@ artifact kind, so they are looked for in the project folders of the Nexus worksp
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxres import nexus
@@ -19,6 +20,7 @@ from ctxres.formats import Format
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.registry import Rule, register
 from ctxres.loading import load_file
+from ctxres.project import inside
 
 if TYPE_CHECKING:
     from ctxres.linters.engine import Workspace
@@ -305,6 +307,19 @@ def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
     project = project_folder(doc.fs_path) if doc.fs_path else None
     if project is None:
         return findings
+    for index, entry in safe:
+        target = os.path.join(project, entry.strip())
+        if os.path.lexists(target) and not inside(Path(target), Path(project)):
+            findings.append(
+                _finding(
+                    doc,
+                    OUTSIDE,
+                    f"`files_to_load` entry {entry!r} resolves through a symbolic link to "
+                    f"{os.path.realpath(target)}, outside the project folder",
+                    ("files_to_load", index),
+                    "point the entry at the file inside the project, or replace the symbolic link with the file",
+                )
+            )
     missing = [
         (index, entry)
         for index, entry in safe

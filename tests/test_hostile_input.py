@@ -653,8 +653,9 @@ def test_check_reports_every_path_that_leaves_the_project(tmp_path: Path) -> Non
     manifest.parent.mkdir(parents=True)
     manifest.write_text(
         '---\nresume_schema_version: "2.0"\nlast_updated: "2026-02-17T11:00:00Z"\nproject_id: 01-demo\n'
-        'files_to_load:\n  - "../../../../etc/passwd"\n---\n# Resume\n'
+        'files_to_load:\n  - "../../../../etc/passwd"\n  - "linked.md"\n---\n# Resume\n'
     )
+    (manifest.parent.parent / "linked.md").symlink_to(tmp_path / "outside" / "notes.md")  # escapes by a link
     run = ctxres(root, "check", "--select", "X002,A005,N006", ".")
     no_traceback(run)
     assert run.returncode == 1
@@ -666,6 +667,8 @@ def test_check_reports_every_path_that_leaves_the_project(tmp_path: Path) -> Non
     }, run.stdout
     assert "resolves through a symbolic link to" in run.stdout
     assert run.stdout.count(": X002 ") == 2
+    assert run.stdout.count(": N006 ") == 2
+    assert "`files_to_load` entry 'linked.md' resolves through a symbolic link to" in run.stdout
 
 
 @pytest.mark.parametrize("event", HOOK_EVENTS)
