@@ -12,7 +12,7 @@ from ctxres.discovery import Artifact, discover
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
-from ctxres.linters import parsing, suppression
+from ctxres.linters import parsing, security, suppression
 from ctxres.linters.registry import RULES, matches
 from ctxres.linters.report import Report
 from ctxres.linters.rules import rule_modules
@@ -109,8 +109,13 @@ def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
         if document is not None:
             texts[artifact.display] = document.text
             workspace.documents.append(document)
-        elif found and artifact.format.value in ("yaml", "front-matter"):
-            texts[artifact.display] = _read_text(artifact.path, config.max_file_size)
+        elif found:
+            # Not parsed: its text still serves suppression comments (YAML) and the secrets rule.
+            text = _read_text(artifact.path, config.max_file_size)
+            if artifact.format.value in ("yaml", "front-matter"):
+                texts[artifact.display] = text
+            if "\x00" not in text:  # binary content holds no key worth reporting, only noise
+                found = found + security.findings_in_text(artifact.display, text)
         findings += found
     for workspace_check in _checks()[1]:
         findings += workspace_check(workspace)

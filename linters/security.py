@@ -83,10 +83,15 @@ def message(text: str, secret: Secret) -> str:
 
 def findings_in(doc: Document) -> list[Finding]:
     """One X001 finding per secret in the document's text, at the secret's first character (pure)."""
-    text = doc.text
+    return findings_in_text(doc.path, doc.text)
+
+
+def findings_in_text(path: str, text: str) -> list[Finding]:
+    """One X001 finding per secret in ``text`` (the file ``path``), at its first character (pure). The
+    engine calls it directly on a file that does not parse: a broken file can hold a key too."""
     return [
         Finding(
-            doc.path,
+            path,
             SECRET.code,
             message(text, secret),
             SECRET.severity,
