@@ -182,6 +182,19 @@ def make_context(event: str, payload: dict[str, Any]) -> HookContext:
     return HookContext(event, payload, root, load_settings(root))
 
 
+def warn(message: str) -> None:
+    """One line on stderr, ``ctxres-hook: <message>``, with secrets redacted (an error message can
+    quote a line of a state file). Never raises: stderr itself may be closed."""
+    try:
+        import sys
+
+        from ctxres.redact import redact
+
+        sys.stderr.write(f"ctxres-hook: {redact(message)}\n")
+    except Exception:  # nothing else to do
+        pass
+
+
 def additional_context(event: str, text: str) -> dict[str, Any]:
     """The output that injects ``text`` into the model's context (cut to Claude Code's cap). Secrets are
     redacted first, whatever event injects (a key copied from a state file would be re-sent on every

@@ -12,12 +12,11 @@ Code accepts it for every event.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import sys
 
-from ctxres.hooks.context import HookError, make_context
+from ctxres.hooks.context import HookError, make_context, warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
@@ -36,8 +35,7 @@ MODULES = {
 
 
 def _warn(message: str) -> None:
-    with contextlib.suppress(Exception):  # stderr itself may be closed; nothing else to do
-        sys.stderr.write(f"ctxres-hook: {message}\n")
+    warn(message)
 
 
 def read_payload(raw: bytes) -> dict[str, Any]:

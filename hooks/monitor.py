@@ -20,10 +20,8 @@ the rarer paths that need them.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
@@ -53,8 +51,9 @@ _MAX_PATH_CHARS = 70
 
 def warn(ctx: HookContext, message: str) -> None:
     """One line on stderr, in the dispatcher's format (used when the hook still answers)."""
-    with contextlib.suppress(Exception):  # stderr itself may be closed; nothing else to do
-        sys.stderr.write(f"ctxres-hook: {ctx.event}: {message}\n")
+    from ctxres.hooks.context import warn as warn_line
+
+    warn_line(f"{ctx.event}: {message}")
 
 
 def state_folder(ctx: HookContext) -> str:

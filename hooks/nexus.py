@@ -263,9 +263,6 @@ def handle(ctx: HookContext) -> dict[str, Any]:
 
 
 def _warn(ctx: HookContext, message: str) -> None:
-    import sys
+    from ctxres.hooks.context import warn
 
-    try:
-        sys.stderr.write(f"ctxres-hook: {ctx.event}: {message}\n")
-    except Exception:  # stderr may be closed; nothing else to do
-        return
+    warn(f"{ctx.event}: {message}")

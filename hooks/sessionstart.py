@@ -13,11 +13,9 @@ The injected text is redacted (no credential copied from the workflow file reach
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 
-from ctxres.hooks.context import HookContext, HookError, additional_context, find_orchestration, workflow_status
+from ctxres.hooks.context import HookContext, HookError, additional_context, find_orchestration, warn, workflow_status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
@@ -30,8 +28,7 @@ SOURCES = ("startup", "resume", "fork", "compact", "clear")  # what Claude Code 
 
 
 def _warn(message: str) -> None:
-    with contextlib.suppress(Exception):  # stderr may be closed; nothing else to do
-        sys.stderr.write(f"ctxres-hook: {EVENT}: {message}\n")
+    warn(f"{EVENT}: {message}")
 
 
 def template1_input(data: dict[str, Any]) -> dict[str, Any]:

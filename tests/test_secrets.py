@@ -687,3 +687,25 @@ def test_x001_fails_the_check_and_its_output_never_shows_a_secret(tmp_path: Path
 def test_the_real_corpus_has_no_secret() -> None:
     report = engine.run([CORPUS], load_config(CORPUS), cwd=CORPUS)
     assert [f for f in report.findings if f.code == "X001"] == []
+
+
+# --- stderr: a hook's one warning line is redacted too ---------------------------------------------
+
+
+def test_a_hook_warning_never_prints_a_secret(tmp_path: Path) -> None:
+    """The refused payload `cwd` is quoted in the warning; a token in it must not reach stderr."""
+    token = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
+    env = {key: value for key, value in os.environ.items() if key != "CLAUDE_PROJECT_DIR"}
+    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi", "cwd": f"relative/{token}"}
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", "UserPromptSubmit"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0 and json.loads(result.stdout) == {}
+    [line] = result.stderr.decode().splitlines()
+    assert "cwd" in line and REDACTED in line, line
+    assert token not in line and token[4:20] not in line
