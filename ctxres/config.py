@@ -18,24 +18,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 from ctxres.artifacts import DEFAULT_PATTERNS
+from ctxres.folders import SKIPPED_FOLDERS
 
-DEFAULT_EXCLUDE = (
-    ".git",
-    ".hg",
-    ".svn",
-    ".venv",
-    "venv",
-    ".nox",
-    ".tox",
-    "node_modules",
-    "__pycache__",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".pytest_cache",
-    "build",
-    "dist",
-    "site-packages",
-)
+DEFAULT_EXCLUDE = SKIPPED_FOLDERS
 
 
 class ConfigError(ValueError):

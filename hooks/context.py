@@ -20,25 +20,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported a
 MAX_CONTEXT_CHARS = 10_000  # Claude Code caps injected text at 10,000 characters
 MAX_STATE_FILE_BYTES = 2 * 1024 * 1024  # a state file larger than this is not read by a hook
 MAX_WALK_ENTRIES = 20_000  # bound on the directory entries visited to find the workflow file
-_SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        ".venv",
-        "venv",
-        ".nox",
-        ".tox",
-        "__pycache__",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        "build",
-        "dist",
-        "site-packages",
-    }
-)
 _CONFIG_FILES = (".ctxres.toml", "pyproject.toml")
 
 
@@ -264,10 +245,12 @@ def workflow_status(data: Any) -> str | None:
 
 def orchestration_candidates(root: str) -> list[str]:
     """ORCHESTRATION*.yaml/yml files under ``root``, most recently modified first (bounded walk)."""
+    from ctxres.folders import SKIPPED_FOLDERS
+
     found: list[str] = []
     visited = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        dirnames[:] = [d for d in dirnames if d not in SKIPPED_FOLDERS]
         visited += len(dirnames) + len(filenames)
         found += [
             os.path.join(dirpath, name)
