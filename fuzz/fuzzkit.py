@@ -138,6 +138,14 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return files
 
 
+class Workspace:
+    """A temporary project and the bytes of its files before any case ran (to restore after each)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files = snapshot(root)
+
+
 def restore(root: Path, files: dict[str, bytes]) -> None:
     """Make the tree under ``root`` hold exactly ``files`` again (cheap when little changed)."""
     for folder, dirs, names in os.walk(root, topdown=False):

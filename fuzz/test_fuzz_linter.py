@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from fuzzkit import (
     JSON_SNIPPETS,
     STATE_FILES,
     SUMMARY_LINE,
+    Workspace,
     checkpoint_corpus,
     cli,
     fuzz_target,
@@ -33,7 +33,6 @@ from fuzzkit import (
     mutated_text,
     orchestration_corpus,
     restore,
-    snapshot,
 )
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -46,12 +45,6 @@ TEMPLATE_CHECKPOINT = (FIXTURES / "templates" / "proj001-qg2-checkpoint.json").r
 WORKFLOW = "projects/PROJ-001/ORCHESTRATION.yaml"
 CHECKPOINT = ".jerry/checkpoints/cx-001-checkpoint.json"
 CODE = "C000"
-
-
-class Workspace:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files = snapshot(root)
 
 
 @pytest.fixture(scope="module")

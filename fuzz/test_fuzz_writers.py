@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from fuzzkit import (
     FIXTURES,
     INTERNAL_ERROR,
     JSON_SNIPPETS,
+    Workspace,
     changed,
     cli,
     fuzz_target,
@@ -103,12 +103,6 @@ def still_parses(before: bytes, after: bytes) -> None:
         assert safe_loads(after), "the written file is no longer valid for yaml.safe_load"
     if parses_cleanly(before):
         assert parses_cleanly(after), "the written file has load issues the old one did not"
-
-
-class Workspace:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files = snapshot(root)
 
 
 @pytest.fixture(scope="module")
