@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -8,3 +9,22 @@ FIXTURES = ROOT / "fixtures"
 # from any clone; test_corpus_copy_is_byte_exact keeps it identical to the original.
 CORPUS = FIXTURES / "corpus"
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def assistant_line(tokens: int) -> str:
+    """One transcript line: a model reply whose usage puts ``tokens`` in the context window."""
+    line = {
+        "type": "assistant",
+        "isSidechain": False,
+        "uuid": "u1",
+        "timestamp": "2026-02-17T11:59:00Z",
+        "message": {
+            "id": "msg_1",
+            "model": "claude-opus-4-7",
+            "role": "assistant",
+            "type": "message",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": tokens, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        },
+    }
+    return json.dumps(line) + "\n"

@@ -18,7 +18,7 @@ import yaml
 from ctxres.hooks import precompact
 from ctxres.hooks.context import HookContext, HookError, Settings
 from ctxres.linters.cli import main as cli_main
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, assistant_line
 
 SCHEMAS = ROOT / "schemas"
 TEMPLATE_ORCHESTRATION = FIXTURES / "templates" / "proj001-qg2-ORCHESTRATION.yaml"
@@ -125,22 +125,8 @@ def monitor_state(root: Path, **fields: Any) -> Path:
 
 
 def transcript(root: Path, tokens: int) -> Path:
-    line = {
-        "type": "assistant",
-        "isSidechain": False,
-        "uuid": "u1",
-        "timestamp": "2026-02-17T11:59:00Z",
-        "message": {
-            "id": "msg_1",
-            "model": "claude-opus-4-7",
-            "role": "assistant",
-            "type": "message",
-            "content": [{"type": "text", "text": "ok"}],
-            "usage": {"input_tokens": tokens, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-        },
-    }
     path = root / "transcript.jsonl"
-    path.write_text(json.dumps(line) + "\n")
+    path.write_text(assistant_line(tokens))
     return path
 
 

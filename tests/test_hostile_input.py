@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, assistant_line
 from tests.test_hook_precompact import validate
 from tests.test_nexus_hooks import P24, edits_of_one_project, precompact_payload, sessionstart_payload, transcript
 from tests.test_nexus_hooks import workspace as workspace  # the Nexus corpus project (a fixture)
@@ -204,22 +204,10 @@ def _write_big_transcript(path: Path) -> None:
     """A 100 MB transcript: tool output lines, then one model reply with usage at the end."""
     filler = json.dumps({"type": "user", "message": {"content": "z" * 4000}}).encode() + b"\n"
     block = filler * (MIB // len(filler))
-    reply = {
-        "type": "assistant",
-        "isSidechain": False,
-        "uuid": "u1",
-        "timestamp": "2026-02-17T11:59:00Z",
-        "message": {
-            "id": "msg_1",
-            "model": "claude-opus-4-7",
-            "role": "assistant",
-            "usage": {"input_tokens": 150_000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-        },
-    }
     with path.open("wb") as handle:
         while handle.tell() < BIG:
             handle.write(block)
-        handle.write(json.dumps(reply).encode() + b"\n")
+        handle.write(assistant_line(150_000).encode())
 
 
 YAML_CASES: dict[str, bytes] = {
