@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ctxres.formats import Format
+from ctxres.orchestration import ORCHESTRATION_PATTERNS
 
 # kind -> (format, default file patterns). A pattern without "/" matches the file name.
 KINDS: dict[str, Format] = {
@@ -19,7 +20,7 @@ KINDS: dict[str, Format] = {
 }
 
 DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {
-    "orchestration": ("*ORCHESTRATION*.yaml", "*ORCHESTRATION*.yml"),
+    "orchestration": ORCHESTRATION_PATTERNS,
     "checkpoint": ("cx-[0-9][0-9][0-9]*.json",),
     "monitor-state": ("context-monitor-state.json",),
     "precompact-state": ("*precompact_state.json",),

@@ -21,6 +21,7 @@ from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.registry import Rule, register
+from ctxres.orchestration import LIVE_STATUSES, workflow_status_of
 from ctxres.project import inside, project_root
 from ctxres.resumption import detect_version
 
@@ -273,7 +274,6 @@ NOT_REACHED = register(
 EVENTS_OWNER: JsonPath = ("resumption", "compaction_events")
 EVENTS: JsonPath = ("resumption", "compaction_events", "events")
 UPDATED_AT: JsonPath = ("resumption", "recovery_state", "updated_at")
-ACTIVE = ("ACTIVE", "PAUSED")
 
 
 def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:
@@ -491,7 +491,7 @@ def _section(doc: Document, config: Config) -> _Section | None:
     path = Path(doc.fs_path)
     root = project_root(path)
     workflow = doc.get(("workflow", "id"))
-    status = doc.get(("resumption", "recovery_state", "workflow_status"))
+    status = workflow_status_of(doc.data)
     try:
         mtime = path.stat().st_mtime
     except OSError:
@@ -704,7 +704,7 @@ def _owner(checkpoint: cp.CheckpointView, sections: list[_Section]) -> _Section:
         return max(group, key=lambda s: (s.mtime, s.doc.path))
 
     same = [s for s in sections if checkpoint.workflow_id and s.workflow_id == checkpoint.workflow_id]
-    active = [s for s in sections if s.status in ACTIVE]
+    active = [s for s in sections if s.status in LIVE_STATUSES]
     return newest(same or active or sections)
 
 

@@ -1,0 +1,230 @@
+"""The core model of a workflow (ctxres.orchestration): statuses, the live workflow, the readers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ctxres import orchestration as o
+
+LIVE = "workflow: {status: ACTIVE}\n"
+DONE = "workflow: {status: COMPLETE}\n"
+
+
+def _read(path: str) -> Any:
+    try:
+        return yaml.safe_load(Path(path).read_text("utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+
+
+def _write(root: Path, rel: str, text: str, mtime: float) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("word", "meaning"),
+    [
+        ("ACTIVE", "ACTIVE"),
+        ("in progress", "ACTIVE"),
+        ("In-Progress", "ACTIVE"),
+        ("RUNNING", "ACTIVE"),
+        ("COMPLETED", "COMPLETE"),
+        ("done", "COMPLETE"),
+        ("ON_HOLD", "PAUSED"),
+        ("FAILED", "FAILED"),
+        ("NOT_STARTED", ""),
+        (3, ""),
+        (None, ""),
+    ],
+)
+def test_workflow_meaning(word: object, meaning: str) -> None:
+    assert o.workflow_meaning(word) == meaning
+
+
+def test_workflow_status_prefers_the_recovery_state_then_the_workflow() -> None:
+    both = {"workflow": {"status": "COMPLETE"}, "resumption": {"recovery_state": {"workflow_status": "ACTIVE"}}}
+    assert o.workflow_status_of(both) == "ACTIVE"
+    assert (
+        o.workflow_status_of({"workflow": {"status": "in progress"}, "resumption": {"current_state": "x"}}) == "ACTIVE"
+    )
+    assert o.workflow_status_of({"workflow": {"status": "Weird"}}) == "WEIRD"
+    assert o.workflow_status_of({"workflow": {"status": ["ACTIVE"]}}) is None
+    assert o.workflow_status_of("text") is None
+    assert o.is_live({"workflow": {"status": "PAUSED"}})
+    assert not o.is_live({"workflow": {"status": "COMPLETED"}})
+
+
+@pytest.mark.parametrize(
+    ("rel", "example"),
+    [
+        ("ORCHESTRATION.yaml", False),
+        ("projects/PROJ-001/ORCHESTRATION.yaml", False),
+        ("projects/PROJ-001/orchestration/feat-001/FEAT-001-ORCHESTRATION.yaml", False),
+        ("docs/protocol/orchestration-template.yaml", True),
+        ("docs/protocol/ORCHESTRATION.yaml", True),
+        ("./docs/protocol/x/ORCHESTRATION.yml", True),
+        ("examples/ORCHESTRATION.yaml", True),
+        ("skills/orchestration/templates/ORCHESTRATION.yaml", True),
+        ("ORCHESTRATION.template.yaml", True),
+        ("ORCHESTRATION_EXAMPLE.yaml", True),
+        ("OrchestrationTemplate.yaml", True),
+        ("sample-ORCHESTRATION.yaml", True),
+        ("docs/ORCHESTRATION.yaml", False),  # another docs folder is the project's own
+        ("contemplate/ORCHESTRATION.yaml", False),  # a word that merely contains "template"
+    ],
+)
+def test_examples_and_templates(rel: str, example: bool) -> None:
+    assert o.is_example_path(rel) is example
+
+
+def test_the_most_recently_modified_live_workflow_wins_and_the_note_says_why(tmp_path: Path) -> None:
+    _write(tmp_path, "a/ORCHESTRATION.yaml", LIVE, 1000)
+    _write(tmp_path, "b/ORCHESTRATION.yaml", LIVE, 3000)
+    _write(tmp_path, "c/ORCHESTRATION.yaml", DONE, 4000)  # newer, but finished
+    _write(tmp_path, "docs/protocol/orchestration-template.yaml", "resumption: {}\n" + LIVE, 5000)
+    _write(tmp_path, "d/ORCHESTRATION.yaml", "workflow: [broken\n", 6000)  # unreadable: skipped
+    choice = o.find_live_workflow(str(tmp_path), _read)
+    assert choice is not None
+    assert choice.relpath == "b/ORCHESTRATION.yaml"
+    assert choice.others == ["a/ORCHESTRATION.yaml"]
+    assert choice.note() == (
+        "using b/ORCHESTRATION.yaml: the most recently modified of 2 live workflows (status ACTIVE); "
+        "also live: a/ORCHESTRATION.yaml"
+    )
+    quick = o.find_live_workflow(str(tmp_path), _read, exhaustive=False)
+    assert quick is not None and quick.relpath == choice.relpath and quick.others == []
+
+
+def test_a_template_is_never_live_even_alone(tmp_path: Path) -> None:
+    _write(tmp_path, "docs/protocol/ORCHESTRATION-template.yaml", LIVE, 1000)
+    _write(tmp_path, "examples/ORCHESTRATION.yaml", LIVE, 1000)
+    assert o.find_live_workflow(str(tmp_path), _read) is None
+
+
+def test_the_configured_patterns_decide_which_files_are_workflows(tmp_path: Path) -> None:
+    _write(tmp_path, "plan/workflow-state.yaml", LIVE, 1000)
+    _write(tmp_path, "ORCHESTRATION.yaml", LIVE, 500)
+    assert o.find_live_workflow(str(tmp_path), _read).relpath == "ORCHESTRATION.yaml"  # type: ignore[union-attr]
+    custom = o.find_live_workflow(str(tmp_path), _read, patterns=("workflow-state.yaml",))
+    assert custom is not None and custom.relpath == "plan/workflow-state.yaml"
+    assert custom.reason() == "the only live workflow (status ACTIVE)"
+
+
+def test_skipped_folders_are_not_searched(tmp_path: Path) -> None:
+    _write(tmp_path, "node_modules/pkg/ORCHESTRATION.yaml", LIVE, 1000)
+    _write(tmp_path, ".venv/ORCHESTRATION.yaml", LIVE, 1000)
+    assert o.find_live_workflow(str(tmp_path), _read) is None
+
+
+def test_the_environment_names_the_workflow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path, "a/ORCHESTRATION.yaml", DONE, 1000)
+    _write(tmp_path, "b/ORCHESTRATION.yaml", LIVE, 3000)
+    monkeypatch.setenv(o.WORKFLOW_ENV, "a/ORCHESTRATION.yaml")
+    choice = o.find_live_workflow(str(tmp_path), _read)
+    assert choice is not None and choice.relpath == "a/ORCHESTRATION.yaml" and choice.named
+    assert choice.note() == f"using a/ORCHESTRATION.yaml: named by ${o.WORKFLOW_ENV}"
+    refused = o.find_live_workflow(str(tmp_path), _read, accept=lambda path: False)
+    assert refused is None
+
+
+def test_accept_refuses_a_path(tmp_path: Path) -> None:
+    _write(tmp_path, "a/ORCHESTRATION.yaml", LIVE, 1000)
+    _write(tmp_path, "b/ORCHESTRATION.yaml", LIVE, 3000)
+    choice = o.find_live_workflow(str(tmp_path), _read, accept=lambda path: "/b/" not in path)
+    assert choice is not None and choice.relpath == "a/ORCHESTRATION.yaml"
+
+
+def test_pipelines_in_every_layout() -> None:
+    mapping = yaml.safe_load(
+        """
+        pipelines:
+          impl:
+            current_phase: 2
+            phases:
+              - {id: 1, name: Research, status: COMPLETE}
+              - {id: 2, name: Build, status: in progress}
+        """
+    )
+    (impl,) = o.pipelines(mapping)
+    assert (impl.name, impl.path, impl.current_phase, impl.current_phase_path) == (
+        "impl",
+        ("pipelines", "impl"),
+        2,
+        ("pipelines", "impl", "current_phase"),
+    )
+    assert [(p.number, p.name, p.status, p.path) for p in impl.phases] == [
+        (1, "Research", "COMPLETE", ("pipelines", "impl", "phases", 0)),
+        (2, "Build", "IN_PROGRESS", ("pipelines", "impl", "phases", 1)),
+    ]
+    assert impl.phase(2) is impl.phases[1] and impl.phase(9) is None and not impl.not_started()
+
+    phases_by_key = yaml.safe_load("pipeline: {phases: {phase-1: {status: PENDING}, phase-2: {status: PENDING}}}")
+    (single,) = o.pipelines(phases_by_key)
+    assert [p.number for p in single.phases] == [1, 2] and single.not_started()
+
+    listed = yaml.safe_load("pipelines: [{id: a, current_phase: '3'}, {name: b}]")
+    assert [(p.name, p.current_phase) for p in o.pipelines(listed)] == [("a", 3), ("b", None)]
+
+    top = yaml.safe_load("workflow: {current_phase: 1}\nphases: [{id: 1, tasks: [{id: T1}]}]")
+    (flat,) = o.pipelines(top)
+    assert flat.name == "" and flat.current_phase == 1 and flat.phases[0].path == ("phases", 0)
+
+
+def test_gates_in_every_layout() -> None:
+    data = yaml.safe_load(
+        """
+        quality_gates:
+          qg-1: {status: PASS, iteration_history: [{score: 0.81}, {score: 0.93}]}
+          qg-2: {status: IN_PROGRESS, iterations: 2, score: 0.9}
+          notes: "not a gate"
+        """
+    )
+    first, second = o.gates(data)
+    assert (first.id, first.status, first.iterations, first.scores, first.latest_score()) == (
+        "qg-1",
+        "PASS",
+        2,
+        [0.81, 0.93],
+        0.93,
+    )
+    assert first.history_path == ("quality_gates", "qg-1", "iteration_history")
+    assert (second.iterations, second.scores, second.latest_score(), second.is_running()) == (2, None, 0.9, True)
+    listed = yaml.safe_load("quality_gates: {threshold: 0.9, gates: [{id: QG-1, status: PENDING}, {status: x}]}")
+    assert [(g.id, g.path) for g in o.gates(listed)] == [("QG-1", ("quality_gates", "gates", 0))]
+
+
+def test_checkpoint_entries() -> None:
+    section = yaml.safe_load("checkpoints: {latest_id: CP-2, entries: [{id: CP-1}, {id: CP-2, timestamp: t}]}")
+    view = o.checkpoint_entries(section)
+    assert view is not None and view.latest == "CP-2" and view.latest_path == ("checkpoints", "latest_id")
+    assert view.entries[1] == ("CP-2", ("checkpoints", "entries", 1, "id"), "t")
+    unused = o.checkpoint_entries(yaml.safe_load("checkpoints: {latest_id: null, entries: []}"))
+    assert unused is not None and unused.latest is None and unused.entries == []
+    assert o.checkpoint_entries(yaml.safe_load("checkpoints: {latest_id: null, entries: [{id: A}]}")) is None
+    assert o.checkpoint_entries(yaml.safe_load("checkpoints: [{id: A}, {id: B}]")).latest == "B"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("value", "number"), [(3, 3), ("3", 3), ("phase-3", 3), ("Phase 3: Build", 3), (True, None)])
+def test_phase_number(value: object, number: int | None) -> None:
+    assert o.phase_number(value) == number
+
+
+def test_the_core_imports_only_the_standard_library_lightly() -> None:
+    """Measured against what the interpreter has loaded anyway (an editable install preloads pathlib)."""
+    heavy = ("dataclasses", "typing", "pathlib", "yaml", "pydantic", "jsonschema")
+    show = f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    before = subprocess.run([sys.executable, "-c", f"import sys; {show}"], capture_output=True, text=True, check=True)
+    code = f"import sys, ctxres.orchestration as o; o.workflow_files('.'); o.is_example_path('a/b.yaml'); {show}"
+    after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert set(after.stdout.split()) - set(before.stdout.split()) == set()
