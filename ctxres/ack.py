@@ -13,7 +13,7 @@ Pure functions build the new texts; :func:`plan` reads the files and :func:`writ
 from __future__ import annotations
 
 import json
-import stat
+import os
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,19 +24,19 @@ from typing import Any
 import yaml
 
 from ctxres import checkpoints as cp
+from ctxres import orchestration
 from ctxres.atomic import write_all_atomic
 from ctxres.config import Config
-from ctxres.discovery import discover
 from ctxres.document import JsonPath
+from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.jsonpos import JsonPosError, parse_json
-from ctxres.loading import DEFAULT_MAX_BYTES, Format, load_file
+from ctxres.loading import DEFAULT_MAX_BYTES, Format, Limits, load_file
 from ctxres.project import inside
 from ctxres.resumption import detect_version
 from ctxres.yamledit import EditError, append_item, set_key
 from ctxres.yamlguard import YamlGuardError
 from ctxres.yamlguard import load as guarded_load
 
-ACTIVE_STATUSES = ("ACTIVE", "PAUSED")
 SECTION: JsonPath = ("resumption",)
 OWNER: JsonPath = ("resumption", "compaction_events")
 EVENTS: JsonPath = ("resumption", "compaction_events", "events")
@@ -275,50 +275,47 @@ def find_checkpoint(spec: str, state_dir: Path, root: Path, cwd: Path) -> Path:
     raise AckUsageError(f"no checkpoint {spec!r}: give a path or an id such as cx-002 (looked in {where}/)")
 
 
-def _status(path: Path) -> tuple[str | None, str | None]:
-    """(resumption version, workflow_status) of an orchestration file; (None, None) when unreadable."""
-    result = load_file(str(path), "orchestration", Format.YAML)
-    if result.document is None or not isinstance(result.document.data, dict):
-        return None, None
-    section = result.document.data.get("resumption")
-    if not isinstance(section, dict):
-        return None, None
-    status = result.document.get(("resumption", "recovery_state", "workflow_status"))
-    return detect_version(section), status if isinstance(status, str) else None
+def read_workflow(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
+    """The parsed data of a workflow file, None when it cannot be read or parsed (the reader
+    :func:`ctxres.orchestration.find_live_workflow` takes)."""
+    result = load_file(path, "orchestration", Format.YAML, Limits(max_bytes=max_bytes))
+    return result.document.data if result.document is not None else None
 
 
-def find_orchestration(root: Path, config: Config) -> tuple[Path, str]:
-    """The orchestration file to merge into when none is named, and a note saying why it was chosen.
+def live_workflow(root: Path, config: Config) -> orchestration.WorkflowChoice | None:
+    """The live workflow of the project at ``root``, chosen as the hooks choose it
+    (:func:`ctxres.orchestration.find_live_workflow` over the configured ``orchestration`` patterns;
+    a file that a symlink takes out of the project is skipped, as the hooks skip it). None when
+    there is none. ``choice.note()`` says which file and why, in the words every command uses."""
 
-    The one under ``root`` whose v2.0 section has ``workflow_status`` ACTIVE or PAUSED; the most
-    recently modified one when there are several.
-    """
-    active: list[tuple[float, str, Path, str]] = []
-    v1: list[Path] = []
-    for artifact in discover([root], config, cwd=root):
-        if artifact.kind != "orchestration":
-            continue
-        version, status = _status(artifact.path)
-        if version == "2.0" and status in ACTIVE_STATUSES:
-            active.append((artifact.path.stat().st_mtime, artifact.display, artifact.path, status or ""))
-        elif version == "1.0":
-            v1.append(artifact.path)
-    if not active:
-        hint = "; name one with --file"
-        if v1:
-            shown = cp.relative_reference(v1[0], root)
-            hint += f" ({shown} has a v1.0 section: `ctxres migrate {shown} --write` converts it)"
-        raise AckUsageError(
-            f"no ORCHESTRATION file under {root} has a v2.0 resumption section with workflow_status ACTIVE or PAUSED"
-            + hint
+    def stays_inside(path: str) -> bool:
+        return inside(Path(path), root)
+
+    return orchestration.find_live_workflow(
+        str(root),
+        lambda path: read_workflow(path, config.max_file_size),
+        patterns=config.patterns["orchestration"],
+        accept=stays_inside,
+    )
+
+
+def workflows_outside(root: Path, config: Config) -> list[Path]:
+    """Workflow files under ``root`` that a symlink takes out of the project: :func:`live_workflow`
+    skips them (as the hooks do), so a command can say why such a file was not used."""
+    files = orchestration.workflow_files(str(root), config.patterns["orchestration"])
+    return [Path(path) for path in files if not inside(Path(path), root)]
+
+
+def no_live_workflow(root: Path) -> str:
+    """Why :func:`live_workflow` found nothing: the core's sentence, or what is wrong with the file
+    ``$CTXRES_ORCHESTRATION`` names."""
+    named = os.environ.get(orchestration.WORKFLOW_ENV)
+    if named:
+        return (
+            f"${orchestration.WORKFLOW_ENV} names {named}, which is not a readable workflow file inside the "
+            f"project {root}"
         )
-    active.sort(reverse=True)
-    _, shown, path, status = active[0]
-    note = f"using {shown} (workflow {status}"
-    if len(active) > 1:
-        others = ", ".join(a[1] for a in active[1:])
-        note += f"; the most recently modified of {len(active)} active workflows, also: {others}"
-    return path.resolve(), note + ")"
+    return orchestration.no_live_workflow(str(root))
 
 
 # --- the plan -----------------------------------------------------------------------------------
@@ -364,7 +361,7 @@ def _step(
     number = checkpoint.number
     by_name = cp.number_of_name(candidate.path.name)
     if by_name is not None and by_name != number:
-        raise AckError(f"{shown} is named for cx-{by_name:03d} but its id is {checkpoint.id}: correct one of them")
+        raise AckError(f"{shown} is named for {cp.file_id(by_name)} but its id is {checkpoint.id}: correct one of them")
     section = section_of(text)
     existing = _referencing(section, candidate.path, orchestration, root)
     json_text = candidate.path.read_text("utf-8")
@@ -421,14 +418,12 @@ def read_orchestration(orchestration: Path) -> str:
     """The text of the file to merge into: :class:`SectionError` over the size limit (a hostile file is
     never read whole), :class:`AckUsageError` when it cannot be read."""
     try:
-        info = orchestration.stat()
-        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever
-            raise SectionError("is not a regular file (a named pipe or a device); not read")
-        size = info.st_size
-        if size > DEFAULT_MAX_BYTES:
-            raise SectionError(f"is {size:,} bytes, more than the limit of {DEFAULT_MAX_BYTES:,}; not read")
-        return orchestration.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_regular(orchestration, DEFAULT_MAX_BYTES).decode("utf-8")
+    except NotRegularFile:  # a FIFO would block the read forever
+        raise SectionError("is not a regular file (a named pipe or a device); not read") from None
+    except FileTooLarge as exc:
+        raise SectionError(f"is {exc.size:,} bytes, more than the limit of {DEFAULT_MAX_BYTES:,}; not read") from None
+    except (OSError, ValueError) as exc:
         raise AckUsageError(f"cannot read {orchestration}: {getattr(exc, 'strerror', None) or exc}") from None
 
 

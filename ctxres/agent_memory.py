@@ -4,19 +4,27 @@ A run lives in ``.agent-memory/runs/<run-id>/``: the core artifacts ``constituti
 ``prd.md``, ``plan.md`` and ``task-graph.json`` (the tasks and their dependencies), and one
 folder of JSON Lines event logs per actor, ``events/<actor>/<YYYYMMDD-HHMM>.jsonl``. Nothing
 stores a task's status: it is derived from the newest lifecycle event of the task, in time order
-across every actor's log:
+across every actor's log.
+
+Two vocabularies are read. Seed 003 names ``task_started``, ``task_completed``, ``task_failed``
+and ``task_blocked``. The agent pack (its ``event-format.md`` and ``agentic-event-schema.yaml``)
+writes ``task-claimed``, ``task-implemented``, ``task-verified`` (verification passed: the last
+step of its JSONL vocabulary, so the task is done), ``task-failed``, ``task-blocked``,
+``phase-complete`` and ``run-complete``, and its catalog adds ``task-created``, ``task-ready``,
+``task-started``, ``task-verification-failed``, ``task-completed`` and run-level events:
 
 =========== ===================================================================
 ``pending``  no lifecycle event yet (or only ``task_created`` / ``task_ready``)
-``in_progress`` ``task_started`` (or ``task_claimed``, ``task_implemented``,
-             ``task_verified``: work under way, not yet accepted)
-``done``     ``task_completed``
+``in_progress`` ``task_started``, ``task_claimed``, ``task_implemented``: work under way
+``done``     ``task_completed``, ``task_verified``
 ``failed``   ``task_failed`` (or ``task_verification_failed``)
 ``blocked``  ``task_blocked``
 =========== ===================================================================
 
-Event types are read in both spellings (``task_started`` and ``task-started``). A task is
-*runnable* when every dependency is done and the task itself is neither done nor blocked.
+Event types are read in both spellings (``task_started`` and ``task-started``). An event type
+in neither vocabulary (or an event without ``event_type``) changes nothing; :func:`unmapped_events`
+lists them so that they are reported rather than ignored. A task is *runnable* when every
+dependency is done and the task itself is neither done nor blocked.
 
 Everything here is pure except the readers at the end (:func:`read_run`, :func:`find_runs`).
 Standard library only (plus :mod:`ctxres.loading` for the positions of every value).
@@ -45,27 +53,31 @@ EXECUTION_PHASE = 2  # from phase 2 on, every core artifact must exist (the task
 PENDING, IN_PROGRESS, DONE, FAILED, BLOCKED = "pending", "in_progress", "done", "failed", "blocked"
 STATES = (PENDING, IN_PROGRESS, DONE, FAILED, BLOCKED)
 
-# Normalised event type -> the task state it sets (seed 003, plus the template catalog's steps).
+# Normalised event type -> the task state it sets (seed 003, plus the agent pack's catalog and JSONL
+# vocabulary: in the pack, `task-verified` is the last step of a task that passed verification).
 STATE_OF_EVENT: dict[str, str] = {
     "task_created": PENDING,
     "task_ready": PENDING,
     "task_claimed": IN_PROGRESS,
     "task_started": IN_PROGRESS,
     "task_implemented": IN_PROGRESS,
-    "task_verified": IN_PROGRESS,
+    "task_verified": DONE,
     "task_completed": DONE,
     "task_failed": FAILED,
     "task_verification_failed": FAILED,
     "task_blocked": BLOCKED,
 }
 # Events that mean work on the task has begun (what a completion must come after).
-START_EVENTS = frozenset(kind for kind, state in STATE_OF_EVENT.items() if state == IN_PROGRESS)
+START_EVENTS = frozenset({"task_claimed", "task_started", "task_implemented", "task_verified"})
 COMPLETED = "task_completed"
-RUN_FINISHED = frozenset({"run_completed", "run_cancelled"})
+# Two events stamped with the same instant: the later step of the lifecycle is taken as the newer.
+_LIFECYCLE_RANK = {kind: rank for rank, kind in enumerate(STATE_OF_EVENT)}
+RUN_FINISHED = frozenset({"run_completed", "run_complete", "run_cancelled"})
 # Run-level events that tell the phase: (normalised type) -> the phase they imply (None: ``details.phase``).
 PHASE_EVENTS: dict[str, int | None] = {
     "phase_started": None,
     "phase_completed": None,
+    "phase_complete": None,
     "phase_gate_passed": None,
     "cleanup_started": 3,
     "cleanup_completed": 3,
@@ -76,7 +88,24 @@ PHASE_EVENTS: dict[str, int | None] = {
     "consolidation_completed": 4,
     "stm_archived": 4,
     "run_completed": 4,
+    "run_complete": 4,
 }
+# Every other event type of the two vocabularies: known, and setting no task state.
+OTHER_EVENTS = frozenset(
+    {
+        "run_started",
+        "run_failed",
+        "run_cancelled",
+        "escalation",
+        "escalation_resolved",
+        "artifact_created",
+        "artifact_approved",
+        "execution_error",
+        "checkpoint_created",
+        "session_resumed",
+    }
+)
+KNOWN_EVENTS = frozenset(STATE_OF_EVENT) | frozenset(PHASE_EVENTS) | RUN_FINISHED | OTHER_EVENTS
 MAX_PHASE = 4
 
 
@@ -369,14 +398,36 @@ def _cycle_through(start: str, graph: dict[str, list[str]], members: set[str]) -
 def derive_states(tasks: Sequence[Task], events: Iterable[RunEvent]) -> list[TaskStatus]:
     """Each task's state: the state set by its newest lifecycle event (seed 003 step 4)."""
     newest: dict[str, RunEvent] = {}
-    for event in in_time_order(events):
-        if event.task_id is not None and event.kind in STATE_OF_EVENT:
-            newest[event.task_id] = event
+    lifecycle = [event for event in events if event.task_id is not None and event.kind in STATE_OF_EVENT]
+    for event in sorted(
+        lifecycle,
+        key=lambda event: (event.instant or _EARLIEST, _LIFECYCLE_RANK[event.kind], event.path, event.line),
+    ):
+        assert event.task_id is not None
+        newest[event.task_id] = event
     statuses = []
     for task in tasks:
         latest = newest.get(task.id)
         statuses.append(TaskStatus(task, STATE_OF_EVENT[latest.kind] if latest else PENDING, latest))
     return statuses
+
+
+def unmapped_events(events: Iterable[RunEvent]) -> list[RunEvent]:
+    """Events whose type is in neither vocabulary (seed 003's, the agent pack's), or that have no
+    ``event_type`` at all: they change no task state and no phase."""
+    return [event for event in events if event.kind not in KNOWN_EVENTS]
+
+
+def describe_unmapped(event: RunEvent) -> str:
+    """Why ``event`` (one of :func:`unmapped_events`) is not used, for a warning."""
+    task = f" for task {event.task_id}" if event.task_id else ""
+    effect = f"the state of task {event.task_id} may be wrong" if event.task_id else "the run's phase may be wrong"
+    if not event.event_type:
+        return f"an event{task} without `event_type` is ignored: {effect}"
+    return (
+        f"event type {event.event_type!r}{task} is in neither seed 003's nor the agent pack's vocabulary: "
+        f"ignored, {effect}"
+    )
 
 
 def runnable_tasks(statuses: Sequence[TaskStatus]) -> list[Task]:
@@ -518,6 +569,7 @@ def assess(run: Run, *, now: dt.datetime, stale_after: dt.timedelta) -> RunStatu
         "the task states may miss an event"
         for item in run.corrupted
     ]
+    warnings += [f"{event.where}: {describe_unmapped(event)}" for event in in_time_order(unmapped_events(run.events))]
     if run.graph_problem:
         warnings.append(f"{run.graph_problem}: task states cannot be derived")
     elif run.tasks is None and phase >= EXECUTION_PHASE:
@@ -559,7 +611,7 @@ def render_report(status: RunStatus) -> str:
         f"- Runnable: {', '.join(task.id for task in status.runnable) or 'none'}",
     ]
     if status.complete:
-        lines.append("- The run is finished (a run_completed or run_cancelled event)")
+        lines.append("- The run is finished (a run_completed, run-complete or run_cancelled event)")
     if status.tasks:
         lines += ["", "Tasks:"]
         width = max(len(s.task.id) for s in status.tasks)

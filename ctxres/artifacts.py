@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ctxres.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
 from ctxres.formats import Format
 from ctxres.orchestration import ORCHESTRATION_PATTERNS
 
@@ -21,7 +22,7 @@ KINDS: dict[str, Format] = {
 
 DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {
     "orchestration": ORCHESTRATION_PATTERNS,
-    "checkpoint": ("cx-[0-9][0-9][0-9]*.json",),
+    "checkpoint": (CHECKPOINT_FILE_GLOB,),
     "monitor-state": ("context-monitor-state.json",),
     "precompact-state": ("*precompact_state.json",),
     "resume-context": ("resume-context.md",),
@@ -34,3 +35,7 @@ DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {
 # A YAML file whose top level has a `resumption:` key is an orchestration file whatever its name.
 RESUMPTION_KEY = re.compile(rb"^resumption[ \t]*:", re.MULTILINE)
 YAML_SUFFIXES = (".yaml", ".yml")
+# A Markdown file that holds an L2-REINJECT marker (the comment, not the word in prose) is a rule file
+# wherever it is (the marker's opening as `ctxres.reinject` finds it).
+REINJECT_MARKER = re.compile(rb"<!--[ \t\r\n]*L2[-_ ]?RE-?INJECT\b", re.IGNORECASE)
+MARKDOWN_SUFFIXES = (".md", ".markdown")

@@ -15,63 +15,27 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ctxres.checkpoint_names import CHECKPOINTS_FOLDER as CHECKPOINTS_FOLDER  # the one definition, re-exported
+from ctxres.checkpoint_names import file_id as file_id
+from ctxres.checkpoint_names import file_name as file_name
+from ctxres.checkpoint_names import list_checkpoints as _list_in
+from ctxres.checkpoint_names import next_number as next_number
+from ctxres.checkpoint_names import number_of_id as number_of_id
+from ctxres.checkpoint_names import number_of_name as number_of_name
+from ctxres.checkpoint_names import section_id as section_id
 from ctxres.timestamps import parse_timestamp
 
-CHECKPOINTS_FOLDER = "checkpoints"
 SEED, PEER = "seed", "peer"
 MAX_READ_BYTES = 10 * 1024 * 1024  # as ctxres.loading.DEFAULT_MAX_BYTES: a checkpoint is a few KB
-
-# cx-001-checkpoint.json (seed), cx-001.json and cx-001.d933ffb7.json (peer).
-_NAME = re.compile(r"^cx-(\d{3,})(?:-checkpoint|\.[0-9A-Za-z]+)?\.json$")
-_ID = re.compile(r"^cx-(\d{3,})$", re.IGNORECASE)
 
 
 class CheckpointError(ValueError):
     """A checkpoint file cannot be read; the message says why (one line)."""
-
-
-# --- names --------------------------------------------------------------------------------------
-
-
-def number_of_name(name: str) -> int | None:
-    """The compaction number in a checkpoint file name (``cx-007-checkpoint.json`` -> 7)."""
-    match = _NAME.match(name)
-    return int(match.group(1)) if match else None
-
-
-def number_of_id(event_id: Any) -> int | None:
-    """The number in a compaction id, either case (``cx-007`` or ``CX-007`` -> 7)."""
-    if not isinstance(event_id, str):
-        return None
-    match = _ID.match(event_id.strip())
-    return int(match.group(1)) if match else None
-
-
-def file_id(number: int) -> str:
-    """The id a checkpoint file carries: ``cx-007``."""
-    return f"cx-{number:03d}"
-
-
-def section_id(number: int) -> str:
-    """The id of the compaction event in the resumption section: ``CX-007``."""
-    return f"CX-{number:03d}"
-
-
-def file_name(number: int) -> str:
-    """The name of the checkpoint file to write: ``cx-007-checkpoint.json``."""
-    return f"{file_id(number)}-checkpoint.json"
-
-
-def next_number(names: Iterable[str]) -> int:
-    """The first number after every checkpoint named in ``names`` (1 when there is none)."""
-    numbers = [n for n in (number_of_name(name) for name in names) if n is not None]
-    return max(numbers, default=0) + 1
 
 
 # --- where they are -----------------------------------------------------------------------------
@@ -83,16 +47,7 @@ def checkpoints_dir(state_dir: Path) -> Path:
 
 def list_checkpoints(state_dir: Path) -> list[Path]:
     """The checkpoint files of a state folder, by number (then name); empty when there is none."""
-    try:
-        entries = list(os.scandir(checkpoints_dir(state_dir)))
-    except OSError:
-        return []
-    numbered = []
-    for entry in entries:
-        number = number_of_name(entry.name)
-        if number is not None and entry.is_file():
-            numbered.append((number, entry.name))
-    return [checkpoints_dir(state_dir) / name for _, name in sorted(numbered)]
+    return [Path(path) for path in _list_in(str(checkpoints_dir(state_dir)))]
 
 
 def _ancestors(start: Path, root: Path) -> list[Path]:

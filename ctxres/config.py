@@ -17,6 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
+from ctxres import defaults
 from ctxres.artifacts import DEFAULT_PATTERNS
 from ctxres.folders import SKIPPED_FOLDERS
 
@@ -33,7 +34,7 @@ class Config:
 
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
-    state_dir: str = ".jerry"
+    state_dir: str = defaults.STATE_DIR
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
@@ -45,16 +46,16 @@ class Config:
     patterns: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_PATTERNS))
     sniff_resumption: bool = True
     require_resumption: bool = False
-    staleness_minutes: int = 30
+    staleness_minutes: int = defaults.STALENESS_MINUTES
     max_file_size: int = 10 * 1024 * 1024
     strict: bool = False
     reinject_budget: int = 600  # tokens of all L2-REINJECT markers of a project, per prompt
-    reinject_token_tolerance: int = 10  # percent between declared and measured tokens (0: exact)
-    reinject_max_marker_tokens: int = 100
+    reinject_token_tolerance: int = 10  # percent that widens the chars/6..chars/3 range of a marker's tokens
+    reinject_max_marker_tokens: int = 0  # tokens one marker may measure (R007); 0: no per-marker cap (opt-in)
     enforce_update_protocol: bool = False  # require the resumption-update reminder marker
     event_type_spelling: str = "any"  # agent-memory event types: "any", "underscore" or "hyphen"
     run_stale_after_days: int = 7  # an agent-memory run older than this gets a staleness warning
-    profile: str = "jerry"  # which resumption system the hooks serve: "jerry" or "nexus"
+    profile: str = defaults.PROFILE  # which resumption system the hooks serve: "jerry" or "nexus"
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -66,11 +67,10 @@ _INT_KEYS = {
     "staleness_minutes",
     "max_file_size",
     "reinject_budget",
-    "reinject_max_marker_tokens",
     "run_stale_after_days",
 }
 _CHOICES = {"event_type_spelling": ("any", "underscore", "hyphen"), "profile": ("jerry", "nexus")}
-_NON_NEGATIVE_INT_KEYS = {"reinject_token_tolerance"}
+_NON_NEGATIVE_INT_KEYS = {"reinject_token_tolerance", "reinject_max_marker_tokens"}
 
 
 def _string_list(value: Any, key: str, where: Path) -> tuple[str, ...]:

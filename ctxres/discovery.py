@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ctxres.artifacts import KINDS, RESUMPTION_KEY, YAML_SUFFIXES
+from ctxres.artifacts import KINDS, MARKDOWN_SUFFIXES, REINJECT_MARKER, RESUMPTION_KEY, YAML_SUFFIXES
 from ctxres.config import Config
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.loading import Format
@@ -34,19 +36,28 @@ def _display(path: Path, cwd: Path) -> str:
 
 
 def kind_of(relpath: str, path: Path, config: Config) -> str | None:
-    """The artifact kind of a file, from its name, else (YAML) from a top-level `resumption:` key."""
+    """The artifact kind of a file, from its name, else from its content: a YAML file with a top-level
+    `resumption:` key is an orchestration file, a Markdown file with an L2-REINJECT marker a rule file."""
     for kind, patterns in config.patterns.items():
         if matches_any(relpath, patterns):
             return kind
-    if config.sniff_resumption and path.suffix in YAML_SUFFIXES:
-        try:
-            if path.is_file() and path.stat().st_size <= config.max_file_size:  # never open a FIFO
-                with path.open("rb") as handle:
-                    if RESUMPTION_KEY.search(handle.read()):
-                        return "orchestration"
-        except OSError:
-            return None
+    suffix = path.suffix.lower()
+    if config.sniff_resumption and suffix in YAML_SUFFIXES:
+        return "orchestration" if _holds(path, RESUMPTION_KEY, config.max_file_size) else None
+    if suffix in MARKDOWN_SUFFIXES:
+        return "rule-file" if _holds(path, REINJECT_MARKER, config.max_file_size) else None
     return None
+
+
+def _holds(path: Path, pattern: re.Pattern[bytes], max_bytes: int) -> bool:
+    """Whether a regular file of at most ``max_bytes`` matches ``pattern`` (never opens a FIFO)."""
+    try:
+        if path.is_file() and path.stat().st_size <= max_bytes:
+            with path.open("rb") as handle:
+                return pattern.search(handle.read(max_bytes)) is not None
+    except OSError:
+        return False
+    return False
 
 
 def _gitignore_rules(folder: Path) -> list[IgnoreRule]:
@@ -75,11 +86,31 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
             if kind:
                 found.setdefault(given.resolve(), Artifact(given, _display(given, cwd), kind))
             continue
-        _walk(given, config, cwd, found)
+        for path, rel in walk_files(given, config):
+            kind = kind_of(rel, path, config)
+            if kind:
+                found.setdefault(path.resolve(), Artifact(path, _display(path, cwd), kind))
     return sorted(found.values(), key=lambda a: a.display)
 
 
-def _walk(top: Path, config: Config, cwd: Path, found: dict[Path, Artifact]) -> None:
+def find_named(paths: list[Path], config: Config, names: tuple[str, ...]) -> list[Path]:
+    """The files called one of ``names`` under ``paths`` (a given file: itself), with the excludes and
+    ``.gitignore`` rules of :func:`discover`: for files that are not an artifact kind but that a rule
+    looks for wherever the check is run from (the legacy Nexus ``_resume.md``)."""
+    found: dict[Path, Path] = {}
+    for given in paths:
+        if given.is_file():
+            if given.name in names:
+                found.setdefault(given.resolve(), given)
+            continue
+        for path, _rel in walk_files(given, config, lambda name: name in names):
+            found.setdefault(path.resolve(), path)
+    return sorted(found.values())
+
+
+def walk_files(top: Path, config: Config, wanted: Callable[[str], bool] | None = None) -> Iterator[tuple[Path, str]]:
+    """(path, path relative to ``top``) of every file under ``top`` that the excludes and ``.gitignore``
+    rules keep (and whose name ``wanted`` accepts), folder by folder in name order."""
     # gitignore rules of each folder apply below it; a stack keeps (base, rules) pairs.
     ignore_stack: list[tuple[str, list[IgnoreRule]]] = []
     for dirpath, dirnames, filenames in os.walk(top):
@@ -101,10 +132,6 @@ def _walk(top: Path, config: Config, cwd: Path, found: dict[Path, Artifact]) -> 
 
         dirnames[:] = sorted(d for d in dirnames if not skipped(d, True))
         for name in sorted(filenames):
-            if skipped(name, False):
+            if (wanted is not None and not wanted(name)) or skipped(name, False):
                 continue
-            path = folder / name
-            rel = f"{rel_folder}/{name}" if rel_folder else name
-            kind = kind_of(rel, path, config)
-            if kind:
-                found.setdefault(path.resolve(), Artifact(path, _display(path, cwd), kind))
+            yield folder / name, f"{rel_folder}/{name}" if rel_folder else name

@@ -7,12 +7,11 @@ never as an exception: callers turn issues into findings or, in hooks, into a st
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass, field
 from enum import Enum
 
 from ctxres.document import Document, JsonPath
+from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.findings import Position
 from ctxres.formats import Format as Format  # re-exported: the loaders take it
 from ctxres.jsonpos import JsonPosError, parse_json
@@ -222,27 +221,25 @@ def load_file(
     limits = limits or Limits()
     shown = display_path or path
     try:
-        info = os.stat(path)
-        size = info.st_size
-        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever; a device never ends
-            return LoadResult(
-                None, [LoadIssue(IssueKind.UNREADABLE, "it is not a regular file (a named pipe, a device or a folder)")]
-            )
-        if size > limits.max_bytes:
-            return LoadResult(
-                None,
-                [
-                    LoadIssue(
-                        IssueKind.TOO_LARGE,
-                        f"the file is {size:,} bytes, more than the limit of {limits.max_bytes:,}; "
-                        "raise `max-file-size` in the configuration if this is expected",
-                    )
-                ],
-            )
-        with open(path, "rb") as handle:
-            raw = handle.read(limits.max_bytes + 1)
-    except OSError as exc:
-        return LoadResult(None, [LoadIssue(IssueKind.UNREADABLE, f"cannot read the file: {exc.strerror or exc}")])
+        raw = read_regular(path, limits.max_bytes)
+    except NotRegularFile:  # a FIFO would block the read forever; a device never ends
+        return LoadResult(
+            None, [LoadIssue(IssueKind.UNREADABLE, "it is not a regular file (a named pipe, a device or a folder)")]
+        )
+    except FileTooLarge as exc:
+        return LoadResult(
+            None,
+            [
+                LoadIssue(
+                    IssueKind.TOO_LARGE,
+                    f"the file is {exc.size:,} bytes, more than the limit of {limits.max_bytes:,}; "
+                    "raise `max-file-size` in the configuration if this is expected",
+                )
+            ],
+        )
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        return LoadResult(None, [LoadIssue(IssueKind.UNREADABLE, f"cannot read the file: {reason}")])
     text, issue = decode(raw)
     if text is None:
         assert issue is not None

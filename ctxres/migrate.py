@@ -5,10 +5,13 @@ other byte of the file stays as it was. Inside the section, the lines of the v1.
 not re-written, so their quoting and comments survive:
 
 - ``last_checkpoint``, ``next_step``, ``cross_session_portable``, ``ephemeral_references`` move
-  into ``recovery_state`` (re-indented);
+  into ``recovery_state`` (re-indented); ``last_checkpoint_id``, a common v1.0 spelling, moves
+  there as ``last_checkpoint`` when the section has no ``last_checkpoint``;
 - ``current_state`` becomes ``recovery_state.current_activity`` (the full prose is kept), and
   ``current_phase``, ``current_phase_name`` and ``workflow_status`` are inferred from it and from
-  the rest of the file (``workflow.status``, the pipelines and their phases);
+  the rest of the file (``workflow.status``, the pipelines and their phases), only where they
+  agree: an already-stale file (``workflow.status: COMPLETE`` next to a ``current_state`` that
+  says "ready for phase 2", or gates not passed) gets a placeholder instead of a contradiction;
 - ``files_to_read`` and every key the migration does not know stay verbatim;
 - the other sub-sections are added with values inferred from ``quality_gates`` where that is
   reliable, else with empty values.
@@ -29,8 +32,11 @@ from typing import Any
 
 import yaml
 
+from ctxres import orchestration as state
 from ctxres.document import JsonPath
 from ctxres.loading import Format, IssueKind, parse_text
+from ctxres.orchestration import WORKFLOW_STATUSES as WORKFLOW_STATUSES  # the v2.0 enum; the V rules import it
+from ctxres.orchestration import normalize_status, workflow_meaning
 from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_view
 from ctxres.yamledit import EditError, find, key_text, scalar, top_level_span
 from ctxres.yamlguard import YamlGuardError, loader_for
@@ -38,7 +44,6 @@ from ctxres.yamlguard import YamlGuardError, loader_for
 PLACEHOLDER = "<ctxres migrate: not inferred; set this>"
 PLACEHOLDER_PREFIX = "<ctxres migrate:"
 SECTION = "resumption"
-WORKFLOW_STATUSES = ("ACTIVE", "PAUSED", "COMPLETE", "FAILED")
 
 
 def is_placeholder(value: Any) -> bool:
@@ -80,20 +85,6 @@ def _missing(name: str, why: str) -> Inferred:
     return Inferred(name, PLACEHOLDER, why)
 
 
-def _norm(value: Any) -> str:
-    return re.sub(r"[\s-]+", "_", value.strip().upper()) if isinstance(value, str) else ""
-
-
-_STATUS_WORDS = {
-    "ACTIVE": "ACTIVE",
-    "IN_PROGRESS": "ACTIVE",
-    "RUNNING": "ACTIVE",
-    "PAUSED": "PAUSED",
-    "COMPLETE": "COMPLETE",
-    "COMPLETED": "COMPLETE",
-    "DONE": "COMPLETE",
-    "FAILED": "FAILED",
-}
 _PROSE_STATUS = (
     (
         "COMPLETE",
@@ -135,7 +126,7 @@ def infer_workflow_status(data: dict[str, Any], prose: Any) -> Inferred:
     """``workflow_status`` from ``workflow.status`` and the ``current_state`` prose."""
     workflow = data.get("workflow")
     raw = workflow.get("status") if isinstance(workflow, dict) else None
-    declared = _STATUS_WORDS.get(_norm(raw))
+    declared = workflow_meaning(raw) or None
     stated = status_from_prose(prose)
     if declared and stated and declared != stated:
         return _missing(
@@ -159,54 +150,19 @@ class _Phase:
     status: str
 
 
-_DONE = frozenset({"COMPLETE", "COMPLETED", "DONE", "PASS", "PASSED", "SKIPPED"})
-_RUNNING = frozenset({"ACTIVE", "IN_PROGRESS", "RUNNING", "STARTED", "FAILED", "REVISE"})
-_WAITING = frozenset({"PENDING", "READY", "BLOCKED", "NOT_STARTED", "TODO", "WAITING"})
+# A skipped phase is out of the way like a finished one.
+_DONE = state.PASSED_WORDS | {"SKIPPED"}
+# A failed phase is where the workflow stopped: it is the current phase, like a running one.
+_RUNNING = state.RUNNING_WORDS | state.FAILED_WORDS
+_WAITING = state.NOT_STARTED_WORDS
 
 
-def _pipelines(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    found: list[tuple[str, dict[str, Any]]] = []
-    many = data.get("pipelines")
-    if isinstance(many, dict):
-        found += [(str(name), item) for name, item in many.items() if isinstance(item, dict)]
-    elif isinstance(many, list):
-        found += [(str(item.get("id", index)), item) for index, item in enumerate(many) if isinstance(item, dict)]
-    one = data.get("pipeline")
-    if isinstance(one, dict):
-        found.append((str(one.get("id", "pipeline")), one))
-    return found
-
-
-def _phase_number(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
-    if isinstance(value, str):
-        match = re.fullmatch(r"\s*(?:phase[\s_-]*)?(\d+)\s*", value, re.I) or re.match(
-            r"phase[\s_-]*(\d+)\b", value, re.I
-        )
-        return int(match.group(1)) if match else None
-    return None
-
-
-def _phases(pipelines: list[tuple[str, dict[str, Any]]]) -> list[_Phase]:
-    phases: list[_Phase] = []
-    for name, pipeline in pipelines:
-        items = pipeline.get("phases")
-        listed = items.values() if isinstance(items, dict) else items if isinstance(items, list) else []
-        for item in listed:
-            if isinstance(item, dict):
-                label = item.get("name")
-                phases.append(
-                    _Phase(
-                        name,
-                        _phase_number(item.get("id")),
-                        label if isinstance(label, str) else None,
-                        _norm(item.get("status")),
-                    )
-                )
-    return phases
+def _phases(pipelines: list[state.Pipeline]) -> list[_Phase]:
+    return [
+        _Phase(pipeline.name or "the file's", phase.number, phase.name, phase.status)
+        for pipeline in pipelines
+        for phase in pipeline.phases
+    ]
 
 
 def _current_from_statuses(phases: list[_Phase]) -> int | None:
@@ -223,19 +179,14 @@ def _current_from_statuses(phases: list[_Phase]) -> int | None:
     return None
 
 
-def _declared(pipelines: list[tuple[str, dict[str, Any]]]) -> dict[str, int]:
+def _declared(pipelines: list[state.Pipeline]) -> dict[str, int]:
     """The ``current_phase`` each pipeline declares, when it is a phase number."""
-    found = {}
-    for name, pipeline in pipelines:
-        number = _phase_number(pipeline.get("current_phase"))
-        if number is not None:
-            found[name] = number
-    return found
+    return {pipeline.name: pipeline.current_phase for pipeline in pipelines if pipeline.current_phase is not None}
 
 
 def infer_phase(data: dict[str, Any], prose: Any, status: Inferred) -> tuple[Inferred, Inferred]:
     """``current_phase`` and ``current_phase_name`` from the pipelines, checked against the prose."""
-    pipelines = _pipelines(data)
+    pipelines = state.pipelines(data)
     phases = _phases(pipelines)
     declared = _declared(pipelines)
     mentioned = phases_in_prose(prose)
@@ -287,39 +238,27 @@ def _phase_conflict(number: int, source: str, mentioned: frozenset[int], phases:
     return ""
 
 
-_GATE_DONE = frozenset({"PASS", "PASSED", "COMPLETE", "COMPLETED", "DONE", "CONDITIONAL_PASS"})
-_GATE_RUNNING = frozenset({"IN_PROGRESS", "ACTIVE", "RUNNING", "REVISE"})
-_GATE_OTHER = frozenset({"PENDING", "BLOCKED", "READY", "NOT_STARTED", "FAIL", "FAILED", "ESCALATED", "SKIPPED"})
+# A conditional pass lets the workflow go on: for migrate the gate is done (the staleness rules
+# treat it as neither passed nor open: it may still be re-scored).
+_GATE_DONE = state.PASSED_WORDS | {"CONDITIONAL_PASS"}
+_GATE_RUNNING = state.RUNNING_WORDS
+# Statuses of gates that are neither done nor running; escalated and skipped gates are still to be settled.
+_GATE_OTHER = state.NOT_STARTED_WORDS | state.FAILED_WORDS | {"ESCALATED", "SKIPPED"}
 
 
-def _gates(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
-    """(gate id, gate) for every quality gate, or None when the layout is not one we can read reliably."""
-    gates = data.get("quality_gates")
-    if isinstance(gates, dict) and isinstance(gates.get("gates"), list):
-        gates = gates["gates"]
-    found: list[tuple[str, dict[str, Any]]] = []
-    if isinstance(gates, dict):
-        for gate_id, gate in gates.items():
-            if isinstance(gate, dict):
-                found.append((str(gate_id), gate))
-    elif isinstance(gates, list):
-        for gate in gates:
-            if not isinstance(gate, dict) or not isinstance(gate.get("id"), str):
-                return None
-            found.append((gate["id"], gate))
+def _gates(data: dict[str, Any]) -> list[state.Gate] | None:
+    """Every quality gate, or None when the layout is not one we can read reliably (a listed gate
+    without an id, or a status we do not know)."""
+    section = data.get("quality_gates")
+    if isinstance(section, dict) and isinstance(section.get("gates"), list):
+        section = section["gates"]
+    if isinstance(section, list) and any(not isinstance(g, dict) or not isinstance(g.get("id"), str) for g in section):
+        return None
+    found = state.gates(data)
     known = _GATE_DONE | _GATE_RUNNING | _GATE_OTHER
-    if not found or any(_norm(gate.get("status")) not in known for _, gate in found):
+    if not found or any(gate.status not in known for gate in found):
         return None
     return found
-
-
-def _scores(gate: dict[str, Any]) -> list[float] | None:
-    history = gate.get("iteration_history")
-    if not isinstance(history, list):
-        return None
-    scores = [item.get("score") for item in history if isinstance(item, dict)]
-    numbers = [s for s in scores if isinstance(s, (int, float)) and not isinstance(s, bool)]
-    return numbers if len(numbers) == len(history) else None
 
 
 NEUTRAL_TRAJECTORY: dict[str, Any] = {
@@ -339,17 +278,16 @@ def infer_quality_trajectory(data: dict[str, Any]) -> dict[str, Any] | None:
     gates = _gates(data)
     if gates is None:
         return None
-    status = {gate_id: _norm(gate.get("status")) for gate_id, gate in gates}
-    running = [gate_id for gate_id, _ in gates if status[gate_id] in _GATE_RUNNING]
+    running = [gate for gate in gates if gate.status in _GATE_RUNNING]
     current = running[0] if len(running) == 1 else None
-    iteration = dict(gates).get(current, {}).get("current_iteration") if current else None
-    history = {gate_id: scores for gate_id, gate in gates if (scores := _scores(gate))}
-    started = [gate_id for gate_id, _ in gates if status[gate_id] not in {"PENDING", "BLOCKED", "READY", "NOT_STARTED"}]
-    budgets = [gate.get("max_iterations") for _, gate in gates]
+    iteration = current.data.get("current_iteration") if current else None
+    history = {gate.id: gate.scores for gate in gates if gate.scores}
+    started = [gate.id for gate in gates if gate.status not in state.NOT_STARTED_WORDS]
+    budgets = [gate.data.get("max_iterations") for gate in gates]
     return {
-        "gates_completed": [gate_id for gate_id, _ in gates if status[gate_id] in _GATE_DONE],
-        "gates_remaining": [gate_id for gate_id, _ in gates if status[gate_id] not in _GATE_DONE],
-        "current_gate": current,
+        "gates_completed": [gate.id for gate in gates if gate.status in _GATE_DONE],
+        "gates_remaining": [gate.id for gate in gates if gate.status not in _GATE_DONE],
+        "current_gate": current.id if current else None,
         "current_gate_iteration": iteration if isinstance(iteration, int) and iteration >= 1 else None,
         "score_history": history,
         "lowest_dimension": None,
@@ -358,9 +296,7 @@ def infer_quality_trajectory(data: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-_AGENT_DONE = frozenset(
-    {"COMPLETE", "COMPLETED", "DONE", "FINISHED", "CLOSED", "PASS", "PASSED", "SUCCESS", "SUCCEEDED"}
-)
+_AGENT_DONE = state.PASSED_WORDS
 
 
 def _agents(phase: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -381,11 +317,10 @@ def _one_line(text: str) -> str:
 def infer_agent_summaries(data: dict[str, Any]) -> dict[str, str]:
     """One line per agent the pipelines mark complete: its status and its summary or artifact."""
     summaries: dict[str, str] = {}
-    for _, pipeline in _pipelines(data):
-        phases = pipeline.get("phases")
-        for phase in phases.values() if isinstance(phases, dict) else phases if isinstance(phases, list) else []:
-            for agent_id, agent in _agents(phase) if isinstance(phase, dict) else ():
-                status = _norm(agent.get("status"))
+    for pipeline in state.pipelines(data):
+        for phase in pipeline.phases:
+            for agent_id, agent in _agents(phase.data):
+                status = normalize_status(agent.get("status"))
                 if status not in _AGENT_DONE or agent_id in summaries:
                     continue
                 said = next((agent[k] for k in ("summary", "findings_summary") if isinstance(agent.get(k), str)), None)
@@ -408,10 +343,49 @@ NEUTRAL_DEFECTS: dict[str, Any] = {
 }
 
 
+# current_state prose that places the workflow before its end: a COMPLETE status does not agree with it.
+_OPEN_PROSE = re.compile(
+    r"(?<![a-z])(?:ready|in[\s_-]*progress|pending|next|awaiting|waiting|executing|running|blocked|"
+    r"not[\s_-]+(?:yet[\s_-]+)?started|initiali[sz]ed|about[\s_-]+to)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _complete_disagrees(data: dict[str, Any], prose: Any) -> list[str]:
+    """What in the file says the workflow is not complete (empty when a COMPLETE status agrees).
+
+    An already-stale v1.0 file often has ``workflow.status: COMPLETE`` next to a ``current_state``
+    written long before (``"PHASE_2_READY"``) and gates never passed: writing ``workflow_status:
+    COMPLETE`` there would make the new section contradict itself (S005/S010).
+    """
+    reasons = []
+    if isinstance(prose, str) and status_from_prose(prose) != "COMPLETE" and _OPEN_PROSE.search(prose):
+        reasons.append(f"current_state says {_one_line(prose)[:80]!r}")
+    # Phases not done are left to infer_phase: with a COMPLETE status it leaves current_phase a placeholder.
+    trajectory = infer_quality_trajectory(data)
+    remaining = trajectory["gates_remaining"] if trajectory else []
+    if remaining:
+        more = f" and {len(remaining) - 3} more" if len(remaining) > 3 else ""
+        reasons.append(f"quality gates are not passed ({', '.join(remaining[:3])}{more})")
+    return reasons
+
+
 def infer_recovery_state(data: dict[str, Any], section: dict[str, Any]) -> dict[str, Inferred]:
-    """The ``recovery_state`` values that v1.0 did not have, inferred or marked as placeholders."""
+    """The ``recovery_state`` values that v1.0 did not have, inferred or marked as placeholders.
+
+    Only what agrees with the rest of the file is inferred: a COMPLETE status that the activity,
+    the phases or the gates contradict (an already-stale file) is left a placeholder that says why.
+    """
     prose = section.get("current_state")
     status = infer_workflow_status(data, prose)
+    if status.value == "COMPLETE" and (reasons := _complete_disagrees(data, prose)):
+        sources = status.source[len("from ") :]
+        status = _missing(
+            "workflow_status",
+            f"the file is already stale: {sources} {'say' if ' and ' in sources else 'says'} COMPLETE, but "
+            + "; ".join(reasons)
+            + "; decide which is true",
+        )
     phase, name = infer_phase(data, prose, status)
     if "current_state" in section:
         activity = Inferred("current_activity", prose, "from current_state, the full text")
@@ -545,10 +519,25 @@ RECOVERY_ORDER = (
 )
 
 
-def _render(section: _Section, inferred: dict[str, Inferred], added: dict[str, Any]) -> list[str]:
+# v1.0 spellings of a field that seed 000's mapping moves into recovery_state, used when the
+# canonical key is absent: ``last_checkpoint_id: "CP-003"`` is ``last_checkpoint``.
+V1_SPELLINGS: dict[str, str] = {"last_checkpoint_id": "last_checkpoint"}
+
+
+def spelled(section: Any) -> dict[str, str]:
+    """{v1.0 spelling: canonical key} for the spellings this section uses instead of the key."""
+    if not isinstance(section, dict):
+        return {}
+    return {old: new for old, new in V1_SPELLINGS.items() if old in section and new not in section}
+
+
+def _render(
+    section: _Section, inferred: dict[str, Inferred], added: dict[str, Any], renamed: dict[str, str]
+) -> list[str]:
     step = section.column
     pad = " " * section.column
     by_key = {entry.key: entry for entry in section.entries}
+    by_key.update({new: by_key[old] for old, new in renamed.items()})
     out = [section.header, *section.preamble, f"{pad}recovery_state:"]
     for name in RECOVERY_ORDER:
         entry = by_key.get("current_state") if name == "current_activity" else by_key.get(name)
@@ -556,8 +545,8 @@ def _render(section: _Section, inferred: dict[str, Inferred], added: dict[str, A
             out += _field(name, inferred[name].value, section.column + step, step)
         elif entry is not None:
             first = entry.body[0]
-            if name == "current_activity":
-                first = first[: _indent(first)] + "current_activity" + first[entry.key_end :]
+            if name == "current_activity" or entry.key != name:
+                first = first[: _indent(first)] + name + first[entry.key_end :]
             out += _shift([*_comments(entry.lead), first, *entry.body[1:]], step)
     if "files_to_read" in by_key:
         entry = by_key["files_to_read"]
@@ -565,7 +554,8 @@ def _render(section: _Section, inferred: dict[str, Inferred], added: dict[str, A
     gap = [""] if any(not line.strip() for entry in section.entries for line in (*entry.lead, *entry.body)) else []
     for name, value in added.items():
         out += [*gap, *_field(name, value, section.column, step)]
-    kept = [e for e in section.entries if e.key not in (*MOVED_TO_RECOVERY_STATE, "current_state", "files_to_read")]
+    moved = (*MOVED_TO_RECOVERY_STATE, *renamed, "current_state", "files_to_read")
+    kept = [e for e in section.entries if e.key not in moved]
     for index, entry in enumerate(kept):
         spacing = gap if index == 0 and not (entry.lead and not entry.lead[0].strip()) else []
         out += [*spacing, *entry.lead, *entry.body]
@@ -601,6 +591,7 @@ class Migration:
     gaps: tuple[Gap, ...] = ()
     inferred: tuple[Inferred, ...] = ()
     neutral: tuple[str, ...] = field(default=())  # sub-sections written with empty values
+    notes: tuple[str, ...] = ()  # what the user should know: v1.0 spellings mapped, a stale file
 
     @property
     def changed(self) -> bool:
@@ -644,7 +635,7 @@ def _gaps(section: dict[str, Any], inferred: dict[str, Inferred]) -> tuple[Gap, 
     base: JsonPath = (SECTION, "recovery_state")
     gaps = [Gap((*base, item.name), item.source) for item in inferred.values() if not item.ok]
     for name in ("last_checkpoint", "next_step"):
-        if name not in section:
+        if name not in section and name not in spelled(section).values():
             gaps.append(Gap((*base, name), f"the v1.0 section has no {name}", placeholder=False))
     if "files_to_read" not in section:
         gaps.append(Gap((SECTION, "files_to_read"), "the v1.0 section has no files_to_read", placeholder=False))
@@ -662,15 +653,19 @@ def _verify(old: dict[str, Any], new_text: str, inferred: dict[str, Inferred]) -
         return "the result is not a v2.0 section"
     if {k: v for k, v in new.items() if k != SECTION} != {k: v for k, v in old.items() if k != SECTION}:
         return "a value outside the section changed"
-    if v1_view(after) != v1_view(before):
+    renamed = spelled(before)
+    canonical = {**before, **{new: before[old] for old, new in renamed.items()}}
+    if v1_view(after) != v1_view(canonical):
         return "what a v1.0 reader sees changed"
     state = after.get("recovery_state")
-    expected = {name: before[name] for name in MOVED_TO_RECOVERY_STATE if name in before}
+    expected = {name: canonical[name] for name in MOVED_TO_RECOVERY_STATE if name in canonical}
     expected.update({name: item.value for name, item in inferred.items() if name != "current_activity"})
     expected["current_activity"] = before.get("current_state", PLACEHOLDER)
     if not isinstance(state, dict) or any(state.get(k, PLACEHOLDER + "?") != v for k, v in expected.items()):
         return "a recovery_state value differs from its source"
-    known = {*MOVED_TO_RECOVERY_STATE, "current_state"}
+    known = {*MOVED_TO_RECOVERY_STATE, *renamed, "current_state"}
+    if any(key in after for key in renamed):
+        return "a v1.0 spelling was left beside its v2.0 key"
     if any(after.get(key) != value for key, value in before.items() if key not in known):
         return "a key kept from the v1.0 section changed"
     return ""
@@ -703,11 +698,19 @@ def migrate_text(text: str) -> Migration:
         return Migration(Outcome.REFUSED, text, f"{exc}; nothing changed")
     inferred = infer_recovery_state(data, section)
     added, neutral = _added(data)
-    rendered = ("\r\n" if crlf else "\n").join(_render(parsed, inferred, added)) + ("\r" if crlf else "")
+    renamed = spelled(section)
+    rendered = ("\r\n" if crlf else "\n").join(_render(parsed, inferred, added, renamed)) + ("\r" if crlf else "")
     new_text = text[:start] + rendered + text[end:]
     why = _verify(data, new_text, inferred)
     if why:
         return Migration(Outcome.REFUSED, text, f"cannot migrate this section faithfully ({why}); nothing changed")
+    notes = [f"`{old}` (a v1.0 spelling) moved to `recovery_state.{new}`" for old, new in renamed.items()]
+    stale = inferred["workflow_status"]
+    if not stale.ok and stale.source.startswith("the file is already stale"):
+        notes.append(
+            "the v1.0 file is already stale: only what agrees with the rest of the file was inferred; "
+            "`recovery_state.workflow_status` is left a placeholder (see above)"
+        )
     return Migration(
         Outcome.MIGRATED,
         new_text,
@@ -715,4 +718,5 @@ def migrate_text(text: str) -> Migration:
         _gaps(section, inferred),
         tuple(inferred.values()),
         neutral,
+        tuple(notes),
     )

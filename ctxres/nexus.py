@@ -15,6 +15,7 @@ neither ``re``, ``dataclasses``, ``pathlib`` nor ``typing`` at run time.
 from __future__ import annotations
 
 import json
+import posixpath
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
@@ -297,16 +298,45 @@ def validation_questions(body: str) -> list[str]:
     return questions
 
 
-def load_problem(entry: object) -> str | None:
-    """Why a ``files_to_load`` entry cannot be loaded safely (None when it is a relative path that
-    stays inside the project): not a string, absolute, home-relative, or climbing out with ``..``."""
+# The top-level folders of a Nexus workspace (seed 004's system map; real workspaces add `02-builds`).
+# A project's own folders are `01-planning`, `02-resources`, `03-working`, `04-outputs`: no name is shared.
+WORKSPACE_FOLDERS = frozenset(
+    {"00-system", "01-memory", "02-projects", "02-builds", "03-skills", "04-workspace", "05-archived"}
+)
+
+
+def clean_entry(entry: str) -> str:
+    """A ``files_to_load`` entry with ``/`` separators and no leading ``./``."""
+    path = entry.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def from_workspace_root(entry: str) -> bool:
+    """Whether an entry starts at the workspace root (``00-system/...``, ``02-projects/...``)."""
+    return clean_entry(entry).split("/", 1)[0] in WORKSPACE_FOLDERS
+
+
+def path_problem(entry: object) -> str | None:
+    """Why an entry is no relative path at all: not a string, absolute or home-relative (None when it is)."""
     if not isinstance(entry, str) or not entry.strip():
         return "it is not a file path"
     path = entry.strip().replace("\\", "/")
     if path.startswith(("/", "~")) or (len(path) > 1 and path[1] == ":"):
         return "it is an absolute path; entries are relative to the project folder"
+    return None
+
+
+def load_problem(entry: object) -> str | None:
+    """Why a ``files_to_load`` entry cannot be loaded safely when only its project folder is known (None
+    when it is a relative path that stays inside the project): :func:`path_problem`, or climbing out
+    with ``..``. Where the workspace is known, :func:`workspace_path` allows a sibling project's file."""
+    problem = path_problem(entry)
+    if problem is not None or not isinstance(entry, str):
+        return problem
     depth = 0
-    for part in path.split("/"):
+    for part in entry.strip().replace("\\", "/").split("/"):
         if part == "..":
             depth -= 1
             if depth < 0:
@@ -314,6 +344,16 @@ def load_problem(entry: object) -> str | None:
         elif part not in ("", "."):
             depth += 1
     return None
+
+
+def workspace_path(entry: str, folder: str) -> str | None:
+    """The workspace-relative path of an entry of the project at ``folder`` (workspace-relative):
+    entries that start with a workspace folder (``00-system/...``) are relative to the workspace root,
+    the others to the project folder. None when the entry leaves the workspace."""
+    path = clean_entry(entry)
+    joined = path if from_workspace_root(path) else f"{folder}/{path}"
+    normal = posixpath.normpath(joined)
+    return None if normal == ".." or normal.startswith("../") else normal
 
 
 # legacy key -> manifest key (the legacy ``_resume.md`` front matter)
@@ -370,11 +410,11 @@ def resume_instructions(
     files = entries if isinstance(entries, list) else []
     listed, skipped = [], []
     for entry in files:
-        problem = load_problem(entry)
-        if problem is not None:
-            skipped.append(f"{_plain(entry)} ({problem})")
+        problem = path_problem(entry)
+        path = workspace_path(entry, folder) if problem is None and isinstance(entry, str) else None
+        if path is None:
+            skipped.append(f"{_plain(entry)} ({problem or 'it leaves the workspace'})")
             continue
-        path = f"{folder}/{entry.strip()}"
         listed.append(path if exists(path) else f"{path} (missing: tell the user)")
     lines.append("")
     if listed:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import re
 
+from ctxres.defaults import WORKFLOW_ENV as WORKFLOW_ENV  # re-exported: the one name of the variable
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from collections.abc import Callable, Iterable
@@ -132,8 +134,7 @@ def is_example_path(relpath: str) -> bool:
 
 # The configured default (`[tool.ctxres.patterns] orchestration`); ctxres.artifacts re-exports it.
 ORCHESTRATION_PATTERNS = ("*ORCHESTRATION*.yaml", "*ORCHESTRATION*.yml")
-# Environment variable that names the workflow file (relative to the project) and skips the search.
-WORKFLOW_ENV = "CTXRES_ORCHESTRATION"
+# $CTXRES_ORCHESTRATION (ctxres.defaults.WORKFLOW_ENV) names the workflow file and skips the search.
 MAX_WALK_ENTRIES = 20_000  # bound on the directory entries visited to find workflow files
 
 

@@ -39,7 +39,9 @@ literally, they are examples. A marker swallowed by an earlier comment that is n
 reported (:func:`scan` returns it as a stray problem).
 
 Tokens are measured as the characters of the content (after escapes are resolved) divided by 4,
-rounded up: the estimate the specification uses for every budget.
+rounded up: the estimate the specification uses for every budget. That estimate is not what a
+tokenizer counts, so a declared ``tokens=`` is judged against the range real tokenizers give
+(:func:`token_range`: 3 to 6 characters per token), not against the point estimate.
 
 Pure functions only: :func:`scan` reads text, :func:`plan_token_fixes` and :func:`apply_edits`
 compute the text ``ctxres reinject --fix`` writes.
@@ -52,6 +54,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+from ctxres.tokens import estimate_tokens
 
 KEYWORD = "L2-REINJECT"
 ATTRIBUTES: tuple[str, ...] = ("rank", "tokens", "content")
@@ -69,9 +73,15 @@ RULE_FILE_PATTERNS: tuple[str, ...] = (
 DEFAULT_BUDGET = 600
 """Tokens all markers of a project may measure together (every marker is injected on every prompt)."""
 DEFAULT_TOLERANCE_PERCENT = 10
-"""How far a declared ``tokens=`` may be from the measured figure, in percent of the measured figure."""
-DEFAULT_MAX_MARKER_TOKENS = 100
-"""The most tokens one marker's content may measure."""
+"""How far a declared ``tokens=`` may be outside the plausible range, in percent of its bounds."""
+DEFAULT_MAX_MARKER_TOKENS = 0
+"""The most tokens one marker's content may measure; 0: no per-marker cap (R007 is opt-in, no seed sets one)."""
+CHARS_PER_TOKEN_DENSE = 3
+"""Characters per token of dense rule text (ids like ``H-13``, punctuation, numbers, code): the most tokens."""
+CHARS_PER_TOKEN_PROSE = 6
+"""Characters per token of plain English prose with long common words: the fewest tokens."""
+FAR_FACTOR = 2
+"""A declared figure below half the range, or above twice it, is far outside: an error, not a warning."""
 
 _KEYWORD = re.compile(r"[ \t\r\n]*(L2[-_ ]?RE-?INJECT)\b", re.IGNORECASE)
 _HIDDEN = re.compile(r"<!--[ \t\r\n]*L2[-_ ]?RE-?INJECT\b", re.IGNORECASE)
@@ -87,9 +97,7 @@ _MARKUP = re.compile(
 )
 
 
-def measure_tokens(text: str) -> int:
-    """Tokens as the specification estimates them: characters / 4, rounded up."""
-    return (len(text) + 3) // 4
+measure_tokens = estimate_tokens  # the specification's estimate: characters / 4, rounded up
 
 
 def allowed_difference(measured: int, tolerance_percent: int) -> int:
@@ -98,7 +106,44 @@ def allowed_difference(measured: int, tolerance_percent: int) -> int:
 
 
 def within_tolerance(declared: int, measured: int, tolerance_percent: int) -> bool:
+    """The strict check around the point estimate (``measured`` tokens ± ``tolerance_percent``)."""
     return abs(declared - measured) <= allowed_difference(measured, tolerance_percent)
+
+
+@dataclass(frozen=True)
+class TokenRange:
+    """What a content of ``characters`` characters may honestly be said to cost.
+
+    ``estimate`` is the specification's characters / 4; ``low``..``high`` the figures real
+    tokenizers give (``CHARS_PER_TOKEN_PROSE`` down to ``CHARS_PER_TOKEN_DENSE`` characters per
+    token); ``lowest``..``highest`` that range widened by the configured tolerance. A declared
+    figure inside ``lowest``..``highest`` cannot be called wrong without the model's tokenizer.
+    """
+
+    characters: int
+    estimate: int
+    low: int
+    high: int
+    lowest: int
+    highest: int
+
+    def verdict(self, declared: int) -> str:
+        """``"ok"`` inside the widened range, ``"far"`` below half of it or above twice it, else ``"off"``."""
+        if self.lowest <= declared <= self.highest:
+            return "ok"
+        if declared * FAR_FACTOR < self.lowest or declared > self.highest * FAR_FACTOR:
+            return "far"
+        return "off"
+
+
+def token_range(content: str, tolerance_percent: int = DEFAULT_TOLERANCE_PERCENT) -> TokenRange:
+    """The plausible token figures of ``content`` (see :class:`TokenRange`)."""
+    characters = len(content)
+    low = characters // CHARS_PER_TOKEN_PROSE
+    high = -(-characters // CHARS_PER_TOKEN_DENSE)
+    lowest = max(0, low - math.ceil(low * tolerance_percent / 100))
+    highest = high + math.ceil(high * tolerance_percent / 100)
+    return TokenRange(characters, measure_tokens(content), low, high, lowest, highest)
 
 
 @dataclass(frozen=True)
@@ -583,8 +628,9 @@ class Edit:
 def token_fix(marker: Marker, tolerance_percent: int) -> Edit | None:
     """The edit that makes the marker's ``tokens=`` right: a wrong value replaced, a missing one added.
 
-    Only the digits of a wrong value change; a missing ``tokens=N, `` is inserted before
-    ``content``. None when the declared figure is within tolerance, or the marker is malformed.
+    Only the digits of a wrong value change (to the specification's estimate); a missing
+    ``tokens=N, `` is inserted before ``content``. None when the declared figure is inside the
+    plausible range widened by the tolerance (:func:`token_range`), or the marker is malformed.
     """
     if not marker.valid:
         return None
@@ -596,7 +642,7 @@ def token_fix(marker: Marker, tolerance_percent: int) -> Edit | None:
         return Edit(content.start, content.start, f"tokens={measured}, ")
     figure = marker.tokens
     assert figure is not None
-    if within_tolerance(figure, measured, tolerance_percent):
+    if token_range(marker.content or "", tolerance_percent).verdict(figure) == "ok":
         return None
     return Edit(declared.value_start, declared.value_end, str(measured))
 

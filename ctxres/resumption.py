@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing costs start-up; the hooks import this module
+    from typing import Any
 
 # The seven sub-sections of a v2.0 section, in the order the specification lists them.
 V2_SUBSECTIONS: tuple[str, ...] = (

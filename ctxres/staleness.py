@@ -22,6 +22,7 @@ import os
 import re
 from enum import Enum
 
+from ctxres.defaults import STALENESS_MINUTES
 from ctxres.timestamps import Timestamp, format_duration, format_utc, parse_timestamp
 
 TYPE_CHECKING = False
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hook
     from collections.abc import Callable, Iterator
     from typing import Any, NamedTuple
 
-DEFAULT_WINDOW_MINUTES = 30
+DEFAULT_WINDOW_MINUTES = STALENESS_MINUTES
 # Two clocks (or a writer who rounds to the minute) disagree a little: tolerate this much.
 DEFAULT_CLOCK_SKEW = dt.timedelta(minutes=5)
 UPDATED_AT_PATH: tuple[str, ...] = ("resumption", "recovery_state", "updated_at")

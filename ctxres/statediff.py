@@ -3,91 +3,129 @@
 A commit (or a staged change) to an ORCHESTRATION file is *stale* when a state-bearing part of
 the file moved and the resumption section did not move with it: a session that resumes from the
 section would start from a state that is no longer true. This module compares two parsed
-versions of one file; the git side (which versions to compare) lives in ``ctxres.git`` and the
-commands in ``linters/cmd_stale.py`` and ``linters/cmd_audit.py``.
+versions of one file; it is the one comparison behind ``ctxres stale`` (pre-commit and
+``--since``), ``ctxres check --since`` (rule S013) and ``ctxres audit-history`` (all three through
+``compare_versions`` in ``linters/cmd_stale.py``; the git side lives in ``ctxres.git``), and the
+PostToolUse hook imports it too: standard library only at import time (no ``dataclasses``, no
+``typing``, no ``ctxres.document``), the records are named tuples and a slotted class.
 
 What is state-bearing
 =====================
 
 A moved state-bearing part must mean "the workflow advanced": a unit of work (the workflow, a
-pipeline, a phase, an agent, a quality gate or barrier, an execution group, a checkpoint) changed
-its lifecycle position. The definition was derived from every committed version of two real files
-(``fixtures/corpus/history/PROJ-001-oss-release`` and ``PROJ-003-je-ne-sais-quoi``, 12 versions,
-10 transitions) and checked against the 12 parseable files of ``fixtures/corpus/orchestration``.
-In those files state lives in these top-level sections (nothing else is read):
+pipeline, a phase, a task, an agent, a quality gate or barrier, an execution group, a checkpoint)
+changed its lifecycle position. The definition was derived from every committed version of two
+real files (``fixtures/corpus/history/PROJ-001-oss-release`` and ``PROJ-003-je-ne-sais-quoi``, 12
+versions, 10 transitions), checked against the parseable files of ``fixtures/corpus/orchestration``
+and extended to the layouts of ``fixtures/state-model`` (tasks nested in a phases list, files
+without pipelines). State is read everywhere outside the resumption section, in these top-level
+sections (nothing else is read):
 
-* ``workflow`` (the workflow's own ``status``; some files add ``phase_0_status``,
-  ``qg_1_status``...), ``pipelines`` (or a single ``pipeline``) with their ``phases``, the
-  phases' ``agents`` (directly or in ``streams``/``tier_N`` groups) and their ``artifacts``;
-* ``quality_gates`` (by gate id, a list, or under ``gates``), ``barriers`` and ``quality``
-  (scores per iteration, as in ``quality.phase_scores.<agent>.iteration_2``);
-* ``checkpoints`` (``latest_id`` and the ``entries`` log);
-* ``agents`` (a top-level agent registry with statuses);
-* ``execution_queue``: the scheduler's ``current_group`` and group ``status`` move exactly when
-  work is handed to the next group (in the PROJ-001 history they always move with a phase or
-  gate), and some files record review iterations only there.
+* ``workflow`` (the workflow's own ``status``, ``current_pipeline``; some files add
+  ``phase_0_status``, ``qg_1_status``...), ``pipelines`` (or a single ``pipeline``) with their
+  ``phases`` (a mapping or a list), the phases' ``tasks`` and ``agents`` (directly or in
+  ``streams``/``tier_N`` groups) and their ``artifacts``;
+* top-level ``phases`` and ``tasks`` (a file without pipelines), ``agents`` (an agent registry);
+* ``quality_gates`` (by gate id, a list, or under ``gates``), ``barriers``/``sync_barriers`` and
+  ``quality`` (scores per iteration, as in ``quality.phase_scores.<agent>.iteration_2``);
+* ``checkpoints`` (``latest_id`` and the ``entries`` log, or a list of checkpoints);
+* ``execution_queue``/``execution_groups``: the scheduler's ``current_group`` and group
+  ``status`` move exactly when work is handed to the next group (in the PROJ-001 history they
+  always move with a phase or gate), and some files record review iterations only there;
+* a flat file's top-level scalars (``status``, ``current_phase``...).
 
 and, inside them, in values whose *key* says what they are:
 
-* lifecycle: ``status`` and any ``*_status`` (``workflow.phase_0_status``, an artifact's
-  ``status`` when the agent produced it), ``verdict``, ``passed``. Every transition in the two histories
-  moves at least one of these (``PENDING -> COMPLETE``, ``ACTIVE -> COMPLETE``,
-  ``COMPLETE -> COMPLETE_SUPPLEMENTAL``);
-* position: ``current_phase``, ``current_gate``, ``current_group``, ``current_iteration``,
-  ``latest_id`` (``pipelines.lic.current_phase: 1 -> 2``, ``checkpoints.latest_id``);
+* lifecycle: ``status``, ``state`` and any ``*_status`` (``workflow.phase_0_status``, an
+  artifact's ``status`` when the agent produced it), ``verdict``, ``passed``, ``accepted`` (a task
+  accepted ``false -> true``) and ``blocked_by`` (a dependency list, compared as a set: clearing
+  it unblocks the unit). Every transition in the two histories moves at least one of these
+  (``PENDING -> COMPLETE``, ``ACTIVE -> COMPLETE``, ``COMPLETE -> COMPLETE_SUPPLEMENTAL``);
+* position: ``current_phase``, ``current_pipeline``, ``current_gate``, ``current_group``,
+  ``current_iteration``, ``latest_id`` (``pipelines.lic.current_phase: 1 -> 2``);
 * iterations: ``iteration``, ``iteration_<n>`` (``quality.phase_scores.<agent>.iteration_2``),
   ``iterations_complete`` (``ps-critic-001: 0 -> 6``), ``retry_count``;
 * scores: ``score``, any ``*_score`` (``quality_score: 0.925 -> 0.953``), ``score_recorded``,
-  ``composite``: a gate that re-scores has run another iteration even when no status moved;
+  ``composite``, and score lists: ``scores``/``*_scores`` holding a list of numbers is one value,
+  the list (``quality_scores: [] -> [0.91]``): a gate that re-scores has run another iteration
+  even when no status moved;
 * logs, compared by their entries and never descended into: ``iteration_history`` (by count:
-  one more entry is one more gate iteration), checkpoint ``entries`` and ``iterations`` (by their
-  ``id`` when every entry has one, else by count). Editing the prose of a past entry
-  (``primary_defect``) is not an advance.
+  one more entry is one more gate iteration), checkpoint ``entries``/``checkpoints`` and
+  ``iterations`` (by their ``id`` when every entry has one, else by count). Editing the prose of a
+  past entry (``primary_defect``) is not an advance.
 
 List items are matched by their ``id`` (else by position), so reordering a list moves nothing.
+A task is named with its phase (``phase 1 task T1``): task ids repeat from phase to phase.
+
+A move is a value that changed, or a state key added to or removed from a unit that both
+versions have (``status: BLOCKED -> (removed)``: the unit left its blocked state, whatever the
+writer meant by deleting the key; ``(absent) -> COMPLETE``). A key whose value says nothing
+(null, ``""``, ``[]``) is the same as no key: ``score: null`` removed is not a move.
 
 What is deliberately not state-bearing
 ======================================
 
 * ``metrics``: derived counters and percentages (``phases_complete``, ``agents_percent``,
-  ``timing.last_activity``). In both histories every metric change coincides with a status
-  change it is computed from; alone, it is a recount (fixing ``agents_total``), not progress.
-* ``next_actions``: the plan, rewritten as prose at every transition; editing the plan does not
-  advance the workflow, and when the workflow advances a status moves too.
+  ``timing.last_activity``), wherever they sit. In both histories every metric change coincides
+  with a status change it is computed from; alone, it is a recount (fixing ``agents_total``),
+  not progress.
+* ``next_actions``, wherever it sits: the plan, rewritten as prose at every transition; editing
+  the plan does not advance the workflow, and when the workflow advances a status moves too.
 * ``blockers``, ``issues``, ``decisions``, ``risk_management``, ``document``, ``paths``,
   ``adversarial`` and any other section: tracking, configuration and reports. (Decisions and
   threshold changes, like PROJ-003 raising ``barrier-1.threshold`` from 0.92 to 0.95, are
   configuration; that commit is stale anyway because statuses moved.)
 * inside the state sections: timestamps (``started_at``, ``completed_at``, ``updated_at``; they
-  move with a status), prose (``name``, ``description``, ``role``, ``reason``, ``note``),
-  configuration (``threshold``, ``max_iterations``, ``blocked_by``) and the sub-trees
-  ``constraints``, ``strategies`` and ``score_bands`` (a strategy ranking such as
-  ``composite_score: 4.4`` is not a gate score); per-dimension scores move with ``score``.
+  move with a status), prose (``name``, ``title``, ``description``, ``role``, ``reason``,
+  ``note``), configuration (``threshold``, ``max_iterations``) and the sub-trees ``constraints``,
+  ``strategies`` and ``score_bands`` (a strategy ranking such as ``composite_score: 4.4`` is not a
+  gate score); per-dimension scores move with ``score``.
 * comments, quoting, key order and whitespace: the comparison is over parsed data.
-* a unit that appears in the plan not started yet (absent -> ``PENDING``/``BLOCKED``/
-  ``READY``/null/0) or disappears from it before it started: re-planning, not progress.
-  Once present, every change counts, ``BLOCKED -> READY`` included (a phase was unblocked).
+* a whole unit that appears in the plan not started yet (absent -> ``PENDING``/``BLOCKED``/
+  ``READY``/null/0/false/[], any ``blocked_by``) or disappears from it before it started:
+  re-planning, not progress. Once present, every change counts, ``BLOCKED -> READY`` included
+  (a phase was unblocked), and so does a state key added or removed.
 
 When the resumption section moved
 =================================
 
-* v2.0 section (``detect_version``): ``recovery_state.updated_at`` advanced, i.e. it is a
-  timestamp later than before (or it was absent/unparsable before). The update protocol (seed
-  000) rewrites ``recovery_state`` at every trigger and sets ``updated_at`` every time.
-* v1.0 section: the section's data differs from before (v1 has no timestamp to look at).
+* v2.0 section (``detect_version``) with a parsable ``recovery_state.updated_at``: it advanced,
+  i.e. it is a timestamp later than before (or it was absent/unparsable before). The update
+  protocol (seed 000) rewrites ``recovery_state`` at every trigger and sets ``updated_at`` every
+  time.
+* v2.0 section without a parsable ``updated_at`` (missing or not a timestamp: rule C001's
+  finding, not a stale commit) and v1.0 section (no timestamp to look at): the section's data
+  differs from before. Rewritten in the same commit as the state move, it is not stale; left
+  as it was, it is.
 * A file whose new version has no ``resumption`` section is never stale: there is nothing to
   keep fresh, and a new file has no previous version to compare with.
+
+Lines
+=====
+
+:func:`state_facts`, :func:`moved_state` and :func:`assess` take an optional ``locate(path) ->
+line`` for the new version (a caller with a :class:`ctxres.document.Document` passes ``lambda p:
+doc.locate(p, key=True).line``); ``Fact.line``/``Move.line`` are None without it. A removed key
+has no line of its own: its move carries the line of its unit in the new version.
 """
 
 from __future__ import annotations
 
+import collections
 import re
-from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
-from typing import Any
 
-from ctxres.document import JsonPath, format_json_path
-from ctxres.resumption import detect_version
+from ctxres.orchestration import is_not_started
+from ctxres.timestamps import parse_datetime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (the hooks import this module)
+    import datetime as dt
+    from collections.abc import Callable
+    from typing import Any, NamedTuple
+
+    from ctxres.document import JsonPath
+
+    Locate = Callable[[JsonPath], int | None]
 
 # Top-level sections that hold the workflow's state.
 STATE_SECTIONS = frozenset(
@@ -95,37 +133,45 @@ STATE_SECTIONS = frozenset(
         "workflow",
         "pipelines",
         "pipeline",
+        "phases",
+        "tasks",
         "quality_gates",
         "quality",
         "barriers",
+        "sync_barriers",
         "agents",
         "execution_queue",
+        "execution_groups",
         "checkpoints",
     }
 )
-# Configuration sub-trees inside those sections.
-EXCLUDED_SUBTREES = frozenset({"constraints", "strategies", "score_bands"})
+# Sub-trees never read, wherever they sit: configuration, derived counters and the plan.
+EXCLUDED_SUBTREES = frozenset({"constraints", "strategies", "score_bands", "metrics", "next_actions"})
 # Lists that are logs: compared by their entries' ids (or count), never descended into.
-LOG_KEYS = frozenset({"iteration_history", "entries", "iterations"})
+LOG_KEYS = frozenset({"iteration_history", "entries", "iterations", "checkpoints"})
 STATE_KEY = re.compile(
-    r"(?:status|\w+_status|verdict|passed"
-    r"|current_phase|current_gate|current_group|current_iteration|latest_id"
+    r"(?:status|\w+_status|state|verdict|passed|accepted|blocked_by"
+    r"|current_phase|current_pipeline|current_gate|current_group|current_iteration|latest_id"
     r"|iteration|iteration_\d+|iterations_complete|retry_count"
     r"|score|\w+_score|score_recorded|composite)\Z"
 )
-# A unit that appears with one of these (or null/0) has been planned, not advanced.
-NOT_STARTED = frozenset({"PENDING", "BLOCKED", "READY", "NOT_STARTED", "TODO", "PLANNED", "QUEUED", "WAITING"})
-
+# Keys whose value may be a list of scalars, compared as one value (``quality_scores: [0.88, 0.91]``).
+LIST_STATE_KEY = re.compile(r"(?:blocked_by|scores|\w+_scores)\Z")
+# Dependencies: their order means nothing, and a unit that appears with them has not started.
+_DEPENDENCY_KEYS = frozenset({"blocked_by"})
 # Containers whose entries are units of work: key -> kind of each entry.
 _ENTRY_KINDS = {
     "pipelines": "pipeline",
     "phases": "phase",
+    "tasks": "task",
     "agents": "agent",
     "streams": "stream",
     "quality_gates": "gate",
     "gates": "gate",
     "barriers": "barrier",
+    "sync_barriers": "barrier",
     "groups": "group",
+    "execution_groups": "group",
     "entries": "checkpoint",
     "phase_scores": "agent",
     "barrier_scores": "barrier",
@@ -142,47 +188,104 @@ _SINGLE_UNITS = {
     "quality": ("quality", ""),
 }
 _NAMED_KINDS = frozenset({"phase", "group"})
+# Kinds whose ids repeat from one parent to the next (``T1`` in every phase): named with their parent.
+_QUALIFIED_KINDS = frozenset({"task"})
+
+# Identity of a value across versions: its path with list items named by their id (``[id=T1]``).
+Key = tuple[str, ...]
 
 
-@dataclass(frozen=True)
 class Unit:
-    """The unit of work a state value belongs to (``agent audit-executor``)."""
+    """The unit of work a state value belongs to (``agent audit-executor``, ``phase 1 task T1``)."""
 
-    kind: str
-    name: str = ""
-    # Where the unit starts in the document; a value's field name is its path below it.
-    root: JsonPath = field(default=(), compare=False)
+    __slots__ = ("key", "kind", "name", "root", "within")
+
+    def __init__(self, kind: str, name: str = "", root: JsonPath = (), key: Key = (), within: str = "") -> None:
+        self.kind = kind
+        self.name = name
+        # Where the unit starts in the document; a value's field name is its path below it.
+        self.root = root
+        # The unit's identity path (list items by id), the same in every version that has the unit.
+        self.key = key
+        # The parent unit, for kinds whose names are only unique inside it (``phase 1``).
+        self.within = within
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.name}".strip()
+        return f"{self.within} {self.kind} {self.name}".strip()
+
+    def __repr__(self) -> str:
+        return f"Unit({self.kind!r}, {self.name!r}, within={self.within!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Unit):
+            return NotImplemented
+        return (self.kind, self.name, self.within) == (other.kind, other.name, other.within)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.name, self.within))
+
+    def label(self) -> str:
+        """The unit without its quoted name (``phase 1``), to name what is inside it."""
+        return f"{self.within} {self.kind} {self.name.split(' ', 1)[0]}".strip()
 
 
-@dataclass(frozen=True)
-class Fact:
-    """One state-bearing value: where it is, what it is, whose it is."""
+if TYPE_CHECKING:  # pragma: no cover
 
-    path: JsonPath
-    field: str
-    value: Any
-    unit: Unit
+    class _FactFields(NamedTuple):
+        path: JsonPath
+        field: str
+        value: Any
+        unit: Unit
+        line: int | None = None
+
+    class _MoveFields(NamedTuple):
+        path: JsonPath
+        field: str
+        unit: Unit
+        before: Any
+        after: Any
+        line: int | None = None
+        # How each side was written when the key is absent: "" (present), "absent" or "removed".
+        change: str = ""
+
+    class _StalenessFields(NamedTuple):
+        moves: tuple[Move, ...]
+        version: str
+        stale: str
+        fix: str
+else:
+    _FactFields = collections.namedtuple("_FactFields", "path field value unit line", defaults=(None,))
+    _MoveFields = collections.namedtuple("_MoveFields", "path field unit before after line change", defaults=(None, ""))
+    _StalenessFields = collections.namedtuple("_StalenessFields", "moves version stale fix")
 
 
-@dataclass(frozen=True)
-class Move:
-    """A state-bearing value that changed: ``before`` and ``after`` are None when absent or null."""
+class Fact(_FactFields):
+    """One state-bearing value: where it is (path, and line when the caller knows positions), what
+    it is, whose it is."""
 
-    path: JsonPath
-    field: str
-    unit: Unit
-    before: Any
-    after: Any
+    __slots__ = ()
+
+
+ADDED, REMOVED = "added", "removed"
+
+
+class Move(_MoveFields):
+    """A state-bearing value that changed: ``before``/``after`` are None when absent or null;
+    ``change`` is ``"added"`` or ``"removed"`` when the key itself appeared or disappeared.
+    ``path`` and ``line`` are those of the new version (of the old one for a removed key, whose
+    ``line`` is then that of its unit in the new version, when known)."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
-        """``agent audit-executor status: PENDING -> COMPLETE``."""
-        before, after = render_value(self.before, self.field), render_value(self.after, self.field)
+        """``agent audit-executor status: PENDING -> COMPLETE``; ``status: BLOCKED -> (removed)``."""
+        before = "(absent)" if self.change == ADDED else render_value(self.before, self.field)
+        after = "(removed)" if self.change == REMOVED else render_value(self.after, self.field)
         return f"{self.unit} {self.field}: {before} -> {after}"
 
     def as_json(self) -> dict[str, Any]:
+        from ctxres.document import format_json_path  # the CLI only: keeps the hooks' import light
+
         return {
             "path": format_json_path(self.path),
             "unit": str(self.unit),
@@ -190,17 +293,15 @@ class Move:
             "field": self.field,
             "before": self.before,
             "after": self.after,
+            "change": self.change or "changed",
+            "line": self.line,
         }
 
 
-@dataclass(frozen=True)
-class Staleness:
+class Staleness(_StalenessFields):
     """Why a change must be blocked, and how to fix it."""
 
-    moves: tuple[Move, ...]
-    version: str
-    stale: str
-    fix: str
+    __slots__ = ()
 
 
 def render_value(value: Any, field: str = "") -> str:
@@ -209,8 +310,8 @@ def render_value(value: Any, field: str = "") -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return ", ".join(map(str, value)) if value else "(none)"
-    if isinstance(value, int) and field in LOG_KEYS:
+        return "[" + ", ".join(map(str, value)) + "]" if value else "[]"
+    if isinstance(value, int) and field.rsplit(".", 1)[-1] in LOG_KEYS:
         return f"{value} {'entry' if value == 1 else 'entries'}"
     return str(value)
 
@@ -236,77 +337,129 @@ def _log_value(items: list[Any]) -> Any:
     return ids if all(ident is not None for ident in ids) else len(items)
 
 
-def _entry_unit(kind: str, key: str | int, item: Any, root: JsonPath) -> Unit:
-    if isinstance(key, str):
-        return Unit(kind, key, root)
-    label = _identity(item, kind) or f"#{key + 1}"
-    name = item.get("name") if isinstance(item, dict) else None
-    if kind in _NAMED_KINDS and isinstance(name, str) and name.strip() and name != label:
-        label += f' "{name.strip()}"'
-    return Unit(kind, label, root)
+def _scalars(value: list[Any]) -> bool:
+    return all(not isinstance(item, (dict, list)) for item in value)
 
 
-def _fact(path: JsonPath, value: Any, unit: Unit) -> Fact:
-    field = ""
-    for part in path[len(unit.root) :] or path[-1:]:
-        field += f"[{part}]" if isinstance(part, int) else f".{part}" if field else part
-    return Fact(path, field, value, unit)
+def _list_value(key: str, value: list[Any]) -> list[Any]:
+    if key in _DEPENDENCY_KEYS:
+        return sorted(value, key=str)
+    return value
 
 
-def _walk(node: Any, path: JsonPath, ident: tuple[str, ...], unit: Unit, out: dict[tuple[str, ...], Fact]) -> None:
-    entries_of = _ENTRY_KINDS.get(str(path[-1])) if path else None
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if not isinstance(key, str) or key in EXCLUDED_SUBTREES:
-                continue
-            child_path, child_ident = (*path, key), (*ident, key)
-            if key in LOG_KEYS and isinstance(value, list):
-                out[child_ident] = _fact(child_path, _log_value(value), unit)
-            elif STATE_KEY.match(key) and not isinstance(value, (dict, list)):
-                out[child_ident] = _fact(child_path, value, unit)
-            else:
+class _Extraction:
+    """The facts of one version, and the units it has (by identity path -> their root path)."""
+
+    __slots__ = ("facts", "locate", "units")
+
+    def __init__(self, locate: Locate | None) -> None:
+        self.facts: dict[Key, Fact] = {}
+        self.units: dict[Key, JsonPath] = {}
+        self.locate = locate
+
+    def add(self, key: Key, path: JsonPath, value: Any, unit: Unit) -> None:
+        field = ""
+        for part in path[len(unit.root) :] or path[-1:]:
+            field += f"[{part}]" if isinstance(part, int) else f".{part}" if field else part
+        line = self.locate(path) if self.locate is not None else None
+        self.facts[key] = Fact(path, field, value, unit, line)
+
+    def unit(self, kind: str, name: str, root: JsonPath, key: Key, within: str = "") -> Unit:
+        self.units[key] = root
+        return Unit(kind, name, root, key, within)
+
+    def entry_unit(self, kind: str, index: str | int, item: Any, root: JsonPath, key: Key, parent: Unit) -> Unit:
+        within = parent.label() if kind in _QUALIFIED_KINDS and parent.kind != kind and parent.name else ""
+        if isinstance(index, str):
+            return self.unit(kind, index, root, key, within)
+        label = _identity(item, kind) or f"#{index + 1}"
+        name = item.get("name") if isinstance(item, dict) else None
+        if kind in _NAMED_KINDS and isinstance(name, str) and name.strip() and name != label:
+            label += f' "{name.strip()}"'
+        return self.unit(kind, label, root, key, within)
+
+    def value(self, key: str, value: Any, path: JsonPath, ident: Key, unit: Unit) -> bool:
+        """Record ``key: value`` when it is a state-bearing value; whether it was one."""
+        if key in LOG_KEYS and isinstance(value, list):
+            self.add(ident, path, _log_value(value), unit)
+        elif STATE_KEY.match(key) and not isinstance(value, (dict, list)):
+            self.add(ident, path, value, unit)
+        elif LIST_STATE_KEY.match(key) and isinstance(value, list) and _scalars(value):
+            self.add(ident, path, _list_value(key, value), unit)
+        else:
+            return False
+        return True
+
+    def walk(self, node: Any, path: JsonPath, ident: Key, unit: Unit) -> None:
+        entries_of = _ENTRY_KINDS.get(str(path[-1])) if path else None
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if not isinstance(key, str) or key in EXCLUDED_SUBTREES:
+                    continue
+                child_path, child_ident = (*path, key), (*ident, key)
+                if self.value(key, value, child_path, child_ident, unit) or not isinstance(value, (dict, list)):
+                    continue
                 child_unit = unit
-                if entries_of and isinstance(value, (dict, list)):
-                    child_unit = _entry_unit(entries_of, key, value, child_path)
+                if entries_of:
+                    child_unit = self.entry_unit(entries_of, key, value, child_path, child_ident, unit)
                 elif key in _SINGLE_UNITS:
-                    child_unit = Unit(*_SINGLE_UNITS[key], child_path)
-                _walk(value, child_path, child_ident, child_unit, out)
-    elif isinstance(node, list):
-        entries_of = entries_of or _LIST_ENTRY_KINDS.get(str(path[-1]) if path else "")
-        for index, item in enumerate(node):
-            child_path = (*path, index)
-            child_unit = _entry_unit(entries_of, index, item, child_path) if entries_of else unit
-            ident_part = _identity(item, entries_of)
-            _walk(item, child_path, (*ident, f"[id={ident_part}]" if ident_part else f"[{index}]"), child_unit, out)
+                    child_unit = self.unit(*_SINGLE_UNITS[key], child_path, child_ident)
+                self.walk(value, child_path, child_ident, child_unit)
+        elif isinstance(node, list):
+            entries_of = entries_of or _LIST_ENTRY_KINDS.get(str(path[-1]) if path else "")
+            for index, item in enumerate(node):
+                child_path = (*path, index)
+                ident_part = _identity(item, entries_of)
+                child_ident = (*ident, f"[id={ident_part}]" if ident_part else f"[{index}]")
+                child_unit = unit
+                if entries_of:
+                    child_unit = self.entry_unit(entries_of, index, item, child_path, child_ident, unit)
+                self.walk(item, child_path, child_ident, child_unit)
 
 
-def state_facts(data: Any) -> dict[tuple[str, ...], Fact]:
-    """Every state-bearing value of a parsed ORCHESTRATION document, keyed by an identity path
-    (list items by ``id``) so that the same value can be found in another version."""
-    out: dict[tuple[str, ...], Fact] = {}
+def _extract(data: Any, locate: Locate | None = None) -> _Extraction:
+    out = _Extraction(locate)
     if not isinstance(data, dict):
         return out
+    top = out.unit("workflow", "", (), ())
     for key, value in data.items():
+        if not isinstance(key, str) or key == "resumption" or key in EXCLUDED_SUBTREES:
+            continue
         if key in STATE_SECTIONS and isinstance(value, (dict, list)):
-            kind, name = _SINGLE_UNITS.get(key, (_ENTRY_KINDS.get(str(key), str(key)), ""))
-            unit = Unit(kind, name, (key,))
-            _walk(value, (key,), (key,), unit, out)
-        elif isinstance(key, str) and STATE_KEY.match(key) and not isinstance(value, (dict, list)):
-            # A flat file keeps the workflow's own status at the top level.
-            out[(key,)] = _fact((key,), value, Unit("workflow"))
+            if out.value(key, value, (key,), (key,), top):  # a checkpoint log as a top-level list
+                continue
+            kind, name = _SINGLE_UNITS.get(key, (_ENTRY_KINDS.get(key, key), ""))
+            out.walk(value, (key,), (key,), out.unit(kind, name, (key,), (key,)))
+        elif not isinstance(value, dict) and key not in LOG_KEYS:
+            # A flat file keeps the workflow's own status (and position) at the top level.
+            out.value(key, value, (key,), (key,), top)
     return out
+
+
+def state_facts(data: Any, locate: Locate | None = None) -> dict[Key, Fact]:
+    """Every state-bearing value of a parsed ORCHESTRATION document, keyed by an identity path
+    (list items by ``id``) so that the same value can be found in another version.
+
+    ``locate(path)`` gives the line of a path (a caller holding a :class:`ctxres.document.Document`
+    passes ``lambda p: doc.locate(p, key=True).line``); without it, every ``Fact.line`` is None."""
+    return _extract(data, locate).facts
 
 
 def _normal(value: Any) -> Any:
     return value.strip() if isinstance(value, str) else value
 
 
-def _not_started(value: Any) -> bool:
-    if value is None or value == [] or value == "":
+def _empty(value: Any) -> bool:
+    """A value that says nothing (null, "", [], {}): the same as no key at all."""
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _not_started(value: Any, field: str = "") -> bool:
+    if field.rsplit(".", 1)[-1] in _DEPENDENCY_KEYS or _empty(value):
         return True
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value == 0
-    return isinstance(value, str) and value.strip().upper() in NOT_STARTED
+    if isinstance(value, int):
+        return value == 0  # also false (``accepted: false``)
+    return is_not_started(value)  # PENDING, BLOCKED, READY... (ctxres.orchestration.NOT_STARTED_WORDS)
 
 
 def _same(before: Any, after: Any) -> bool:
@@ -315,21 +468,41 @@ def _same(before: Any, after: Any) -> bool:
     return bool(_normal(before) == _normal(after))
 
 
-def moved_state(old: Any, new: Any) -> list[Move]:
-    """The state-bearing values that differ between two versions, in the order of the new one."""
-    old_facts, new_facts = state_facts(old), state_facts(new)
+def _unit_line(fact: Fact, new: _Extraction) -> int | None:
+    """Where a key removed from a unit was, in the new version: the line of the unit."""
+    root = new.units.get(fact.unit.key)
+    if root is None or new.locate is None:
+        return None
+    return new.locate(root)
+
+
+def moved_state(old: Any, new: Any, locate: Locate | None = None) -> list[Move]:
+    """The state-bearing values that differ between two versions, in the order of the new one.
+
+    A changed value is a move, and so is a key added to or removed from a unit that both versions
+    have (``status: BLOCKED -> (removed)``). A unit that appears not started, or disappears before
+    it started, is re-planning: not a move. ``locate`` gives lines in ``new`` (see :func:`state_facts`).
+    """
+    was_, now_ = _extract(old), _extract(new, locate)
+    old_facts, new_facts = was_.facts, now_.facts
     moves: list[Move] = []
     for key in [*new_facts, *(k for k in old_facts if k not in new_facts)]:
         was, now = old_facts.get(key), new_facts.get(key)
-        before = was.value if was else None
-        after = now.value if now else None
-        if _same(before, after):
-            continue
-        if (before is None and _not_started(after)) or (after is None and _not_started(before)):
+        if was is not None and now is not None:
+            if not _same(was.value, now.value):
+                moves.append(Move(now.path, now.field, now.unit, was.value, now.value, now.line))
             continue
         fact = now or was
         assert fact is not None
-        moves.append(Move(fact.path, fact.field, fact.unit, before, after))
+        if _empty(fact.value):
+            continue  # `score: null` added or removed: nothing was said either way
+        other = was_ if now is not None else now_
+        if fact.unit.key not in other.units and _not_started(fact.value, fact.field):
+            continue  # a whole unit planned, or dropped before it started
+        if now is not None:
+            moves.append(Move(now.path, now.field, now.unit, None, now.value, now.line, ADDED))
+        else:
+            moves.append(Move(fact.path, fact.field, fact.unit, fact.value, None, _unit_line(fact, now_), REMOVED))
     return moves
 
 
@@ -338,22 +511,17 @@ def resumption_section(data: Any) -> dict[str, Any] | None:
     return section if isinstance(section, dict) else None
 
 
-def parse_timestamp(value: Any) -> datetime | None:
-    """An ISO 8601 date or date-time (``Z`` allowed; naive means UTC), else None."""
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if text[-1:] in ("Z", "z"):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+def parse_timestamp(value: Any) -> dt.datetime | None:
+    """An ISO 8601 date or date-time as an aware UTC instant (naive means UTC), else None
+    (:func:`ctxres.timestamps.parse_datetime`)."""
+    return parse_datetime(value)
+
+
+def _version(section: Any) -> str:
+    # ctxres.resumption imports typing at run time: imported when needed, not when the hooks start.
+    from ctxres.resumption import detect_version
+
+    return detect_version(section)
 
 
 def _updated_at(section: dict[str, Any] | None) -> Any:
@@ -362,17 +530,18 @@ def _updated_at(section: dict[str, Any] | None) -> Any:
 
 
 def resumption_moved(old: Any, new: Any) -> bool:
-    """Whether the resumption section of ``new`` was updated since ``old``: for a v2.0 section,
-    ``recovery_state.updated_at`` advanced; for a v1.0 section, the section changed at all."""
+    """Whether the resumption section of ``new`` was updated since ``old``.
+
+    v2.0 with a parsable ``recovery_state.updated_at``: it advanced. v2.0 without one (missing or
+    not a timestamp: rule C001's finding) and v1.0: the section's data changed at all."""
     old_section, new_section = resumption_section(old), resumption_section(new)
     if new_section is None:
         return False
-    if detect_version(new_section) == "2.0":
+    if _version(new_section) == "2.0":
         now = parse_timestamp(_updated_at(new_section))
-        if now is None:
-            return False
-        before = parse_timestamp(_updated_at(old_section))
-        return before is None or now > before
+        if now is not None:
+            before = parse_timestamp(_updated_at(old_section))
+            return before is None or now > before
     return old_section != new_section
 
 
@@ -419,11 +588,14 @@ def _v2_stale(old_section: dict[str, Any] | None, new_section: dict[str, Any]) -
     new_value, old_value = _updated_at(new_section), _updated_at(old_section)
     if new_value is None:
         return (
-            "`resumption.recovery_state.updated_at` is missing, so nothing records when the section was last "
-            "brought up to date"
+            "`resumption.recovery_state.updated_at` is missing and the section is unchanged: it still describes "
+            "the state before this change"
         )
     if parse_timestamp(new_value) is None:
-        return f"`resumption.recovery_state.updated_at` ({new_value!r}) is not an ISO 8601 timestamp"
+        return (
+            f"`resumption.recovery_state.updated_at` ({new_value!r}) is not an ISO 8601 timestamp and the section "
+            "is unchanged: it still describes the state before this change"
+        )
     if _same(old_value, new_value):
         return (
             f"`resumption.recovery_state.updated_at` did not advance (still {new_value}): the section describes "
@@ -432,19 +604,20 @@ def _v2_stale(old_section: dict[str, Any] | None, new_section: dict[str, Any]) -
     return f"`resumption.recovery_state.updated_at` went backwards ({old_value} -> {new_value})"
 
 
-def assess(old: Any, new: Any, *, example_time: str = "") -> Staleness | None:
+def assess(old: Any, new: Any, *, example_time: str = "", locate: Locate | None = None) -> Staleness | None:
     """Whether the change from ``old`` to ``new`` must be blocked: state moved, the section did not.
 
-    ``example_time`` (an ISO 8601 timestamp) is quoted in the fix as the value to write.
+    ``example_time`` (an ISO 8601 timestamp) is quoted in the fix as the value to write; ``locate``
+    gives the lines of the moves in ``new`` (see :func:`state_facts`).
     """
     new_section = resumption_section(new)
     if new_section is None or not isinstance(old, dict):
         return None
-    moves = moved_state(old, new)
+    moves = moved_state(old, new, locate)
     if not moves or resumption_moved(old, new):
         return None
     latest = _latest_checkpoint(new)
-    version = detect_version(new_section)
+    version = _version(new_section)
     if version == "2.0":
         when = f" (for example {example_time})" if example_time else ""
         fix = (

@@ -14,7 +14,7 @@ a 1 MB and a 1 GB transcript. Lines longer than ``max_line_bytes`` are skipped w
 kept in memory or parsed. No problem with the file (missing, unreadable, truncated last line,
 binary junk, invalid UTF-8) raises: the reading says "unknown" and why.
 
-Standard library only (``json``, ``os``, ``stat``): the UserPromptSubmit and PreCompact hooks
+Standard library only (``json``, ``os``; ``ctxres.filereading``): the UserPromptSubmit and PreCompact hooks
 import this module on every prompt.
 """
 
@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 import os
-import stat
+
+from ctxres.filereading import open_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: it would cost the hooks a few milliseconds
@@ -239,22 +240,33 @@ class _Tail:
 
 
 def _open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
-    """The file opened for binary reading and its size; OSError when it is not a regular file.
-
-    ``O_NONBLOCK`` keeps a named pipe from blocking the open; ``fstat`` on the open descriptor
-    (not on the name) tells what was actually opened.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
+    """The file opened for binary reading and its size; OSError when it is not a regular file
+    (``ctxres.filereading.open_regular``: a named pipe or a device is never read)."""
+    fd = open_regular(path)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError("it is not a regular file")
+        size = os.fstat(fd).st_size
         handle: BinaryIO = os.fdopen(fd, "rb", buffering=0)
     except BaseException:
         os.close(fd)
         raise
-    return handle, info.st_size
+    return handle, size
+
+
+def read_backwards(
+    path: str | os.PathLike[str],
+    *,
+    budget: int = MAX_SCAN_BYTES,
+    max_line: int = MAX_LINE_BYTES,
+    tags: tuple[bytes, ...] = (),
+    block: int = BLOCK_BYTES,
+) -> Iterator[bytes]:
+    """The complete lines of the last ``budget`` bytes of a file, newest first, read backwards in
+    blocks (a caller that stops early reads little). With ``tags``, only the lines that contain one
+    of them. A line cut at the budget's edge, and a line longer than ``max_line``, are dropped.
+    OSError (ValueError: a NUL in the name) when the file cannot be read or is not a regular file."""
+    handle, size = _open_regular(path)
+    with handle:
+        yield from _Tail(handle, size, budget=budget, max_line=max_line, tags=tags, block=block).lines()
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

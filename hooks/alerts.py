@@ -7,7 +7,7 @@ true. Files in the other tool's layout (``checkpoint_id``, no acknowledgement fl
 pending, as for ``ctxres ack``; a file that cannot be read is pending (the generic alert names the
 reason), so a broken checkpoint is never silently forgotten.
 
-Standard library only, no pathlib/re/typing at run time: UserPromptSubmit calls this on every prompt.
+Standard library only, no pathlib/typing at run time: UserPromptSubmit calls this on every prompt.
 """
 
 from __future__ import annotations
@@ -15,32 +15,15 @@ from __future__ import annotations
 import json
 import os
 
-from ctxres.hooks.context import HookContext, HookError, find_orchestration
+from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, list_checkpoints
+from ctxres.hooks.context import HookContext, HookError, find_workflow
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from typing import Any
 
 ALERT_MARKER = "<compaction-alert>"
-CHECKPOINTS_FOLDER = "checkpoints"
 MAX_CHECKPOINT_BYTES = 1024 * 1024  # a checkpoint is a few KB; a bigger file is reported, not read
-
-
-def checkpoint_number(name: str) -> int | None:
-    """The number in a checkpoint file name: ``cx-007-checkpoint.json``, ``cx-007.json`` and
-    ``cx-007.d933ffb7.json`` -> 7; None for any other name (pure)."""
-    if not (name.startswith("cx-") and name.endswith(".json")):
-        return None
-    stem = name[3:-5]
-    if stem.endswith("-checkpoint"):
-        digits = stem[: -len("-checkpoint")]
-    else:
-        digits, _, suffix = stem.partition(".")
-        if "." in stem and not (suffix.isascii() and suffix.isalnum()):
-            return None
-    if len(digits) < 3 or not (digits.isascii() and digits.isdigit()):
-        return None
-    return int(digits)
 
 
 def checkpoints_folder(ctx: HookContext) -> str | None:
@@ -53,18 +36,7 @@ def checkpoints_folder(ctx: HookContext) -> str | None:
 def checkpoint_files(ctx: HookContext) -> list[str]:
     """Every checkpoint file of the project, by number (then name); empty when there is none."""
     folder = checkpoints_folder(ctx)
-    if folder is None:
-        return []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    numbered = []
-    for entry in entries:
-        number = checkpoint_number(entry.name)
-        if number is not None and entry.is_file():
-            numbered.append((number, entry.name))
-    return [os.path.join(folder, name) for _, name in sorted(numbered)]
+    return [] if folder is None else list_checkpoints(folder)
 
 
 def load_checkpoint(path: str) -> dict[str, Any]:
@@ -141,10 +113,10 @@ def _existing(ctx: HookContext, reference: str | None) -> str | None:
 def _workflow_reference(ctx: HookContext) -> str:
     """The active workflow file relative to the project, or "" when there is none."""
     try:
-        found = find_orchestration(ctx)
+        found = find_workflow(ctx)
     except HookError:
         return ""
-    return ctx.relative(found[0]) if found else ""
+    return found.relpath if found else ""
 
 
 def compaction_alert(ctx: HookContext) -> str | None:

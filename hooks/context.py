@@ -4,8 +4,10 @@ Hooks never read or write outside the project directory (``$CLAUDE_PROJECT_DIR``
 payload's ``cwd``, else the process's working directory).
 
 Start-up cost is the budget here: UserPromptSubmit runs on every prompt. This module imports only
-``os``, ``json`` and ``datetime``; pathlib, dataclasses, tomllib and PyYAML are imported only when
-they are needed (a project with a ctxres configuration; reading a YAML file).
+``os`` and ``datetime`` (and ``ctxres.defaults``, which imports nothing); pathlib, dataclasses,
+tomllib and PyYAML are imported only when they are needed (a project with a ctxres configuration;
+reading a YAML file), and the workflow model (``ctxres.orchestration``) only when a hook looks for
+the live workflow.
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ from __future__ import annotations
 import datetime as dt
 import os
 
+from ctxres import defaults
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported at run time
+    from collections.abc import Callable
     from typing import Any
+
+    from ctxres.orchestration import WorkflowChoice
 
 MAX_CONTEXT_CHARS = 10_000  # Claude Code caps injected text at 10,000 characters
 MAX_STATE_FILE_BYTES = 2 * 1024 * 1024  # a state file larger than this is not read by a hook
-MAX_WALK_ENTRIES = 20_000  # bound on the directory entries visited to find the workflow file
 _CONFIG_FILES = (".ctxres.toml", "pyproject.toml")
 
 
@@ -28,33 +34,52 @@ class HookError(Exception):
 
 
 def now() -> dt.datetime:
-    """The current time in UTC; ``CTXRES_NOW`` (ISO-8601) freezes it for replays and tests."""
+    """The current time in UTC; ``CTXRES_NOW`` (ISO-8601, read by ``ctxres.timestamps`` as every
+    command reads it) freezes it for replays and tests. A value that is not a time is an error
+    here (a hook must not silently run on the real clock in a replay)."""
     frozen = os.environ.get("CTXRES_NOW")
     if frozen:
-        try:
-            moment = dt.datetime.fromisoformat(frozen.replace("Z", "+00:00"))
-        except ValueError:
-            raise HookError(f"CTXRES_NOW is not an ISO-8601 time: {frozen!r}") from None
-        return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+        from ctxres.timestamps import parse_datetime
+
+        moment = parse_datetime(frozen)
+        if moment is None:
+            raise HookError(f"CTXRES_NOW is not an ISO-8601 time: {frozen!r}")
+        return moment
     return dt.datetime.now(dt.timezone.utc)
 
 
 def iso(moment: dt.datetime) -> str:
-    """``2026-02-17T11:45:00Z`` (seconds, UTC)."""
-    return moment.astimezone(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    """``2026-02-17T11:45:00Z`` (seconds, UTC): ``ctxres.timestamps.format_utc``, without importing it
+    on the hooks' most frequent path (UserPromptSubmit stamps the monitor state on every prompt)."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Settings:
-    """The settings hooks use, with the defaults of ``ctxres.config.Config``."""
+    """The settings hooks use, with the defaults of ``ctxres.config.Config`` (``ctxres.defaults``)."""
 
-    __slots__ = ("context_window", "profile", "staleness_minutes", "state_dir", "thresholds")
+    __slots__ = ("_orchestration_patterns", "context_window", "profile", "staleness_minutes", "state_dir", "thresholds")
 
     def __init__(self) -> None:
-        self.state_dir = ".jerry"
-        self.staleness_minutes = 30
+        self.state_dir = defaults.STATE_DIR
+        self.staleness_minutes = defaults.STALENESS_MINUTES
         self.context_window: int | None = None  # None: from the model (1M for [1m] models, else 200,000)
-        self.thresholds = (0.60, 0.80, 0.90)
-        self.profile = "jerry"  # "nexus": PreCompact/SessionStart serve Nexus resume manifests
+        self.thresholds: tuple[float, float, float] | None = None  # None: ctxres.tiers.DEFAULT_THRESHOLDS
+        self.profile = defaults.PROFILE  # "nexus": PreCompact/SessionStart serve Nexus resume manifests
+        self._orchestration_patterns: tuple[str, ...] | None = None
+
+    @property
+    def orchestration_patterns(self) -> tuple[str, ...]:
+        """The configured ``orchestration`` file patterns (``[tool.ctxres.patterns]``), else the
+        default of ``ctxres.orchestration`` (imported only when a hook looks for a workflow file)."""
+        if self._orchestration_patterns is not None:
+            return self._orchestration_patterns
+        from ctxres.orchestration import ORCHESTRATION_PATTERNS
+
+        return ORCHESTRATION_PATTERNS
+
+    @orchestration_patterns.setter
+    def orchestration_patterns(self, patterns: tuple[str, ...]) -> None:
+        self._orchestration_patterns = tuple(patterns)
 
 
 def _configured(root: str) -> bool:
@@ -86,6 +111,7 @@ def load_settings(root: str) -> Settings:
     settings.state_dir = config.state_dir
     settings.staleness_minutes = config.staleness_minutes
     settings.profile = config.profile
+    settings.orchestration_patterns = tuple(config.patterns.get("orchestration", settings.orchestration_patterns))
     for name in ("context_window", "thresholds"):
         if hasattr(config, name):
             setattr(settings, name, getattr(config, name))
@@ -188,24 +214,10 @@ def additional_context(event: str, text: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def open_regular(path: str) -> int:
-    """A read-only descriptor of ``path`` if it is a regular file; OSError (or ValueError: a NUL in
-    the name) otherwise. ``O_NONBLOCK`` keeps a named pipe from hanging the open, and ``fstat`` on the
-    descriptor tells what was opened: a FIFO, a device (``/dev/zero``) or a folder is refused."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(0, "not a regular file")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
 def read_bytes(path: str, limit: int = MAX_STATE_FILE_BYTES) -> bytes:
     """A state file's bytes, refusing one over ``limit``; :class:`HookError` when it cannot be read."""
+    from ctxres.filereading import open_regular
+
     try:
         with os.fdopen(open_regular(path), "rb") as handle:
             data = handle.read(limit + 1)
@@ -231,59 +243,43 @@ def read_yaml(path: str) -> Any:
         raise HookError(f"cannot read {os.path.basename(path)}: {first}") from None
 
 
-def workflow_status(data: Any) -> str | None:
-    """``recovery_state.workflow_status`` of a v2 section (upper case), else ``workflow.status``."""
-    if not isinstance(data, dict):
-        return None
-    section = data.get("resumption")
-    state = section.get("recovery_state") if isinstance(section, dict) else None
-    status = state.get("workflow_status") if isinstance(state, dict) else None
-    if status is None and isinstance(data.get("workflow"), dict):
-        status = data["workflow"].get("status")
-    return str(status).upper() if status is not None else None
+def _reader(errors: list[str]) -> Callable[[str], Any]:
+    """``read(path)`` for :func:`ctxres.orchestration.find_live_workflow`: the file's data, or None
+    (the reason kept in ``errors``) when it cannot be read."""
 
-
-def orchestration_candidates(root: str) -> list[str]:
-    """ORCHESTRATION*.yaml/yml files under ``root``, most recently modified first (bounded walk)."""
-    from ctxres.folders import SKIPPED_FOLDERS
-
-    found: list[str] = []
-    visited = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in SKIPPED_FOLDERS]
-        visited += len(dirnames) + len(filenames)
-        found += [
-            os.path.join(dirpath, name)
-            for name in filenames
-            if "ORCHESTRATION" in name and name.endswith((".yaml", ".yml"))
-        ]
-        if visited > MAX_WALK_ENTRIES:
-            break
-    return sorted(found, key=_mtime, reverse=True)
-
-
-def find_orchestration(ctx: HookContext) -> tuple[str, Any] | None:
-    """The active workflow file and its data: ``CTXRES_ORCHESTRATION`` (relative to the project), else
-    the most recently modified ORCHESTRATION file under the project whose workflow is ACTIVE or
-    PAUSED. None when there is none."""
-    named = os.environ.get("CTXRES_ORCHESTRATION")
-    if named:
-        path = ctx.safe(named)
-        return path, read_yaml(path)
-    for path in orchestration_candidates(ctx.project_dir):
-        if not ctx.inside(path):
-            continue
+    def read(path: str) -> Any:
         try:
-            data = read_yaml(path)
-        except HookError:
-            continue
-        if workflow_status(data) in ("ACTIVE", "PAUSED", "IN_PROGRESS"):
-            return path, data
-    return None
+            return read_yaml(path)
+        except HookError as exc:
+            errors.append(str(exc))
+            return None
+
+    return read
 
 
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
+def find_workflow(ctx: HookContext, *, exhaustive: bool = False) -> WorkflowChoice | None:
+    """The live workflow of the project (``ctxres.orchestration.find_live_workflow``, the one every
+    command uses): ``$CTXRES_ORCHESTRATION``, else the most recently modified file matching the
+    configured ``orchestration`` patterns, examples and templates aside, whose workflow is ACTIVE or
+    PAUSED. A file that a symbolic link takes out of the project is never read. None when there is
+    none. A file named by ``$CTXRES_ORCHESTRATION`` that is outside the project or cannot be read is
+    a :class:`HookError` (the hook says why); an unreadable file found by the search is skipped.
+
+    ``exhaustive=False`` (the hot paths) stops at the chosen file; SessionStart asks for the others
+    too, to say which one it chose and why (:meth:`WorkflowChoice.note`)."""
+    from ctxres.orchestration import WORKFLOW_ENV, find_live_workflow
+
+    errors: list[str] = []
+    choice = find_live_workflow(
+        ctx.project_dir,
+        _reader(errors),
+        patterns=ctx.settings.orchestration_patterns,
+        accept=ctx.inside,
+        exhaustive=exhaustive,
+    )
+    named = os.environ.get(WORKFLOW_ENV)
+    if choice is None and named:
+        ctx.safe(named)  # outside the project: "refusing ..."
+        if errors:
+            raise HookError(errors[0])
+    return choice

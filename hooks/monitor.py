@@ -34,12 +34,10 @@ STATE_FILE = "context-monitor-state.json"
 CACHE_FILE = "context-monitor-cache.json"
 STATE_SCHEMA_VERSION = "1.0"
 CACHE_VERSION = 1
-CHECKPOINTS_FOLDER = "checkpoints"
 QG_ITERATION_TOKENS = 29_000
 """Tokens one quality-gate iteration costs (seed 002, OQ-R3: "~29,000 tokens"), the unit of "remaining"."""
 MONITOR_TOKEN_BUDGET = 200
-"""The ``<context-monitor>`` text stays under this many tokens (characters / 4)."""
-ACTIVE_STATUSES = ("ACTIVE", "PAUSED", "IN_PROGRESS")
+"""The ``<context-monitor>`` text stays under this many tokens (``ctxres.tokens.estimate_tokens``)."""
 MAX_HEAD_BYTES = 64 * 1024
 """Bytes read from the start of a transcript to find when the session started."""
 _MAX_VALUE_CHARS = 40
@@ -65,13 +63,10 @@ def load_json(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
     """A small JSON object file, or None when it is missing, too large, not an object, not a regular file
     (a FIFO or a device) or a symbolic link
     (which may lead out of the project; the next write replaces the link with a regular file)."""
-    import stat
+    from ctxres.filereading import open_regular
 
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # a FIFO never blocks
     try:
-        with open(os.open(path, flags), "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
+        with open(open_regular(path, nofollow=True), "rb") as handle:
             raw = handle.read(limit + 1)
         value = json.loads(raw.decode("utf-8", "replace")) if len(raw) <= limit else None
     except (OSError, ValueError, RecursionError):
@@ -139,32 +134,27 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
-def _same_phase(phase: dict[str, Any], current: str) -> bool:
-    return any(_text(phase.get(key)) == current for key in ("id", "sequence", "number", "phase"))
-
-
-def _phase_lists(data: dict[str, Any]) -> list[Any]:
-    """The ``phases`` containers of ``pipelines.<name>``, ``pipeline`` and the top level."""
-    holders: list[Any] = [data, data.get("pipeline")]
-    pipelines = data.get("pipelines")
-    if isinstance(pipelines, dict):
-        holders += list(pipelines.values())
-    phases = [h.get("phases") for h in holders if isinstance(h, dict)]
-    return [p if isinstance(p, list) else list(p.values()) for p in phases if isinstance(p, (list, dict))]
-
-
-def phase_started_at(data: Any, current_phase: Any) -> str | None:
-    """``started_at`` of the phase ``current_phase`` names (the earliest when pipelines disagree)."""
-    current = _text(current_phase)
-    if not isinstance(data, dict) or not current:
+def phase_started_at(data: Any, current_phase: Any = None) -> str | None:
+    """``started_at`` of the phase the workflow is in, to tell a section written in a previous phase
+    (seed 000: STALE). In each pipeline (``ctxres.orchestration.pipelines``) the phase the *state*
+    says is current wins: the pipeline's ``current_phase``, else its running phases; only when the
+    state does not say is ``current_phase`` (the section's, which may be the stale part itself) used.
+    The earliest start when pipelines disagree (fewer false STALE)."""
+    if not isinstance(data, dict):
         return None
-    starts = [
-        _text(phase.get("started_at"))
-        for phases in _phase_lists(data)
-        for phase in phases
-        if isinstance(phase, dict) and _same_phase(phase, current) and phase.get("started_at")
-    ]
-    if not starts:
+    from ctxres.orchestration import phase_number, pipelines
+
+    named = phase_number(current_phase)
+    starts = []
+    for pipeline in pipelines(data):
+        if pipeline.current_phase is not None:
+            phases = [pipeline.phase(pipeline.current_phase)]
+        else:
+            phases = [phase for phase in pipeline.phases if phase.status and phase.status in _running()]
+            if not phases and named is not None:
+                phases = [pipeline.phase(named)]
+        starts += [_text(phase.data.get("started_at")) for phase in phases if phase is not None]
+    if not any(starts):
         return None
     from ctxres.timestamps import parse_datetime
 
@@ -172,11 +162,17 @@ def phase_started_at(data: Any, current_phase: Any) -> str | None:
     return min(dated)[1] if dated else None
 
 
+def _running() -> frozenset[str]:
+    from ctxres.orchestration import RUNNING_WORDS
+
+    return RUNNING_WORDS
+
+
 def workflow_facts(data: Any) -> dict[str, Any] | None:
     """What the hooks need from an ORCHESTRATION file's data; None without a ``resumption`` mapping."""
     if not isinstance(data, dict) or not isinstance(data.get("resumption"), dict):
         return None
-    from ctxres.hooks.context import workflow_status
+    from ctxres.orchestration import is_live, workflow_status_of
     from ctxres.resumption import detect_version
 
     section = data["resumption"]
@@ -192,7 +188,8 @@ def workflow_facts(data: Any) -> dict[str, Any] | None:
         count = len(entries)
     files = [os.path.basename(str(e["checkpoint_file"])) for e in entries if e.get("checkpoint_file")]
     facts = {
-        "status": workflow_status(data),
+        "status": workflow_status_of(data),
+        "live": is_live(data),
         "version": version,
         "updated_at": _text(state.get("updated_at")) if version == "2.0" else None,
         "last_checkpoint": _text(state.get("last_checkpoint")),
@@ -206,8 +203,17 @@ def workflow_facts(data: Any) -> dict[str, Any] | None:
 
 
 def is_active(facts: dict[str, Any]) -> bool:
-    """Whether the workflow is running (ACTIVE, PAUSED) or its status is not recorded at all."""
-    return facts.get("status") is None or facts.get("status") in ACTIVE_STATUSES
+    """Whether the workflow is live (ACTIVE, PAUSED: ``ctxres.orchestration.LIVE_STATUSES``) or its
+    status is not recorded at all. ``live`` is decided when the file is parsed, so the cached facts of
+    every prompt need no workflow model."""
+    status = facts.get("status")
+    if status is None:
+        return True
+    if isinstance(facts.get("live"), bool):
+        return bool(facts["live"])
+    from ctxres.orchestration import LIVE_STATUSES, workflow_meaning
+
+    return (workflow_meaning(status) or status) in LIVE_STATUSES
 
 
 # --------------------------------------------------------------------------- transcript and checkpoints
@@ -217,7 +223,7 @@ def transcript_started_at(path: str | None) -> str | None:
     """The ``timestamp`` of the first transcript line that has one (within its first 64 KiB)."""
     if not path:
         return None
-    from ctxres.hooks.context import open_regular
+    from ctxres.filereading import open_regular
 
     try:  # never a FIFO or a device: Claude Code's transcript is a regular file
         with os.fdopen(open_regular(path), "rb") as handle:
@@ -249,12 +255,15 @@ def session_started(cache: dict[str, Any], session_id: str, transcript_path: str
 
 
 def checkpoint_listing(folder: str) -> list[list[Any]]:
-    """``[name, mtime_ns, size]`` of each ``cx-*.json`` in the checkpoints folder, by name ([] when none)."""
+    """``[name, mtime_ns, size]`` of each checkpoint file in the checkpoints folder of the state folder
+    ``folder``, by name ([] when none): the signature that tells whether the checkpoints changed."""
+    from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, number_of_name
+
     try:
         with os.scandir(os.path.join(folder, CHECKPOINTS_FOLDER)) as entries:
             found = []
             for entry in entries:
-                if entry.name.startswith("cx-") and entry.name.endswith(".json"):
+                if number_of_name(entry.name) is not None:
                     info = entry.stat()
                     found.append([entry.name, info.st_mtime_ns, info.st_size])
     except OSError:
@@ -263,11 +272,6 @@ def checkpoint_listing(folder: str) -> list[list[Any]]:
 
 
 # --------------------------------------------------------------------------- texts
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens as the specification counts them: characters / 4, rounded up (as hooks/templates.py)."""
-    return (len(text) + 3) // 4
 
 
 def _clip(text: str, limit: int) -> str:

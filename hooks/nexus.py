@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 
 from ctxres import nexus
 from ctxres.hooks.context import HookContext, HookError, additional_context, iso, now, read_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
-    from collections.abc import Iterator
     from typing import Any
 
 EVENTS = ("PreCompact", "SessionStart")
@@ -47,54 +45,14 @@ MAX_MANIFEST_BYTES = 256 * 1024
 _TOOL_TAG = b'"tool_use"'
 
 
-def tail_lines(path: str, budget: int = TAIL_BYTES, block: int = BLOCK_BYTES) -> Iterator[bytes]:
-    """The complete lines of the last ``budget`` bytes of a file, newest first, read backwards in
-    blocks (so a caller that stops early reads little). OSError when the file cannot be read."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError("the transcript is not a regular file")
-        position, stop = info.st_size, max(0, info.st_size - budget)
-        carry = b""
-        while position > stop:
-            size = min(block, position - stop)
-            position -= size
-            os.lseek(fd, position, os.SEEK_SET)
-            data = _read_exactly(fd, size) + carry
-            first = data.find(b"\n")
-            if first < 0:
-                carry = data
-                continue
-            carry = data[:first]
-            lines = data[first + 1 :].split(b"\n")
-            lines.reverse()
-            yield from lines
-        if position == 0 and carry:
-            yield carry  # the file's first line (a cut line at the budget's edge is dropped)
-    finally:
-        os.close(fd)
-
-
-def _read_exactly(fd: int, size: int) -> bytes:
-    chunks = []
-    while size > 0:
-        chunk = os.read(fd, size)
-        if not chunk:
-            raise OSError("the transcript shrank while it was being read")
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
 def transcript_calls(path: str) -> list[tuple[str, str]]:
     """(tool, project id) of the newest project-touching tool calls of the transcript, newest first;
     reading stops once :data:`ENOUGH_CALLS` are found."""
+    from ctxres.transcript import read_backwards
+
     calls: list[tuple[str, str]] = []
     parsed = 0
-    for line in tail_lines(path):
-        if _TOOL_TAG not in line:
-            continue
+    for line in read_backwards(path, budget=TAIL_BYTES, max_line=TAIL_BYTES, tags=(_TOOL_TAG,), block=BLOCK_BYTES):
         parsed += 1
         if parsed > MAX_PARSED_LINES:
             break

@@ -10,7 +10,7 @@ resumption section):
   the end of the transcript, else unknown (nulls);
 - ``orchestration_state``, ``accumulated_context``, ``recovery_instructions``: from the resumption
   section (v2.0 sub-sections; a v1.0 section gives what it has) and the quality gates of the
-  ACTIVE or PAUSED ORCHESTRATION file.
+  live workflow (``ctxres.orchestration.find_live_workflow``: ACTIVE or PAUSED).
 
 With no ACTIVE or PAUSED workflow nothing is written (that is normal, so nothing is said). Secrets
 are redacted before the file is written. The content is written to a temporary file that is then
@@ -21,31 +21,23 @@ concurrent hooks never share a number and no file is ever seen half-written. The
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 
-from ctxres.hooks.context import (
-    HookContext,
-    HookError,
-    find_orchestration,
-    iso,
-    now,
-    read_bytes,
-    workflow_status,
-)
+from ctxres import orchestration
+from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, file_id, file_name, number_of_id, number_of_name
+from ctxres.hooks.context import HookContext, HookError, find_workflow, iso, now, read_bytes
+from ctxres.timestamps import parse_datetime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    import datetime as dt
     from typing import Any
 
 SCHEMA_VERSION = "1.0.0"
 WRITTEN_BY = "ctxres-hook PreCompact"
 TRIGGER_SOURCE = "PreCompact hook"
 MONITOR_STATE_FILE = "context-monitor-state.json"
-ACTIVE_STATUSES = ("ACTIVE", "PAUSED", "IN_PROGRESS")  # what find_orchestration accepts as a live workflow
-WORKFLOW_STATUSES = ("ACTIVE", "PAUSED", "COMPLETE", "FAILED")
-_GATE_RUNNING = frozenset({"IN_PROGRESS", "IN-PROGRESS", "RUNNING", "ACTIVE", "REVISE", "ITERATING", "SCORING"})
 
 # --- small typed readers (pure) -----------------------------------------------------------------
 
@@ -86,20 +78,6 @@ def _ints(value: Any) -> list[int] | None:
     return numbers if isinstance(value, list) and len(numbers) == len(items) else None
 
 
-def _time(value: Any) -> dt.datetime | None:
-    """An ISO-8601 time (``Z`` or offset; naive read as UTC), else None."""
-    if isinstance(value, dt.datetime):
-        moment = value
-    elif isinstance(value, str):
-        try:
-            moment = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-        except ValueError:
-            return None
-    else:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
-
-
 # --- the resumption section, whatever its version (pure) ----------------------------------------
 
 
@@ -116,53 +94,28 @@ def recovery_fields(section: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def _gates(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(gate id, gate) of the ``quality_gates`` section: a mapping of gates, ``{gates: [...]}`` or a list."""
-    gates = data.get("quality_gates")
-    if isinstance(gates, dict) and isinstance(gates.get("gates"), list):
-        gates = gates["gates"]
-    if isinstance(gates, dict):
-        return [(str(key), gate) for key, gate in gates.items() if isinstance(gate, dict)]
-    return [(str(g["id"]), g) for g in _list(gates) if isinstance(g, dict) and isinstance(g.get("id"), str)]
-
-
-def _iterations(gate: dict[str, Any]) -> list[Any]:
-    return _list(gate.get("iteration_history")) or _list(gate.get("iterations"))
-
-
-def _gate_score(gate: dict[str, Any]) -> float | None:
-    """The latest score of a gate: its last scored iteration, else its ``score``/``final_score``."""
-    for item in reversed(_iterations(gate)):
-        score = _fraction(_dict(item).get("score"))
-        if score is not None:
-            return score
-    for key in ("score", "final_score"):
-        score = _fraction(gate.get(key))
-        if score is not None:
-            return score
-    return None
-
-
 def gate_position(data: dict[str, Any], section: dict[str, Any]) -> tuple[str | None, int | None, float | None]:
     """(current gate, its iteration, its latest score): the section's ``quality_trajectory`` first,
     then the ``quality_gates`` section (the one gate in progress)."""
-    gates = dict(_gates(data))
+    gates = {gate.id: gate for gate in orchestration.gates(data)}
     trajectory = section.get("quality_trajectory")
     if isinstance(trajectory, dict) and "current_gate" in trajectory:
         gate = _text(trajectory.get("current_gate"))
         iteration = _int(trajectory.get("current_gate_iteration"), 1)
     else:
-        running = [name for name, g in gates.items() if str(g.get("status", "")).strip().upper() in _GATE_RUNNING]
+        running = [gate.id for gate in gates.values() if gate.is_running()]
         gate = running[0] if len(running) == 1 else None
         iteration = None
     if gate is None:
         return None, None, None
-    found = _dict(gates.get(gate))
-    if iteration is None:
-        iteration = _int(found.get("current_iteration"), 1) or (len(_iterations(found)) or None)
+    found = gates.get(gate)
+    if iteration is None and found is not None:
+        iteration = _int(found.data.get("current_iteration"), 1) or _int(found.iterations, 1)
     history = _list(_dict(_dict(trajectory).get("score_history")).get(gate))
     score = _fraction(history[-1]) if history else None
-    return gate, iteration, score if score is not None else _gate_score(found)
+    if score is None and found is not None:
+        score = _fraction(found.latest_score())
+    return gate, iteration, score
 
 
 def defect_patterns(section: dict[str, Any]) -> list[str] | None:
@@ -174,7 +127,7 @@ def defect_patterns(section: dict[str, Any]) -> list[str] | None:
 def previous_checkpoint_time(section: dict[str, Any]) -> dt.datetime | None:
     """When the newest compaction already merged into the section happened."""
     events = _list(_dict(section.get("compaction_events")).get("events"))
-    times = [t for t in (_time(_dict(e).get("timestamp")) for e in events) if t is not None]
+    times = [t for t in (parse_datetime(_dict(e).get("timestamp")) for e in events) if t is not None]
     return max(times, default=None)
 
 
@@ -189,7 +142,7 @@ def recent_decisions(section: dict[str, Any]) -> list[dict[str, Any]] | None:
         summary = _text(item.get("decision")) or _text(item.get("summary"))
         if summary is None:
             continue
-        taken = _time(item.get("timestamp"))
+        taken = parse_datetime(item.get("timestamp"))
         if since is not None and taken is not None and taken <= since:
             continue
         decision: dict[str, Any] = {"id": _text(item.get("id")) or f"RD-{position:03d}", "summary": summary}
@@ -254,11 +207,11 @@ def critical_context(state: dict[str, Any], section: dict[str, Any]) -> str | No
 
 def orchestration_state(data: dict[str, Any], section: dict[str, Any]) -> dict[str, Any]:
     recovery = recovery_fields(section)
-    status = workflow_status(data)
+    status = orchestration.workflow_status_of(data)
     gate, iteration, score = gate_position(data, section)
     return {
         "workflow_id": _text(_dict(data.get("workflow")).get("id")),
-        "workflow_status": status if status in WORKFLOW_STATUSES else None,
+        "workflow_status": status if status in orchestration.WORKFLOW_STATUSES else None,
         "current_phase": _int(recovery.get("current_phase")),
         "current_phase_name": _text(recovery.get("current_phase_name")),
         "current_activity": _text(recovery.get("current_activity")),
@@ -383,8 +336,6 @@ def _context_state(ctx: HookContext) -> dict[str, Any]:
 def checkpoints_folder(ctx: HookContext) -> str:
     """``<state_dir>/checkpoints`` if it stays inside the project; :class:`HookError` if it does not
     (a state folder that is a symlink out of the project is refused)."""
-    from ctxres.hooks.alerts import CHECKPOINTS_FOLDER
-
     folder = os.path.join(ctx.state_dir, CHECKPOINTS_FOLDER)
     for path in (ctx.state_dir, folder):
         if not ctx.inside(path):
@@ -398,12 +349,8 @@ def checkpoints_folder(ctx: HookContext) -> str:
 def section_floor(section: dict[str, Any]) -> int:
     """The lowest number the next checkpoint may take: one after the highest ``CX-NNN`` event already
     in the section (pure), so ``ctxres ack`` can append it even when older checkpoint files are gone."""
-    numbers = []
-    for event in _list(_dict(section.get("compaction_events")).get("events")):
-        ident = _dict(event).get("id")
-        digits = ident[3:] if isinstance(ident, str) and ident[:3].lower() == "cx-" else ""
-        if digits.isascii() and digits.isdigit():
-            numbers.append(int(digits))
+    events = _list(_dict(section.get("compaction_events")).get("events"))
+    numbers = [n for n in (number_of_id(_dict(event).get("id")) for event in events) if n is not None]
     return max(numbers, default=0) + 1
 
 
@@ -425,7 +372,7 @@ def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path:
     checkpoint = redact_value(
         build_checkpoint(
             data,
-            event_id="cx-000",
+            event_id=file_id(0),
             timestamp=iso(now()),
             trigger=trigger if trigger in ("auto", "manual") else "auto",
             context_state=context,
@@ -437,8 +384,8 @@ def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path:
     except OSError as exc:
         raise HookError(f"cannot create a checkpoint in {shown}: {exc.strerror or exc}; none was written") from None
     while True:
-        target = os.path.join(folder, f"cx-{number:03d}-checkpoint.json")
-        checkpoint["event_id"] = f"cx-{number:03d}"
+        target = os.path.join(folder, file_name(number))
+        checkpoint["event_id"] = file_id(number)
         text = json.dumps(checkpoint, indent=2, ensure_ascii=False) + "\n"
         try:
             if atomic.create_atomic(target, text):
@@ -450,10 +397,8 @@ def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path:
 
 def next_free_number(folder: str, floor: int = 1) -> int:
     """One after every checkpoint file of ``folder`` (created if missing), and at least ``floor``."""
-    from ctxres.hooks.alerts import checkpoint_number
-
     os.makedirs(folder, exist_ok=True)
-    taken = [n for n in (checkpoint_number(name) for name in os.listdir(folder)) if n is not None]
+    taken = [n for n in (number_of_name(name) for name in os.listdir(folder)) if n is not None]
     return max(max(taken, default=0) + 1, floor)
 
 
@@ -475,9 +420,8 @@ def check_payload(payload: dict[str, Any]) -> bool:
 def handle(ctx: HookContext) -> dict[str, Any]:
     if not check_payload(ctx.payload):
         return {}
-    found = find_orchestration(ctx)
-    if found is None or workflow_status(found[1]) not in ACTIVE_STATUSES:
-        return {}  # no live workflow: nothing to record
-    path, data = found
-    write_checkpoint(ctx, data, path)
+    found = find_workflow(ctx)
+    if found is None or not isinstance(found.data, dict) or not orchestration.is_live(found.data):
+        return {}  # no live workflow (a file named by $CTXRES_ORCHESTRATION may be finished): nothing to record
+    write_checkpoint(ctx, found.data, found.path)
     return {}

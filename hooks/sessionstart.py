@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import os
 
-from ctxres.hooks.context import HookContext, HookError, additional_context, find_orchestration, warn, workflow_status
+from ctxres import orchestration
+from ctxres.hooks.context import HookContext, HookError, additional_context, find_workflow, warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from typing import Any
 
+    from ctxres.orchestration import WorkflowChoice
+
 EVENT = "SessionStart"
-ACTIVE_STATUSES = ("ACTIVE", "PAUSED", "IN_PROGRESS")
 PLAN_FILE = "ORCHESTRATION_PLAN.md"
 SOURCES = ("startup", "resume", "fork", "compact", "clear")  # what Claude Code sends as `source`
 
@@ -41,7 +43,7 @@ def template1_input(data: dict[str, Any]) -> dict[str, Any]:
     section = dict(section) if isinstance(section, dict) else {}
     state = dict(recovery_fields(section))
     if not state.get("workflow_status"):
-        state["workflow_status"] = workflow_status(data)
+        state["workflow_status"] = orchestration.workflow_status_of(data)
     section["recovery_state"] = state
     view = dict(data)
     view["resumption"] = section
@@ -101,17 +103,39 @@ def resumption_prompt(ctx: HookContext, workflow_path: str, data: dict[str, Any]
     )
 
 
-def active_workflow(ctx: HookContext) -> tuple[str, dict[str, Any]] | None:
-    """The ACTIVE or PAUSED workflow file and its data; None when there is none (or it cannot be read,
-    which is said on stderr)."""
+def active_workflow(ctx: HookContext) -> WorkflowChoice | None:
+    """The live (ACTIVE or PAUSED) workflow, chosen as every command chooses it, with the other live
+    workflows (to say which one was chosen and why); None when there is none (or the file that
+    ``$CTXRES_ORCHESTRATION`` names cannot be read, which is said on stderr)."""
     try:
-        found = find_orchestration(ctx)
+        found = find_workflow(ctx, exhaustive=True)
     except HookError as exc:
         _warn(str(exc))
         return None
-    if found is None or not isinstance(found[1], dict) or workflow_status(found[1]) not in ACTIVE_STATUSES:
+    if found is None or not isinstance(found.data, dict) or not orchestration.is_live(found.data):
         return None
-    return found[0], found[1]
+    return found
+
+
+def choice_note(found: WorkflowChoice) -> str:
+    """One line naming the workflow chosen and why, when there was a choice to make (several live
+    workflows): ``Workflow: using docs/ORCHESTRATION.yaml: the most recently modified of 2 ...``
+    (the sentence ``ctxres ack``, ``prompt`` and ``doctor`` print); "" otherwise."""
+    return f"Workflow: {found.note()}." if found.others else ""
+
+
+def _several_workflows_possible(ctx: HookContext) -> bool:
+    """Whether more than one file could be a live workflow (a walk, no file parsed): only then is the
+    choice worth a note beside a compaction alert, which does not parse the workflow file otherwise."""
+    if os.environ.get(orchestration.WORKFLOW_ENV):
+        return False
+    files = orchestration.workflow_files(ctx.project_dir, ctx.settings.orchestration_patterns)
+    return sum(1 for path in files if ctx.inside(path)) > 1
+
+
+def _with_note(text: str, found: WorkflowChoice | None) -> str:
+    note = choice_note(found) if found is not None else ""
+    return f"{text}\n{note}" if note else text
 
 
 def _state_dir_refused(ctx: HookContext) -> bool:
@@ -133,17 +157,18 @@ def after_compaction(ctx: HookContext) -> str | None:
     refused = _state_dir_refused(ctx)
     alert = None if refused else compaction_alert(ctx)
     if alert is not None:
-        return alert
+        return _with_note(alert, active_workflow(ctx) if _several_workflows_possible(ctx) else None)
     found = active_workflow(ctx)
     if found is None:
         return None  # no workflow: the compaction concerns no state of ours
+    from ctxres.checkpoint_names import CHECKPOINTS_FOLDER
     from ctxres.hooks.templates import render_generic_alert
 
-    folder = os.path.join(ctx.settings.state_dir, "checkpoints")
+    folder = os.path.join(ctx.settings.state_dir, CHECKPOINTS_FOLDER)
     reason = f"there is no unacknowledged checkpoint in {folder}/; the PreCompact hook did not write one"
     if refused:
         reason = f"{ctx.settings.state_dir}/ leads outside the project, so its checkpoints were not read"
-    return render_generic_alert(orchestration_path=ctx.relative(found[0]), reason=reason)
+    return _with_note(render_generic_alert(orchestration_path=found.relpath, reason=reason), found)
 
 
 def session_opening(ctx: HookContext) -> str | None:
@@ -154,7 +179,7 @@ def session_opening(ctx: HookContext) -> str | None:
     from ctxres.hooks.alerts import compaction_alert
 
     alert = None if _state_dir_refused(ctx) else compaction_alert(ctx)
-    prompt = resumption_prompt(ctx, *found)
+    prompt = _with_note(resumption_prompt(ctx, found.path, found.data), found)
     return f"{alert}\n{prompt}" if alert else prompt
 
 

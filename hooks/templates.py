@@ -5,7 +5,7 @@ budget 500-1000 tokens. Template 2 (``<compaction-alert>``) re-orients the same 
 compaction from the newest unacknowledged checkpoint; budget 300-400 tokens, hard ceiling 500:
 above it the free-text summaries are shortened, never the structured fields.
 
-Tokens are estimated as characters / 4, as the specification measures them.
+Tokens are estimated as characters / 4, as the specification measures them (``ctxres.tokens``).
 """
 
 from __future__ import annotations
@@ -14,16 +14,13 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ctxres.tokens import estimate_tokens as estimate_tokens  # the one estimate; re-exported for the linters
+
 WIDTH = 89  # the line width of the specification's populated examples
 TEMPLATE1_BUDGET = (500, 1000)
 TEMPLATE2_BUDGET = (300, 400)
 TEMPLATE2_CEILING = 500
 UNKNOWN = "unknown"
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens as the specification counts them: characters / 4, rounded up."""
-    return (len(text) + 3) // 4
 
 
 def _wrap(text: str, first: str, rest: str) -> list[str]:

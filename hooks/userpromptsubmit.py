@@ -30,8 +30,8 @@ import datetime as dt
 import os
 
 from ctxres.hooks import monitor
-from ctxres.hooks.context import HookError, additional_context, find_orchestration, iso, now, read_yaml
-from ctxres.tiers import ALERT_TIERS, action_for, tier_for
+from ctxres.hooks.context import HookError, additional_context, find_workflow, iso, now, read_yaml
+from ctxres.tiers import ALERT_TIERS, DEFAULT_THRESHOLDS, action_for, tier_for
 from ctxres.transcript import read_fill
 
 TYPE_CHECKING = False
@@ -55,7 +55,7 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     session = _string(ctx.payload.get("session_id")) or ""
     moment = now()
     reading = read_fill(transcript, window=ctx.settings.context_window)
-    tier = tier_for(reading.fill, ctx.settings.thresholds)
+    tier = tier_for(reading.fill, ctx.settings.thresholds or DEFAULT_THRESHOLDS)
     problems: list[str] = []
     if transcript is not None and reading.fill is None:
         problems.append(f"context fill unknown: {reading.reason}")
@@ -198,18 +198,19 @@ def _searched_recently(cache: dict[str, Any], moment: dt.datetime) -> bool:
     stamp = cache.get("searched_at")
     if cache.get("workflow") is not None or not isinstance(stamp, str):
         return False
-    try:
-        searched = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return 0 <= (moment - searched).total_seconds() < SEARCH_INTERVAL_SECONDS
+    from ctxres.timestamps import parse_datetime
+
+    searched = parse_datetime(stamp)
+    return searched is not None and 0 <= (moment - searched).total_seconds() < SEARCH_INTERVAL_SECONDS
 
 
 def _workflow(
     ctx: HookContext, cache: dict[str, Any], moment: dt.datetime, problems: list[str]
 ) -> dict[str, Any] | None:
     """The active workflow file's facts, from the cache whenever possible (see the module docstring)."""
-    named = os.environ.get("CTXRES_ORCHESTRATION")
+    from ctxres.defaults import WORKFLOW_ENV  # not ctxres.orchestration: a cached workflow needs no model
+
+    named = os.environ.get(WORKFLOW_ENV)
     cached = cache.get("workflow") if isinstance(cache.get("workflow"), dict) else None
     path = ctx.safe(named) if named else None
     if path is None and cached and isinstance(cached.get("path"), str):
@@ -221,9 +222,9 @@ def _workflow(
             return facts
     if named or _searched_recently(cache, moment):
         return None
-    found = find_orchestration(ctx)
+    found = find_workflow(ctx)  # the hot path: the first live workflow is enough (exhaustive=False)
     cache["searched_at"] = iso(moment)
-    entry = _entry(ctx, *found) if found else None
+    entry = _entry(ctx, found.path, found.data) if found else None
     cache["workflow"] = entry
     return entry
 

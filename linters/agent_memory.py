@@ -213,6 +213,47 @@ SPELLING = register(
     """,
 )
 
+UNMAPPED = register(
+    "M011",
+    "unknown-event-type",
+    "An event type is in neither seed 003's vocabulary nor the agent pack's: it changes no state.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    A task's state is derived from its newest lifecycle event, and the run's phase from run-level
+    events. Two vocabularies are understood, in both spellings (`task_started`, `task-started`):
+
+    - seed 003: `task_started`, `task_completed`, `task_failed`, `task_blocked`;
+    - the agent pack (`event-format.md`, `agentic-event-schema.yaml`): `task-claimed`,
+      `task-implemented`, `task-verified`, `task-failed`, `task-blocked`, `phase-complete`,
+      `run-complete`, and the catalog's `task-created`, `task-ready`, `task-started`,
+      `task-verification-failed`, `task-completed`, `run-started`, `phase-started`,
+      `phase-completed`, `phase-gate-passed`, `run-completed`, `run-failed`, `run-cancelled`,
+      cleanup, PR, consolidation, escalation, artifact, error, checkpoint and resume events.
+
+    What is normal: every one of these types, and run-level events without a `task_id`. In the
+    pack's vocabulary `task-verified` (verification passed) is the last step of a task, so it
+    counts as done; a later `task-completed` keeps it done.
+
+    Any other type is read but changes nothing: if it was meant to move a task (`task-done`,
+    `task-finished`), the resume report shows that task in an older state, and `ctxres runs`
+    lists the event in its warnings. It is a warning, not an error, because a project may
+    record events of its own that are not meant to change state; ignore the rule for those
+    files (`per-file-ignores`). An event without `event_type` at all is reported by the schema
+    rule (C001) and listed by `ctxres runs` too.
+
+    ## Example
+    ```json
+    {"event_type": "task-done", "task_id": "T002", "timestamp": "...", "actor": "executor"}
+    ```
+
+    ## Fix
+    Write future events with a type of one of the vocabularies (`task-verified` or
+    `task_completed` for a finished task). The log is append-only: append a corrected event
+    rather than editing the line.
+    """,
+)
+
 SPELLINGS = ("any", "underscore", "hyphen")
 
 
@@ -299,6 +340,23 @@ def _check_log(doc: Document, config: Config) -> list[Finding]:
                     f"`{event.event_type}` event without a `task_id`: it changes no task's state",
                     (event.item,),
                     "append the event again with its task_id",
+                )
+            )
+        if event.event_type and event.kind not in am.KNOWN_EVENTS:
+            effect = (
+                f"task {event.task_id} keeps the state of its previous event"
+                if event.task_id
+                else "it sets no phase and no task state"
+            )
+            findings.append(
+                _finding(
+                    doc,
+                    UNMAPPED,
+                    f"event type {event.event_type!r} is in neither seed 003's nor the agent pack's vocabulary: "
+                    f"{effect}",
+                    (event.item, "event_type"),
+                    "write future events with a known type (`task-verified` or `task_completed` for a finished "
+                    "task); append a corrected event rather than editing this line",
                 )
             )
         form = am.spelling_of(event.event_type)

@@ -36,8 +36,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--file",
         type=Path,
         metavar="ORCHESTRATION.yaml",
-        help="the file to merge into (default: the ACTIVE or PAUSED workflow with a v2.0 section under the "
-        "project root; the most recently modified when there are several)",
+        help="the file to merge into (default: the live workflow under the project root, as the hooks choose "
+        "it: $CTXRES_ORCHESTRATION, else the most recently modified ORCHESTRATION file whose workflow is ACTIVE "
+        "or PAUSED, examples and templates aside); it needs a v2.0 section",
     )
     parser.add_argument(
         "--now",
@@ -69,9 +70,15 @@ def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
         _refuse_outside(given, project_root(given.parent))
         return given.resolve(), None
     root = project_root(Path.cwd())
-    found, note = ack.find_orchestration(root, load_config(root))
+    config = load_config(root)
+    choice = ack.live_workflow(root, config)
+    if choice is None:
+        for skipped in ack.workflows_outside(root, config):
+            _refuse_outside(skipped, root)  # say why that file was not used, rather than "none found"
+        raise ack.AckUsageError(f"{ack.no_live_workflow(root)}; name one with --file")
+    found = Path(choice.path)
     _refuse_outside(found, root)
-    return found, note
+    return found.resolve(), choice.note()
 
 
 def _refuse_outside(path: Path, root: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxres import git
-from ctxres.linters.cmd_stale import Comparison, as_json, compare_versions, render_text
+from ctxres.linters.cmd_stale import Comparison, as_json, compare_commits, render_text
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -64,17 +64,8 @@ def audit_file(given: Path, root: Path, rev: str) -> FileAudit:
         for change in commit.changes[:1]
         if not change.added and not change.deleted
     ]
-    specs = [
-        spec
-        for commit, change in pairs
-        for spec in (f"{commit.parents[0]}:{change.old_path}", f"{commit.sha}:{change.path}")
-    ]
-    blobs = git.read_blobs(specs, root)
     audit = FileAudit(str(given))
-    for index, (commit, _change) in enumerate(pairs):
-        result = compare_versions(
-            str(given), blobs[2 * index], blobs[2 * index + 1], example_time=commit.date, commit=commit
-        )
+    for result in compare_commits(pairs, root, str(given)):
         if result is None:
             continue
         audit.commits_checked += 1

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ctxres.config import load_config
-from ctxres.linters.layers import diagnose
+from ctxres.linters.layers import diagnose, live_workflow
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,7 +18,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Check that a repository has every layer that keeps its resumption section fresh: the "
         "protocol document (L1), the L2-REINJECT reminder (L2), the PostToolUse staleness hook (L3), the "
         "context monitor (L4), the checkpoint and re-orientation hooks, and the pre-commit hooks. Each "
-        "missing or misconfigured layer comes with the command that fixes it. Exit 1 when one is not present.",
+        "missing or misconfigured layer comes with the command that fixes it. The report also names the live "
+        "workflow the hooks and `ctxres ack`/`prompt` act on, or says there is none (which is not a failure). "
+        "Exit 1 when a layer is not present.",
     )
     parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
@@ -30,13 +32,16 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"ctxres: error: {root} is not a folder", file=sys.stderr)
         return 2
-    rows = diagnose(root.resolve(), load_config(root))
+    config = load_config(root)
+    rows = diagnose(root.resolve(), config)
+    workflow = live_workflow(root.resolve(), config)  # informative: never makes the doctor fail
     if args.output_format == "json":
         print(
             json.dumps(
                 {
                     "ok": all(r.ok for r in rows),
                     "layers": [{"layer": r.layer, "status": r.status, "detail": r.detail, "fix": r.fix} for r in rows],
+                    "workflow": workflow.as_json(),
                 },
                 indent=2,
             )
@@ -47,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{row.layer:<{width}}  {row.status:<13} {row.detail}")
             if row.fix:
                 print(f"{'':<{width}}  {'':<13} fix: {row.fix}")
+        print(f"{'workflow':<{width}}  {'live' if workflow.path else 'none':<13} {workflow.note}")
         missing = [r.layer for r in rows if not r.ok]
         print(f"\n{'All layers present.' if not missing else 'Not present: ' + ', '.join(missing) + '.'}")
     return 0 if all(r.ok for r in rows) else 1

@@ -17,11 +17,13 @@ from ctxres.claude_settings import install
 from ctxres.config import load_config
 from ctxres.linters.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2
 from ctxres.linters.reinject import reminder_marker
+from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
 from ctxres.reinject import scan
 from ctxres.yamledit import EditError, append_item
 
 STEPS = ("L1", "L2", "hooks", "pre-commit", "template")
-TEMPLATE_PATH = "docs/protocol/orchestration-template.yaml"
+# Under the documentation folder, which ctxres.orchestration never takes for a live workflow.
+TEMPLATE_PATH = f"{PROTOCOL_DOCS_FOLDER}/orchestration-template.yaml"
 PRECOMMIT_URL = "https://github.com/ctxres/ctxres"
 PRECOMMIT_REV = "v0.1.0"
 PRECOMMIT_REPO = {"repo": PRECOMMIT_URL, "rev": PRECOMMIT_REV, "hooks": [{"id": hook_id} for hook_id in PRECOMMIT_IDS]}
@@ -128,7 +130,7 @@ def plan_template(root: Path, force: bool) -> list[Change]:
         return []
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     text = f"""# A v2.0 resumption section to copy into your ORCHESTRATION.yaml (written by `ctxres init`).
-# Update it at every state transition: see docs/protocol/resumption-update-protocol.md.
+# Update it at every state transition: see {PROTOCOL_PATH}.
 resumption:
   recovery_state:
     last_checkpoint: null

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from ctxres.atomic import write_atomic
+from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.migrate import Migration, Outcome, migrate_text
 from ctxres.yamledit import scalar
@@ -51,15 +51,13 @@ def _read(path: Path) -> _Read:
     if path.is_dir():
         return _Read(error="is a folder; pass the files (for example projects/*/ORCHESTRATION.yaml)")
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever
-            return _Read(error="is not a regular file (a named pipe or a device); not read")
-        size = info.st_size
-        if size > DEFAULT_MAX_BYTES:  # never read a hostile 100 MB file whole
-            return _Read(error=f"the file is {size:,} bytes, more than the limit of {DEFAULT_MAX_BYTES:,}; not read")
-        raw = path.read_bytes()
-    except OSError as exc:
-        return _Read(error=f"cannot read it: {exc.strerror or exc}")
+        raw = read_regular(path, DEFAULT_MAX_BYTES)  # never read a hostile 100 MB file whole
+    except NotRegularFile:  # a FIFO would block the read forever
+        return _Read(error="is not a regular file (a named pipe or a device); not read")
+    except FileTooLarge as exc:
+        return _Read(error=f"the file is {exc.size:,} bytes, more than the limit of {DEFAULT_MAX_BYTES:,}; not read")
+    except (OSError, ValueError) as exc:
+        return _Read(error=f"cannot read it: {getattr(exc, 'strerror', None) or exc}")
     text, issue = decode(raw)
     if text is None:
         return _Read(error=issue.message if issue else "cannot decode it")
@@ -76,6 +74,7 @@ def _notes(shown: str, migration: Migration, verbose: bool) -> list[str]:
         dotted = ".".join(map(str, gap.path))
         action = "set" if gap.placeholder else "add"
         lines.append(f"{where}: {action} `{dotted}` by hand: {gap.reason}")
+    lines += [f"{shown}: {note}" for note in migration.notes]
     if migration.neutral:
         lines.append(f"{shown}: written empty (nothing in the file to infer them from): {', '.join(migration.neutral)}")
     if verbose:

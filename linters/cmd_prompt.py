@@ -43,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "prompt",
         help="print the resumption prompt (Template 1) or the compaction alert (Template 2) to paste",
         description="Render the re-orientation prompts the SessionStart hook injects. Template 1, the "
-        "resumption prompt, comes from the resumption section of the ACTIVE or PAUSED ORCHESTRATION file; "
+        "resumption prompt, comes from the resumption section of the live (ACTIVE or PAUSED) ORCHESTRATION file; "
         "Template 2, the <compaction-alert>, from a checkpoint file written by the PreCompact hook. The text "
         "goes to stdout (credentials redacted), its token estimate (characters / 4) to stderr.",
         epilog="Exit status: 0 printed, 1 nothing to print (no unacknowledged checkpoint), 2 usage error.",
@@ -57,7 +57,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--file",
         type=Path,
         metavar="ORCHESTRATION.yaml",
-        help="the workflow file (default: the ACTIVE or PAUSED workflow with a v2.0 section under the project root)",
+        help="the workflow file (default: the live workflow under the project root, as the hooks choose it: "
+        "$CTXRES_ORCHESTRATION, else the most recently modified ORCHESTRATION file whose workflow is ACTIVE or "
+        "PAUSED, examples and templates aside)",
     )
     parser.add_argument(
         "--checkpoint",
@@ -86,11 +88,16 @@ def _workflow(args: argparse.Namespace) -> Path:
             raise PromptError(f"no such file: {named}")
         return named.resolve()
     root = _root()
-    try:
-        found: Path = ack.find_orchestration(root, load_config(root))[0]
-        return found
-    except ack.AckUsageError as exc:
-        raise PromptError(str(exc)) from None
+    choice = ack.live_workflow(root, load_config(root))
+    if choice is None:
+        raise PromptError(f"{ack.no_live_workflow(root)}; name one with --file")
+    _note(choice.note())
+    return Path(choice.path).resolve()
+
+
+def _note(message: str) -> None:
+    """A line for the operator, on stderr: stdout is the prompt itself, piped or pasted as it is."""
+    print(f"ctxres prompt: {message}", file=sys.stderr)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -151,10 +158,10 @@ def template2(args: argparse.Namespace) -> str | None:
         named = alerts.orchestration_reference(data)
         workflow = named if named and (root / named).is_file() else ""
         if not workflow:
-            try:
-                workflow = cp.relative_reference(ack.find_orchestration(root, config)[0], root)
-            except ack.AckUsageError:
-                workflow = "ORCHESTRATION.yaml"
+            choice = ack.live_workflow(root, config)
+            if choice is not None:
+                _note(choice.note())
+            workflow = cp.relative_reference(Path(choice.path), root) if choice else "ORCHESTRATION.yaml"
     number = pending.index(path) + 1 if path in pending else 1
     return render_template2(
         data,

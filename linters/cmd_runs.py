@@ -11,8 +11,11 @@ printed ("RESUMING RUN: ..."). Which run:
   was resumed; a script can tell this case from a report).
 
 Unreadable event lines are skipped and reported as warnings in the report (seed: "parse what is
-readable, warn user"); a run whose newest event is older than ``--stale-after-days`` (default: the
-configuration's ``run-stale-after-days``, else 7) gets a staleness warning. ``CTXRES_NOW``
+readable, warn user"), and so are events whose type is in neither seed 003's vocabulary nor the
+agent pack's (``task-claimed``, ``task-implemented``, ``task-verified``, ``phase-complete``,
+``run-complete``, ...) and events without ``event_type``: they change no state. A run whose newest
+event is older than ``--stale-after-days`` (default: the configuration's ``run-stale-after-days``,
+else 7) gets a staleness warning. ``CTXRES_NOW``
 (ISO-8601) freezes the clock.
 """
 

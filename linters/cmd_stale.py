@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxres import git
 from ctxres.artifacts import RESUMPTION_KEY, YAML_SUFFIXES
@@ -30,7 +30,10 @@ from ctxres.document import Document, JsonPath
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.staleness import utc_now
-from ctxres.statediff import Staleness, assess
+from ctxres.statediff import Move, Staleness, assess
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 EXIT_OK, EXIT_BLOCKED, EXIT_USAGE = 0, 1, 2
 MAX_MOVES_SHOWN = 10
@@ -41,9 +44,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "stale",
         help="block commits that move the workflow state without updating the resumption section",
         description="Compare each staged ORCHESTRATION file with HEAD (or, with --since, each commit of "
-        "REF..HEAD with its parent). When a state-bearing part moved (the workflow, pipeline, phase, agent "
-        "or execution-group status, a quality gate's iteration or score, a checkpoint) and the resumption "
-        "section did not (v2.0: recovery_state.updated_at did not advance; v1.0: the section is unchanged), "
+        "REF..HEAD with its parent). When a state-bearing part moved (the workflow, pipeline, phase, task, "
+        "agent or execution-group status, a quality gate's iteration or score, a checkpoint; a state key added "
+        "to or removed from a unit counts too) and the resumption "
+        "section did not (v2.0: recovery_state.updated_at did not advance; v1.0, or v2.0 without updated_at: the "
+        "section is unchanged), "
         "print what moved and how to fix it, and exit 1. Comments, whitespace, prose, metrics and "
         "next_actions never block; neither does a new file. This is the pre-commit hook `ctxres-stale`.",
         epilog="Exit status: 0 clean, 1 blocked, 2 usage error (not a git repository, unknown revision).",
@@ -110,11 +115,22 @@ def compare_versions(
     old_doc = _parse(path, old)
     if old_doc is None:
         return Comparison(path, None, new_doc, commit, "not compared: the previous version is not valid YAML")
-    return Comparison(path, assess(old_doc.data, new_doc.data, example_time=example_time), new_doc, commit)
+    staleness = assess(old_doc.data, new_doc.data, example_time=example_time, locate=_locator(new_doc))
+    return Comparison(path, staleness, new_doc, commit)
+
+
+def _locator(doc: Document) -> Callable[[JsonPath], int]:
+    """The line of a path in ``doc`` (of its key; the nearest ancestor when it is absent)."""
+    return lambda path: doc.locate(path, key=True).line
 
 
 def _line(doc: Document | None, path: JsonPath, *, key: bool = False) -> int:
     return doc.locate(path, key=key).line if doc is not None else 1
+
+
+def move_line(comparison: Comparison, move: Move) -> int:
+    """The line of a move in the new version (for a removed key, of its unit, else of its nearest ancestor)."""
+    return move.line if move.line is not None else _line(comparison.document, move.path)
 
 
 def _stale_path(staleness: Staleness) -> JsonPath:
@@ -131,12 +147,12 @@ def render_text(comparison: Comparison, moved_between: str, after_fix: str) -> l
     """The lines that explain one blocked change (``moved_between`` is e.g. "HEAD -> staged")."""
     staleness = comparison.staleness
     assert staleness is not None
-    doc, path = comparison.document, comparison.path
+    path = comparison.path
     count = len(staleness.moves)
     noun = "value" if count == 1 else "values"
     lines = [f"  {count} state-bearing {noun} moved ({moved_between}):"]
     for move in staleness.moves[:MAX_MOVES_SHOWN]:
-        lines.append(f"    {path}:{_line(doc, move.path)}: {move.describe()}")
+        lines.append(f"    {path}:{move_line(comparison, move)}: {move.describe()}")
     if count > MAX_MOVES_SHOWN:
         lines.append(f"    ... and {count - MAX_MOVES_SHOWN} more")
     lines.append(f"  stale: {path}:{stale_line(comparison)}: {staleness.stale}")
@@ -151,9 +167,8 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
         out.update(commit=comparison.commit.short, sha=comparison.commit.sha, date=comparison.commit.date)
     if staleness is None:
         return out
-    doc = comparison.document
     out["resumption_version"] = staleness.version
-    out["moved"] = [{**move.as_json(), "line": _line(doc, move.path)} for move in staleness.moves]
+    out["moved"] = [{**move.as_json(), "line": move_line(comparison, move)} for move in staleness.moves]
     out["stale"] = staleness.stale
     out["stale_line"] = stale_line(comparison)
     out["fix"] = staleness.fix
@@ -223,20 +238,28 @@ def check_range(since: str, files: list[Path], root: Path, config: Config) -> li
         for change in commit.changes
         if _candidate(change, config) or (only and change.path in only and not change.added and not change.deleted)
     ]
+    return [result for result in compare_commits(pairs, root) if result is not None]
+
+
+def compare_commits(
+    pairs: list[tuple[git.Commit, git.Change]], root: Path, shown: str | None = None
+) -> list[Comparison | None]:
+    """Each change of each commit compared with the version before it (in the commit's first parent,
+    under the file's old name when it was renamed); the one comparison behind ``stale --since``,
+    ``check --since`` (S013) and ``audit-history``. ``shown`` is the path to print (default: the
+    path in the commit). A version larger than ``DEFAULT_MAX_BYTES`` is not read."""
     specs = [
         spec
         for commit, change in pairs
         for spec in (f"{commit.parents[0]}:{change.old_path}", f"{commit.sha}:{change.path}")
     ]
     blobs = git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES)
-    results = []
-    for index, (commit, change) in enumerate(pairs):
-        result = compare_versions(
-            change.path, blobs[2 * index], blobs[2 * index + 1], example_time=commit.date, commit=commit
+    return [
+        compare_versions(
+            shown or change.path, blobs[2 * index], blobs[2 * index + 1], example_time=commit.date, commit=commit
         )
-        if result is not None:
-            results.append(result)
-    return results
+        for index, (commit, change) in enumerate(pairs)
+    ]
 
 
 def _print_text(results: list[Comparison], range_mode: bool) -> None:

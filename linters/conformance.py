@@ -14,7 +14,16 @@ from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.compatibility import owned_paths
 from ctxres.linters.registry import Rule, register
-from ctxres.linters.schema_errors import Problem, classify, collapse_repeats, collapse_shapes, dedupe, expand
+from ctxres.linters.schema_errors import (
+    SEVERAL_MISSING,
+    Problem,
+    classify,
+    collapse_missing,
+    collapse_repeats,
+    collapse_shapes,
+    dedupe,
+    expand,
+)
 from ctxres.resumption import detect_version
 
 MISSING = register(
@@ -35,6 +44,12 @@ MISSING = register(
         current_phase: 3
         # updated_at is missing
     ```
+
+    ## One root cause, one error
+    A mapping that misses several required keys is one finding that lists them all (a v2.0
+    `resumption` section without `quality_trajectory`, `defect_summary`, `agent_summaries` and
+    `compaction_events` is one error, not four): the cause is one unfinished section. A mapping
+    that misses keys *and* carries unexpected ones has another shape (C007), reported once too.
 
     ## Fix
     Add the key; the message says what it holds. `ctxres schema show NAME` prints the schema.
@@ -200,7 +215,7 @@ def problems(doc: Document) -> list[tuple[Problem, int]]:
     for name, base, value in targets(doc):
         leaves = [leaf for error in validator(name).iter_errors(value) for leaf in expand(error)]
         problems_here = [p for leaf in leaves for p in classify(leaf, base) if p.path not in owned]
-        found += collapse_shapes(dedupe(problems_here), name)
+        found += collapse_missing(collapse_shapes(dedupe(problems_here), name))
     return collapse_repeats(found)
 
 
@@ -209,7 +224,9 @@ def check_document(doc: Document, _config: object = None) -> list[Finding]:
     for problem, others in problems(doc):
         rule = _RULE_OF_KIND[problem.kind]
         key_like = problem.kind in ("missing", "unknown", "shape")
-        if problem.kind == "missing":
+        if problem.kind == "missing" and problem.group.startswith(SEVERAL_MISSING):
+            position = doc.locate(problem.path, key=True)  # the mapping that misses them
+        elif problem.kind == "missing":
             position = doc.locate(problem.path[:-1], key=True) if problem.path[:-1] else doc.locate((), key=True)
         else:
             position = doc.locate(problem.path, key=key_like)

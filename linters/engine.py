@@ -28,6 +28,10 @@ class Workspace:
 
     config: Config
     documents: list[Document] = field(default_factory=list)
+    # The paths given to the check and the folder paths are shown relative to (empty/None: unknown), for
+    # rules that look for files that are not artifacts wherever the check is run from.
+    roots: list[Path] = field(default_factory=list)
+    cwd: Path | None = None
 
     def of_kind(self, kind: str) -> list[Document]:
         return [doc for doc in self.documents if doc.kind == kind]
@@ -103,19 +107,20 @@ def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
     artifacts = discover(paths, config, cwd)
     findings: list[Finding] = []
     texts: dict[str, str] = {}
-    workspace = Workspace(config)
+    workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())
     for artifact in artifacts:
         document, found = check_artifact(artifact, config)
         if document is not None:
             texts[artifact.display] = document.text
             workspace.documents.append(document)
         elif found:
-            # Not parsed: its text still serves suppression comments (YAML) and the secrets rule.
+            # Not parsed (binary, not UTF-8, too large, a syntax error): its text still serves suppression
+            # comments (YAML) and the secrets rule. A key is leaked whatever else is wrong with the file, so
+            # every rejected file is scanned: at most `max-file-size` bytes, undecodable bytes replaced.
             text = _read_text(artifact.path, config.max_file_size)
             if artifact.format.value in ("yaml", "front-matter"):
                 texts[artifact.display] = text
-            if "\x00" not in text:  # binary content holds no key worth reporting, only noise
-                found = found + security.findings_in_text(artifact.display, text)
+            found = found + security.findings_in_text(artifact.display, text)
         findings += found
     for workspace_check in _checks()[1]:
         findings += workspace_check(workspace)
@@ -125,8 +130,9 @@ def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
 
 
 def _read_text(path: Path, max_bytes: int) -> str:
-    """The text of a file that failed to load (for its suppression comments): never a FIFO or a device,
-    never more than ``max_bytes`` (a hostile 100 MB file is not read whole)."""
+    """The text of a file that failed to load (for its suppression comments and the secrets rule): never a
+    FIFO or a device, never more than ``max_bytes`` (a hostile 100 MB file is not read whole); bytes that
+    are not UTF-8 are replaced, NUL bytes kept."""
     try:
         if not path.is_file():
             return ""

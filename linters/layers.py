@@ -18,14 +18,16 @@ from typing import Any
 
 import yaml
 
+from ctxres import ack
 from ctxres.claude_settings import registrations
 from ctxres.config import Config
 from ctxres.discovery import discover
+from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
 from ctxres.project import project_root
 from ctxres.reinject import resumption_reminder, scan
 
 PROTOCOL_DOC = "resumption-update-protocol.md"
-PROTOCOL_PATH = f"docs/protocol/{PROTOCOL_DOC}"
+PROTOCOL_PATH = f"{PROTOCOL_DOCS_FOLDER}/{PROTOCOL_DOC}"
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json", "hooks/hooks.json")
 PRECOMMIT_IDS = ("ctxres-check", "ctxres-stale", "ctxres-reinject")
 PRESENT, MISSING, MISCONFIGURED = "present", "missing", "misconfigured"
@@ -181,3 +183,27 @@ def diagnose(root: Path, config: Config) -> list[Layer]:
         _hook_layer(root, "re-orient", "SessionStart", ("startup", "resume", "compact"), "prompts after compaction"),
         check_precommit(root),
     ]
+
+
+@dataclass(frozen=True)
+class LiveWorkflow:
+    """The doctor's line about the workflow: the one the hooks, ``ack`` and ``prompt`` act on.
+
+    Not a layer: a repository without a running workflow is normal, so it never fails the doctor.
+    """
+
+    path: str | None  # relative to the repository; None when there is no live workflow
+    status: str  # the workflow status ("" when there is none)
+    others: tuple[str, ...]  # the other live workflows, most recent first
+    note: str  # the sentence every command uses (``using X: ...``), or why there is none
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "status": self.status or None, "others": list(self.others), "note": self.note}
+
+
+def live_workflow(root: Path, config: Config) -> LiveWorkflow:
+    """Which live workflow the hooks and commands of the repository at ``root`` act on, and why."""
+    choice = ack.live_workflow(root, config)
+    if choice is None:
+        return LiveWorkflow(None, "", (), ack.no_live_workflow(root))
+    return LiveWorkflow(choice.relpath, choice.status, tuple(choice.others), choice.note())

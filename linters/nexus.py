@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxres import nexus
 from ctxres.config import Config
+from ctxres.discovery import find_named
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats import Format
@@ -125,23 +126,30 @@ STATE_SIZE = register(
 OUTSIDE = register(
     "N006",
     "file-outside-project",
-    "A `files_to_load` entry is absolute or leaves the project folder.",
+    "A `files_to_load` entry is absolute or leaves the workspace.",
     explanation="""
     ## Why
-    Entries are relative to the project folder (`02-projects/NN-name/`). An absolute path works on
-    one machine only, and a path that climbs out with `..` makes a resuming session read files of
-    other projects, or outside the workspace, as if they were this project's.
+    Entries are relative paths: to the project folder (`01-planning/plan.md`), or to the workspace
+    root when they start with one of its top-level folders (`00-system/...`, `01-memory/...`,
+    `02-projects/...`, `02-builds/...`, `03-skills/...`, `04-workspace/...`). An absolute or
+    home-relative path works on one machine only, and a path that climbs out of the workspace with
+    `..` makes a resuming session read files that are not part of it.
+
+    What is normal: project-relative entries, workspace-root entries, and a `..` entry that stays
+    inside the workspace (`../25-other/01-planning/plan.md` reads a sibling project's file: it is in
+    the workspace, so it is not reported). When the manifest is not in a workspace
+    (`<workspace>/02-projects/<project>/01-planning/`), the project folder is the limit.
 
     ## Example
     ```yaml
     files_to_load:
       - "/home/ada/nexus/02-projects/24-x/01-planning/plan.md"
-      - "../25-other/01-planning/plan.md"
+      - "../../../notes/plan.md"     # leaves the workspace
     ```
 
     ## Fix
-    Write the path relative to the project folder (`01-planning/plan.md`); move shared documents
-    into the project, or reference them from one of its files.
+    Write the path relative to the project folder (`01-planning/plan.md`) or to the workspace root
+    (`00-system/core/orchestrator.md`); move documents from outside the workspace into it.
     """,
 )
 MISSING_FILE = register(
@@ -155,8 +163,14 @@ MISSING_FILE = register(
     else. A missing file (renamed, moved, never written) leaves a gap exactly where the session
     re-orients. Checked for the live manifest of a project, `<project>/01-planning/resume-context.md`.
 
+    What is normal: an entry is looked for where it points. One that starts with a top-level folder
+    of the workspace (`00-system/...`, `02-projects/...`; see N006) is resolved against the
+    workspace root (the folder that holds `02-projects/`), every other entry against the project
+    folder. A finished project (`current_phase: complete`) may list no file at all.
+
     ## Fix
-    Correct the path (relative to the project folder), create the file, or remove the entry.
+    Correct the path (relative to the project folder, or to the workspace root), create the file,
+    or remove the entry.
     """,
 )
 DUPLICATION = register(
@@ -196,6 +210,14 @@ LEGACY_FILE = register(
     matter (`resume_schema_version`, `project_name`, `files_to_load`, a validation gate). The hooks
     load `resume-context.md` only: a project with just `_resume.md` is resumed without its files,
     and a `_resume.md` left beside a migrated manifest is a second, stale copy.
+
+    Where it is looked for: `_resume.md` at the top of a project folder or in its `01-planning/`,
+    for every project folder under the checked paths (`02-projects/NN-name/`, `02-builds/NN-name/`,
+    and the archived ones in `05-archived/NN-name/`, at the workspace root or inside `02-projects/`),
+    with the excludes and `.gitignore` rules of the check. The same files are found whether the
+    check runs from the workspace root, a parent folder or a sub-folder (there: those below it). A
+    `_resume.md` outside any project folder is not a Nexus manifest and is not reported; nor is a
+    `_resume.md.backup` (what `migrate-nexus` leaves).
 
     ## Fix
     Run `ctxres migrate-nexus PROJECT-DIR`: it writes `01-planning/resume-context.md` from the
@@ -284,14 +306,51 @@ def project_folder(fs_path: str) -> str | None:
     return os.path.dirname(folder)
 
 
+def workspace_of(project: str) -> str | None:
+    """The workspace root of ``<workspace>/02-projects/<project>`` (or ``02-builds``, ``05-archived``), else None."""
+    located = _project_of(os.path.join(project, nexus.MANIFEST_NAME))
+    if located is None or os.path.normpath(located[1]) != os.path.normpath(os.path.abspath(project)):
+        return None
+    return located[0]
+
+
+def resolve_entry(entry: str, project: str, workspace: str | None) -> str:
+    """Where an entry points: the workspace root for ``00-system/...``-style entries (when the workspace is
+    known), the project folder for every other entry."""
+    base = workspace if workspace is not None and nexus.from_workspace_root(entry) else project
+    return os.path.normpath(os.path.join(base, nexus.clean_entry(entry)))
+
+
+def _lexically_inside(path: str, root: str) -> bool:
+    return os.path.normpath(path) == os.path.normpath(root) or os.path.normpath(path).startswith(
+        os.path.join(os.path.normpath(root), "")
+    )
+
+
+def _climbs(entry: object) -> bool:
+    """A relative path (not absolute, not home-relative) that may climb with ``..``."""
+    if not isinstance(entry, str) or not entry.strip():
+        return False
+    path = entry.strip().replace("\\", "/")
+    return not path.startswith(("/", "~")) and not (len(path) > 1 and path[1] == ":")
+
+
 def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
     entries = data.get("files_to_load")
     if not isinstance(entries, list):
         return []
+    project = project_folder(doc.fs_path) if doc.fs_path else None
+    workspace = workspace_of(project) if project is not None else None
     findings = []
     safe: list[tuple[int, str]] = []
     for index, entry in enumerate(entries):
         problem = nexus.load_problem(entry)
+        if problem is not None and project and workspace and _climbs(entry):
+            # `..` that stays inside the workspace (a sibling project's file) is not outside anything
+            if _lexically_inside(resolve_entry(entry, project, workspace), workspace):
+                problem = None
+            else:
+                problem = f"it leaves the workspace {os.path.basename(workspace) or workspace}/ (`..`)"
         if problem is None:
             safe.append((index, entry))
         elif isinstance(entry, str):
@@ -301,47 +360,49 @@ def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
                     OUTSIDE,
                     f"`files_to_load` entry {entry!r}: {problem}",
                     ("files_to_load", index),
-                    "write the path relative to the project folder, inside it",
+                    "write the path relative to the project folder (or to the workspace root), inside the workspace",
                 )
             )
-    project = project_folder(doc.fs_path) if doc.fs_path else None
     if project is None:
         return findings
+    bound = workspace if workspace is not None else project
     for index, entry in safe:
-        target = os.path.join(project, entry.strip())
-        if os.path.lexists(target) and not inside(Path(target), Path(project)):
+        target = resolve_entry(entry, project, workspace)
+        if os.path.lexists(target) and not inside(Path(target), Path(bound)):
             findings.append(
                 _finding(
                     doc,
                     OUTSIDE,
                     f"`files_to_load` entry {entry!r} resolves through a symbolic link to "
-                    f"{os.path.realpath(target)}, outside the project folder",
+                    f"{os.path.realpath(target)}, outside the {'workspace' if workspace else 'project folder'}",
                     ("files_to_load", index),
                     "point the entry at the file inside the project, or replace the symbolic link with the file",
                 )
             )
-    missing = [
-        (index, entry)
-        for index, entry in safe
-        if not os.path.exists(os.path.normpath(os.path.join(project, entry.strip())))
-    ]
+    missing = [(index, entry) for index, entry in safe if not os.path.exists(resolve_entry(entry, project, workspace))]
     if missing:
-        where = os.path.basename(project)
+        where = f"the project folder {os.path.basename(project)}/"
+
+        def base(entry: str) -> str:
+            return "the workspace root" if workspace is not None and nexus.from_workspace_root(entry) else where
+
+        bases = {base(entry) for _index, entry in missing}
         if len(missing) == 1:
-            message = f"`files_to_load` entry {missing[0][1]!r} does not exist in the project folder {where}/"
-        else:
+            message = f"`files_to_load` entry {missing[0][1]!r} does not exist in {base(missing[0][1])}"
+        elif len(bases) == 1:
             names = ", ".join(entry for _index, entry in missing)
-            message = (
-                f"{len(missing)} of {len(entries)} `files_to_load` entries do not exist in the project folder "
-                f"{where}/: {names}"
-            )
+            message = f"{len(missing)} of {len(entries)} `files_to_load` entries do not exist in {bases.pop()}: {names}"
+        else:
+            names = ", ".join(f"{entry} (in {base(entry)})" for _index, entry in missing)
+            message = f"{len(missing)} of {len(entries)} `files_to_load` entries do not exist: {names}"
         findings.append(
             _finding(
                 doc,
                 MISSING_FILE,
                 message,
                 ("files_to_load", missing[0][0]),
-                "correct the paths (relative to the project folder), create the files, or remove the entries",
+                "correct the paths (relative to the project folder, or to the workspace root for 00-system/..., "
+                "02-projects/...), create the files, or remove the entries",
             )
         )
     return findings
@@ -465,21 +526,29 @@ def check_document(doc: Document, _config: Config) -> list[Finding]:
 # --------------------------------------------------------------------------- legacy _resume.md
 
 
-CONTAINERS = (nexus.PROJECTS_FOLDER, "02-builds")
+# Folders that hold project folders: the projects, the builds, and the archive (`05-archived/`, where
+# Nexus's archive-project skill moves finished projects, at the workspace root or inside `02-projects/`).
+ARCHIVE_FOLDER = "05-archived"
+CONTAINERS = (nexus.PROJECTS_FOLDER, "02-builds", ARCHIVE_FOLDER)
 
 
 def _project_of(fs_path: str) -> tuple[str, str] | None:
-    """(Nexus workspace folder, project folder) of a file inside ``02-projects/NN-name/`` or
-    ``02-builds/NN-name/``, else None."""
+    """(Nexus workspace folder, project folder) of a file inside ``02-projects/NN-name/``, ``02-builds/NN-name/``
+    or ``05-archived/NN-name/`` (the nearest such folder), else None."""
     parts = os.path.abspath(fs_path).split(os.sep)
     for index in range(len(parts) - 3, 0, -1):
         if parts[index] in CONTAINERS:
-            return os.sep.join(parts[:index]) or os.sep, os.sep.join(parts[: index + 2])
+            workspace = parts[:index]
+            if parts[index] == ARCHIVE_FOLDER and workspace and workspace[-1] in CONTAINERS:
+                workspace = workspace[:-1]  # 02-projects/05-archived/NN-name/
+            return os.sep.join(workspace) or os.sep, os.sep.join(parts[: index + 2])
     return None
 
 
 def _display_base(ws: Workspace) -> str:
     """The folder the checked files' paths are shown relative to (the engine's working folder)."""
+    if ws.cwd is not None:
+        return os.path.abspath(ws.cwd)
     for doc in ws.documents:
         if doc.fs_path and not os.path.isabs(doc.path):
             absolute = os.path.abspath(doc.fs_path)
@@ -490,13 +559,24 @@ def _display_base(ws: Workspace) -> str:
 
 
 def _projects(ws: Workspace) -> dict[str, tuple[str, str]]:
-    """The project folders to look into, by real path: those holding a checked file, and every project
-    of the configuration root when it is a Nexus workspace."""
+    """The project folders to look into, by real path: those holding a checked file, and those holding a
+    legacy file anywhere under the checked paths (archived projects too), so that the same projects are
+    found whether the check runs from the workspace root, a parent folder or a sub-folder. Without the
+    checked paths (an API caller): every project of the configuration root when it is a workspace."""
     found: dict[str, tuple[str, str]] = {}
     for doc in ws.documents:
         located = _project_of(doc.fs_path) if doc.fs_path else None
         if located:
             found.setdefault(os.path.realpath(located[1]), located)
+    if ws.roots:
+        for legacy in find_named(ws.roots, ws.config, (nexus.LEGACY_NAME,)):
+            folder = os.path.dirname(os.path.abspath(legacy))
+            if os.path.basename(folder) == nexus.PLANNING_FOLDER:
+                folder = os.path.dirname(folder)
+            located = _project_of(os.path.join(folder, nexus.LEGACY_NAME))
+            if located and os.path.realpath(located[1]) == os.path.realpath(folder):
+                found.setdefault(os.path.realpath(folder), located)
+        return found
     base = os.path.abspath(ws.config.root)
     for container in CONTAINERS:
         try:

@@ -52,6 +52,9 @@ ENCODING = register(
 
     ## Fix
     Re-save the file as UTF-8 (the reported position is the first byte that is not UTF-8).
+
+    The file is not checked by the other rules, but it is still scanned for credentials (X001, up
+    to `max-file-size` bytes): a key written into a broken file is leaked all the same.
     """,
 )
 BINARY = register(
@@ -65,6 +68,9 @@ BINARY = register(
 
     ## Fix
     Restore the file from version control or re-create it.
+
+    The file is not checked by the other rules, but it is still scanned for credentials (X001, up
+    to `max-file-size` bytes): a key written into a broken file is leaked all the same.
     """,
 )
 TOO_LARGE = register(
@@ -79,6 +85,9 @@ TOO_LARGE = register(
     ## Fix
     Shrink the file. If it really must be this large, raise `max-file-size` (bytes) in
     `[tool.ctxres]`.
+
+    The file is not checked by the other rules, but it is still scanned for credentials (X001, up
+    to `max-file-size` bytes): a key written into a broken file is leaked all the same.
     """,
 )
 LIMIT = register(

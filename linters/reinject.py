@@ -8,21 +8,21 @@ prompt, in ``rank`` order, within a per-prompt token budget::
 
 The grammar, what counts as a marker and how tokens are measured (characters / 4, rounded up)
 are documented in :mod:`ctxres.reinject`. Per file: malformed markers (R001), markers not in the
-canonical form (R002), declared ``tokens=`` that differ from the measured size (R003) or are
-missing (R004), content too long for one marker (R007) or holding HTML markup (R008). Per
+canonical form (R002), declared ``tokens=`` outside the range the content can cost (R003) or
+missing (R004), content too long for one marker (R007, opt-in) or holding HTML markup (R008). Per
 project (all rule files under one project root): repeated ranks (R005), the total over the
 budget (R006), and, where the configuration enforces the resumption update protocol, the
 protocol's reminder missing (R009).
 
 Settings (``[tool.ctxres]``; until they exist in the configuration the defaults below apply):
 ``reinject-budget`` (600), ``reinject-token-tolerance`` (percent, 10), ``reinject-max-marker-tokens``
-(100), ``enforce-update-protocol`` (false).
+(0: no per-marker cap), ``enforce-update-protocol`` (false).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,17 +33,19 @@ from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.registry import Rule, register
 from ctxres.project import inside, project_root
 from ctxres.reinject import (
+    CHARS_PER_TOKEN_DENSE,
+    CHARS_PER_TOKEN_PROSE,
+    FAR_FACTOR,
     KEYWORD,
     RULE_FILE_KIND,
     Lines,
     Marker,
     Scan,
-    allowed_difference,
     markup,
     measure_tokens,
     resumption_reminder,
     scan,
-    within_tolerance,
+    token_range,
 )
 
 if TYPE_CHECKING:
@@ -115,25 +117,41 @@ NON_CANONICAL = register(
 TOKEN_MISMATCH = register(
     "R003",
     "token-count-mismatch",
-    "A marker's declared `tokens=` differs from the measured size of its content.",
+    "A marker's declared `tokens=` is outside the range of what its content can cost.",
+    Severity.WARNING,
     explanation="""
     ## Why
     Every marker is injected on every prompt, so the markers of a project share a per-prompt
-    token budget, and `tokens=` is how a reader of the rule file keeps count. ctxres measures
-    the content as the specification does: characters / 4, rounded up. A declared figure further
-    than the tolerance (10% of the measured figure by default, `reinject-token-tolerance`) from
-    the measured one makes the budget look smaller than it is (under-declared) or larger
+    token budget, and `tokens=` is how a reader of the rule file keeps count. A figure far from
+    what the content costs makes the budget look smaller than it is (under-declared) or larger
     (over-declared).
+
+    ## What is normal
+    ctxres does not have the model's tokenizer. The specification estimates characters / 4,
+    but real tokenizers give about 3 characters per token for dense rule text (ids like `H-13`,
+    punctuation, numbers) and up to about 6 for plain prose with long common words. So a
+    declared figure between characters / 6 (rounded down) and characters / 3 (rounded up) cannot
+    be called wrong, and the tolerance (`reinject-token-tolerance`, 10% by default) widens that
+    range further. The specification's own canonical marker, `rank=9, tokens=25` with a content
+    of 123 characters (estimate 31, range 20 to 41), passes.
+
+    Outside the range, the figure is probably stale or guessed: a **warning**. Far outside it
+    (below half the lowest plausible figure, or above twice the highest) it cannot be right for
+    any tokenizer: an **error**, whatever the default severity says.
 
     ## Example
     ```markdown
-    <!-- L2-REINJECT: rank=5, tokens=12, content="Self-review REQUIRED before presenting any deliverable (H-15)." -->
+    <!-- L2-REINJECT: rank=5, tokens=7, content="Self-review REQUIRED before presenting any deliverable (H-15)." -->
+    <!-- L2-REINJECT: rank=6, tokens=40, content="UV only for Python (H-05)." -->
     ```
-    The content has 62 characters: it measures 16 tokens, not 12.
+    The first content has 62 characters (10 to 21 tokens, 9 to 24 with the tolerance): `tokens=7`
+    is a warning. The second has 26 characters (4 to 9 tokens, 3 to 10 with the tolerance):
+    `tokens=40` is four times the highest plausible figure, an error.
 
     ## Fix
-    Write the measured figure: `tokens=16`. `ctxres reinject --fix` rewrites the figures in
-    place and changes nothing else.
+    Write the figure your tokenizer gives, or the specification's estimate that the message
+    names (`tokens=16`). `ctxres reinject --fix` writes the estimate in place of every figure
+    outside the range and changes nothing else.
     """,
 )
 MISSING_TOKENS = register(
@@ -176,6 +194,12 @@ DUPLICATE_RANK = register(
     <!-- L2-REINJECT: rank=2, content="Ask when requirements are ambiguous (H-31)." -->
     ```
 
+    ## What is normal
+    Some projects use ranks as tiers (every constitutional rule rank 1, every quality rule rank
+    2): the order inside a tier does not matter to them. That is why this is a warning: the
+    markers are all injected while the budget holds, and only the order of dropping is left to
+    chance. A project that ranks by tiers on purpose can ignore R005.
+
     ## Fix
     Give each marker a rank of its own, in the order of importance. The message names the marker
     that already has the rank.
@@ -208,11 +232,18 @@ TOO_LONG = register(
     explanation="""
     ## Why
     A marker is a one-line reminder of a rule, not the rule itself: the rule file already holds
-    the full text, which is loaded at session start. A single marker above 100 tokens
-    (`reinject-max-marker-tokens`) takes a large share of the per-prompt budget on its own.
+    the full text, which is loaded at session start. A single very long marker takes a large
+    share of the per-prompt budget on its own.
+
+    ## What is normal
+    No specification sets a limit per marker: only the project's total budget (R006) is part of
+    the format. So this rule is **opt-in**: it is off by default (`reinject-max-marker-tokens =
+    0`) and checks only when a project sets its own cap, for example
+    `reinject-max-marker-tokens = 100` in `[tool.ctxres]`.
 
     ## Example
-    A marker whose content is a whole paragraph of 450 characters (113 tokens).
+    With `reinject-max-marker-tokens = 100`: a marker whose content is a whole paragraph of 450
+    characters (113 tokens).
 
     ## Fix
     Shorten the content to the essential instruction, or split it into two markers with ranks of
@@ -366,22 +397,30 @@ def _tokens(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding
             )
         ]
     percent = tolerance(config)
-    if within_tolerance(declared, measured, percent):
+    plausible = token_range(content, percent)
+    verdict = plausible.verdict(declared)
+    if verdict == "ok":
         return []
-    side = "under-declared" if declared < measured else "over-declared"
+    side = "under-declared" if declared < plausible.lowest else "over-declared"
     attribute = marker.attribute("tokens")
     assert attribute is not None
-    return [
-        rule_file.finding(
-            TOKEN_MISMATCH,
-            fix_offset(marker),
-            f"`tokens={declared}` is {side}: the content measures {measured} tokens ({size}), "
-            f"{abs(measured - declared)} {'more' if declared < measured else 'fewer'} than declared "
-            f"(tolerance {percent}%, ±{allowed_difference(measured, percent)})",
-            f"change it to `tokens={measured}` (`ctxres reinject --fix` does it)",
-            end=attribute.value_end,
-        )
-    ]
+    far = (
+        f", less than 1/{FAR_FACTOR} of the lowest"
+        if declared < plausible.lowest
+        else f", more than {FAR_FACTOR} times the highest"
+    )
+    finding = rule_file.finding(
+        TOKEN_MISMATCH,
+        fix_offset(marker),
+        f"`tokens={declared}` is {side}{far if verdict == 'far' else ''}: the content ({len(content)} characters) "
+        f"costs {plausible.low} to {plausible.high} tokens ({CHARS_PER_TOKEN_DENSE} to {CHARS_PER_TOKEN_PROSE} "
+        f"characters per token; {plausible.lowest} to {plausible.highest} with the tolerance of {percent}%); "
+        f"the specification's estimate is {measured} ({size})",
+        f"change it to `tokens={measured}`, or to the figure your tokenizer gives (`ctxres reinject --fix` "
+        "writes the estimate)",
+        end=attribute.value_end,
+    )
+    return [replace(finding, severity=Severity.ERROR) if verdict == "far" else finding]
 
 
 def _content(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding]:
@@ -389,7 +428,7 @@ def _content(rule_file: RuleFile, marker: Marker, config: Config) -> list[Findin
     content = marker.attribute("content")
     assert content is not None
     limit = max_marker_tokens(config)
-    if marker.measured > limit:
+    if limit and marker.measured > limit:  # 0: no per-marker cap (the default)
         findings.append(
             rule_file.finding(
                 TOO_LONG,

@@ -300,6 +300,37 @@ def collapse_shapes(problems: list[Problem], schema_name: str = "NAME") -> list[
     return [p for p in problems if id(p) not in replaced] + shapes
 
 
+SEVERAL_MISSING = "several-missing:"  # the group of a problem that lists several missing keys of one mapping
+
+
+def collapse_missing(problems: list[Problem]) -> list[Problem]:
+    """A mapping missing several required keys is one problem listing them (one root cause, one
+    error): a v2.0 section without its sub-sections is reported once, not once per sub-section.
+    The combined problem's path is the mapping itself."""
+    by_parent: dict[JsonPath, list[Problem]] = {}
+    for problem in problems:
+        if problem.kind == "missing" and problem.group != "anyOf-required" and problem.path:
+            by_parent.setdefault(problem.path[:-1], []).append(problem)
+    replaced: set[int] = set()
+    combined: list[Problem] = []
+    for parent, group in by_parent.items():
+        if len(group) < 2:
+            continue
+        replaced.update(id(p) for p in group)
+        names = [str(p.path[-1]) for p in group]
+        combined.append(
+            Problem(
+                "missing",
+                parent,
+                f"missing {len(names)} required keys in {subject(parent)}: " + ", ".join(f"`{n}`" for n in names),
+                fix="add "
+                + "; ".join((p.fix[len("add ") :] if p.fix.startswith("add ") else p.fix).rstrip(".") for p in group),
+                group=SEVERAL_MISSING + "|".join(names),
+            )
+        )
+    return [p for p in problems if id(p) not in replaced] + combined
+
+
 def dedupe(problems: list[Problem]) -> list[Problem]:
     """Drop exact repeats (jsonschema reports a `required` failure once per missing key)."""
     unique: dict[tuple[str, JsonPath, str], Problem] = {}

@@ -2,8 +2,9 @@
 
 X001 reads the text of every artifact ``ctxres check`` discovers (ORCHESTRATION files, checkpoints,
 the monitor and precompact states, agent-memory task graphs and event logs, Nexus resume manifests,
-rule files) with the recognizers of ``ctxres/redact.py``, the ones the hooks redact with, so a value
-the hooks would redact is exactly a value this rule reports.
+rule files), including the files rejected as binary, not UTF-8, too large or unparsable (the engine
+scans their first ``max-file-size`` bytes), with the recognizers of ``ctxres/redact.py``, the ones
+the hooks redact with, so a value the hooks would redact is exactly a value this rule reports.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ SECRET = register(
     Placeholders are not secrets: `password: null`, `token: ${API_TOKEN}`, `<set me>`,
     `[REDACTED]`, token counts such as `max_tokens: 4096`, and prose that merely mentions a
     password or a token.
+
+    Every discovered file is scanned, including one that is otherwise rejected: binary (a NUL
+    byte, P004), not UTF-8 (P003), larger than `max-file-size` (P005) or not parsable (P001). A key
+    in a checkpoint that also holds a NUL byte is still a leaked key. Such a file is scanned up to
+    `max-file-size` bytes, with the bytes that are not UTF-8 replaced; a key after the limit is
+    not seen.
 
     The message names the kind of secret and shows at most its public prefix (`sk-ant-api03-…`);
     the secret itself is never printed.

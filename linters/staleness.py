@@ -10,18 +10,32 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 from typing import Any
 
+from ctxres import orchestration as state
 from ctxres import staleness as core
 from ctxres.config import Config
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.conformance import schema_text
 from ctxres.linters.registry import Rule, register
+from ctxres.orchestration import (
+    FAILED_WORDS,
+    NOT_STARTED_WORDS,
+    PASSED_WORDS,
+    RUNNING_WORDS,
+    WORKFLOW_STATUSES,
+    CheckpointEntries,
+    Gate,
+    normalize_status,
+    phase_number,
+    score_value,
+    workflow_meaning,
+)
 from ctxres.resumption import detect_version
 from ctxres.timestamps import Timestamp, format_duration, format_utc, invalid_reason, parse_timestamp
 
@@ -126,6 +140,46 @@ LAST_CHECKPOINT = register(
     Set `last_checkpoint` to the latest checkpoint id (the message names it), or to `null` when
     the `checkpoints` section records none. If the checkpoint really was taken, record it in
     `checkpoints.entries` and `checkpoints.latest_id` instead.
+
+    ## What is normal
+    A `checkpoints` section that was never used (`latest_id: null`, `entries: []`) next to a
+    free-form label such as `last_checkpoint: "workflow-complete"` is how a workflow that never
+    compacted looks: there is no recovery point to be behind. That is not S004 but the warning
+    S015 (checkpoints-section-unused). S004 stays an error for a `last_checkpoint` that is behind
+    the recorded entries, that names a checkpoint id (`CP-005`) the section does not record, or
+    that holds a checkpoint's time instead of its id.
+    """,
+)
+CHECKPOINTS_UNUSED = register(
+    "S015",
+    "checkpoints-section-unused",
+    "The `checkpoints` section records no checkpoint, and `last_checkpoint` holds a label instead of null.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    A workflow that never compacted and never passed a checkpointed gate keeps its `checkpoints`
+    section empty (`latest_id: null`, `entries: []`) and often writes a free-form label into
+    `last_checkpoint` (`"workflow-complete"`, `"phase-3-done"`). That is the normal state of such a
+    workflow, not a wrong recovery point, so it is only worth knowing: a resuming session finds no
+    checkpoint to start from besides the resumption section itself, and the label looks like a
+    checkpoint id to a reader. This is a warning with its own code so that a project that
+    never uses checkpoints can ignore it (`ignore = ["S015"]`) without losing S004.
+
+    A `last_checkpoint` that names a checkpoint id (`CP-003`) while the section records none is
+    not this warning but S004: a checkpoint was taken and never recorded.
+
+    ## Example
+    ```yaml
+    checkpoints:
+      latest_id: null
+      entries: []
+    resumption:
+      last_checkpoint: "workflow-complete"
+    ```
+
+    ## Fix
+    Set `last_checkpoint` to `null` (no checkpoint was taken), or record the checkpoints the
+    workflow takes in `checkpoints.entries` and `checkpoints.latest_id`.
     """,
 )
 WORKFLOW_STATUS = register(
@@ -137,7 +191,10 @@ WORKFLOW_STATUS = register(
     Hooks decide from `workflow_status` whether to inject a resumption prompt: an `ACTIVE`
     status on a finished workflow makes every new session try to resume it. The status must
     agree with `workflow.status` (`COMPLETED` and `COMPLETE` mean the same) and with
-    `current_activity` (an activity that says the workflow is complete needs `COMPLETE`).
+    `current_activity` (an activity that says the workflow is complete needs `COMPLETE`). A file
+    without `workflow.status` is compared with its pipelines (the one `current_pipeline` names,
+    else all): `COMPLETE` while a phase still runs, or `ACTIVE`/`PAUSED` while every pipeline's
+    own status is COMPLETE, is reported too.
 
     ## Example
     ```yaml
@@ -157,29 +214,46 @@ WORKFLOW_STATUS = register(
 CURRENT_PHASE = register(
     "S006",
     "current-phase-mismatch",
-    "`recovery_state.current_phase` is not the phase the pipelines are in.",
+    "`recovery_state.current_phase`, `current_phase_name` or `current_activity` is not the phase the pipelines are in.",
     explanation="""
     ## Why
-    `current_phase` tells a resuming session which phase to continue. The pipelines record their
-    own `current_phase`; when every pipeline agrees on one phase and the resumption section
-    names another, the section was not updated at the last phase transition. (Files whose
-    pipelines disagree with each other, or declare no current phase, are not compared.)
+    `current_phase`, `current_phase_name` and `current_activity` tell a resuming session which
+    phase to continue. The pipelines record their own `current_phase`; when the section names
+    another phase, it was not updated at the last phase transition. Which pipeline is compared:
+    the one that `current_pipeline` (top level or in `workflow`) names; else every pipeline, when
+    they agree. When they disagree and nothing names one, only a phase that none of them is at
+    is reported. The message says which pipeline it compared with.
+
+    - `current_phase_name` must not be the name of another phase (names are matched ignoring
+      case, punctuation, notes in parentheses and a leading "Phase N:").
+    - An activity identifier such as `phase-3-agent-execution` must be about the same phase.
+    - Phase `0` while every phase of the pipeline waits means "none started" (phase ids start at
+      1): the section may name 0 or the phase about to begin. A pipeline with a real phase 0 is
+      compared as it is.
+    - Without any pipeline `current_phase`, the name and the activity must agree with the
+      section's own `current_phase`.
 
     ## Example
     ```yaml
+    current_pipeline: "implementation"
     pipelines:
       implementation:
         current_phase: 6
         phases:
-          - {id: 6, name: "System Validation", status: "COMPLETE"}
+          - {id: 5, name: "Hook Integration", status: "COMPLETE"}
+          - {id: 6, name: "System Validation", status: "IN_PROGRESS"}
+      docs:
+        current_phase: 2
     resumption:
       recovery_state:
         current_phase: 5
+        current_phase_name: "Hook Integration"
+        current_activity: "phase-5-agent-execution"
     ```
 
     ## Fix
-    Set `current_phase` (and `current_phase_name`) to the pipelines' phase, or correct the
-    pipeline's `current_phase` if that one is wrong.
+    Set `current_phase`, `current_phase_name` and `current_activity` to the pipeline's phase (the
+    message names it), or correct the pipeline's `current_phase` if that one is wrong.
     """,
 )
 TRAJECTORY_GATES = register(
@@ -347,25 +421,55 @@ SUMMARIES_MISSING = register(
     """,
 )
 
+V1_PROSE = register(
+    "S014",
+    "v1-prose-contradicts-state",
+    "A v1.0 section's `current_state` or `next_step` states a position that the workflow's state contradicts.",
+    explanation="""
+    ## Why
+    A v1.0 section has no structured fields, but its prose still says where the workflow is, and
+    a resuming session believes it. The forgotten update that the update protocol exists to
+    prevent (RG-6: the section written once at planning time and never again) shows as prose
+    that says the workflow is not started, initialised or about to execute phase N while
+    `workflow.status` is COMPLETE or phase N finished long ago; or, the other way round, prose
+    that says the workflow or all its phases are complete while the workflow is still ACTIVE
+    with phases to run. A session resuming from it redoes finished work or skips open work.
+
+    Only clear statements count: "not started", "initialized", "ready to execute phase N",
+    "about to start phase N", "next: phase N", a `next_step` that begins with "Execute phase
+    N", "all phases complete", "workflow complete". A phase is "long complete" when it is
+    COMPLETE and a later phase has started (or the pipeline's `current_phase` is later). With
+    several pipelines, phase N is compared in the pipeline that `current_pipeline` names, else
+    in every pipeline; the message says which.
+
+    ## Example
+    ```yaml
+    workflow:
+      status: "COMPLETE"
+    pipelines:
+      main:
+        phases:
+          - {id: 1, name: "Research", status: "COMPLETE"}
+    resumption:
+      last_checkpoint: "CP-003"
+      current_state: "Workflow initialized, ready to execute Phase 1"   # written at planning time
+      next_step: "Execute Phase 1 agents"
+    ```
+
+    ## Fix
+    Rewrite `current_state` and `next_step` to say where the workflow really is (or correct the
+    state if that is the stale side). Better: run `ctxres migrate --write FILE`, which turns the
+    section into v2.0 with structured `recovery_state` fields that the other S rules check.
+    """,
+)
+
 RS: JsonPath = ("resumption", "recovery_state")
 QT: JsonPath = ("resumption", "quality_trajectory")
 
-_COMPLETE_WORDS = frozenset({"COMPLETE", "COMPLETED", "DONE", "FINISHED", "CLOSED"})
-_WORKFLOW_STATUS = {
-    **{word: "COMPLETE" for word in _COMPLETE_WORDS},
-    **{word: "ACTIVE" for word in ("ACTIVE", "IN_PROGRESS", "RUNNING", "EXECUTING")},
-    **{word: "PAUSED" for word in ("PAUSED", "ON_HOLD", "SUSPENDED")},
-    "FAILED": "FAILED",
-}
-_RECOVERY_STATUSES = frozenset({"ACTIVE", "PAUSED", "COMPLETE", "FAILED"})
-_PASSED = frozenset({"PASS", "PASSED", *_COMPLETE_WORDS})
-_GATE_OPEN = frozenset({"PENDING", "NOT_STARTED", "IN_PROGRESS", "REVISE", "REJECTED", "FAIL", "FAILED", "BLOCKED"})
-_GATE_NOT_STARTED = frozenset({"PENDING", "NOT_STARTED", "BLOCKED", "PLANNED"})
-_AGENT_DONE = frozenset({"PASS", "PASSED", "SUCCESS", "SUCCEEDED", *_COMPLETE_WORDS})
-_AGENT_UNFINISHED = frozenset(
-    {"PENDING", "NOT_STARTED", "BLOCKED", "READY", "QUEUED", "WAITING", "PLANNED"}
-    | {"IN_PROGRESS", "RUNNING", "ACTIVE", "EXECUTING", "STARTED"}
-)
+# A gate listed in `gates_completed` must have passed: waiting, running or failed ones have not.
+_GATE_OPEN = NOT_STARTED_WORDS | RUNNING_WORDS | FAILED_WORDS
+# An agent with a summary must have finished: waiting or running ones have not.
+_AGENT_UNFINISHED = NOT_STARTED_WORDS | RUNNING_WORDS
 _ACTIVITY_COMPLETE = re.compile(r"workflow[\s_-]*complete", re.IGNORECASE)
 # Scores in the trajectory may be rounded to 2 decimals (0.9505 -> 0.95).
 _SCORE_TOLERANCE = 0.0051
@@ -373,11 +477,6 @@ _LISTED = 3  # how many items a message names before "and N more"
 
 
 # --- small helpers -------------------------------------------------------------------------
-
-
-def _status(value: Any) -> str:
-    """``"In progress"`` -> ``"IN_PROGRESS"``; "" for anything that is not a string."""
-    return re.sub(r"[\s-]+", "_", value.strip()).upper() if isinstance(value, str) else ""
 
 
 def _id(value: Any) -> str:
@@ -416,14 +515,6 @@ def _some(items: list[str]) -> str:
     """The first few items and how many more."""
     head = ", ".join(items[:_LISTED])
     return head if len(items) <= _LISTED else f"{head} and {len(items) - _LISTED} more"
-
-
-def _number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _score(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
@@ -541,53 +632,11 @@ def check_behind_file(ctx: Context) -> list[Finding]:
     ]
 
 
-# --- S004: last_checkpoint vs the checkpoints section ----------------------------------------
+# --- S004/S015: last_checkpoint vs the checkpoints section -----------------------------------
 
-
-@dataclass(frozen=True)
-class Checkpoints:
-    """The ``checkpoints`` section when its shape is clear: the latest id and every entry."""
-
-    latest: str | None
-    latest_path: JsonPath
-    entries: list[tuple[str, JsonPath, Any]]  # (id, path of the id, timestamp value)
-
-
-def _checkpoint_entries(items: Any, base: JsonPath) -> list[tuple[str, JsonPath, Any]] | None:
-    if not isinstance(items, list):
-        return None
-    out = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            return None
-        stamp = item.get("timestamp", item.get("created_at"))
-        out.append((item["id"], (*base, index, "id"), stamp))
-    return out
-
-
-def checkpoints_view(data: Any) -> Checkpoints | None:
-    """``checkpoints: {latest_id, entries: [{id}]}`` or a plain list of ``{id}`` entries; None otherwise."""
-    section = data.get("checkpoints") if isinstance(data, dict) else None
-    if isinstance(section, list):
-        entries = _checkpoint_entries(section, ("checkpoints",))
-        if not entries:
-            return None
-        return Checkpoints(entries[-1][0], entries[-1][1], entries)
-    if not isinstance(section, dict):
-        return None
-    entries = _checkpoint_entries(section.get("entries", []), ("checkpoints", "entries"))
-    if entries is None:
-        return None
-    if "latest_id" in section:
-        latest = section["latest_id"]
-        if latest is None and entries:
-            return None  # the section contradicts itself: nothing to compare with
-        if latest is not None and not isinstance(latest, str):
-            return None
-        return Checkpoints(latest, ("checkpoints", "latest_id"), entries)
-    if entries:
-        return Checkpoints(entries[-1][0], entries[-1][1], entries)
-    return None
+# A checkpoint id as the `checkpoints` section writes them (``CP-003``, ``cp_12``); anything else
+# beside an unused section is a free-form label (S015), not a missing checkpoint (S004).
+_CHECKPOINT_ID = re.compile(r"^\s*cp[\s_-]*\d+\s*$", re.IGNORECASE)
 
 
 def _same_time(value: str, other: Any) -> bool:
@@ -595,14 +644,14 @@ def _same_time(value: str, other: Any) -> bool:
     return bool(mine and theirs and not mine.date_only and mine.instant == theirs.instant)
 
 
-def _last_checkpoint_problem(ctx: Context, named: str | None, view: Checkpoints) -> tuple[str, str] | None:
+def _last_checkpoint_problem(ctx: Context, named: str | None, view: CheckpointEntries) -> tuple[str, str] | None:
     """(what is wrong, what to change), or None when ``named`` is the latest checkpoint."""
     doc = ctx.doc
     if view.latest is None:
-        if named is None:
-            return None
+        if named is None or not _CHECKPOINT_ID.match(named):
+            return None  # an unused section beside a free-form label: S015's warning
         return (
-            f"names {_shown(named)}, but the `checkpoints` section records no checkpoint "
+            f"names the checkpoint {_shown(named)}, but the `checkpoints` section records no checkpoint "
             f"({_at(doc, view.latest_path)} is null)",
             "Set last_checkpoint to null, or record the checkpoint in `checkpoints.entries` and "
             "`checkpoints.latest_id`.",
@@ -634,30 +683,119 @@ def check_last_checkpoint(ctx: Context) -> list[Finding]:
     if not isinstance(owner, dict) or "last_checkpoint" not in owner:
         return []
     named = owner["last_checkpoint"]
-    view = checkpoints_view(ctx.doc.data)
+    view = state.checkpoint_entries(ctx.doc.data)
     if view is None or not (named is None or isinstance(named, str)):
         return []
+    path = (*holder, "last_checkpoint")
+    if view.latest is None and not view.entries and isinstance(named, str) and not _CHECKPOINT_ID.match(named):
+        return [
+            ctx.finding(
+                CHECKPOINTS_UNUSED,
+                path,
+                f"`{_short(path)}` is the label {_shown(named)}, and the `checkpoints` section is unused "
+                f"({_at(ctx.doc, view.latest_path)} is null, no entries): "
+                "the workflow has no checkpoint to resume from",
+                "Set last_checkpoint to null if no checkpoint was taken (nothing else to fix), or record "
+                "checkpoints in `checkpoints.entries` and `checkpoints.latest_id`.",
+            )
+        ]
     problem = _last_checkpoint_problem(ctx, named, view)
     if problem is None:
         return []
-    path = (*holder, "last_checkpoint")
     return [ctx.finding(LAST_CHECKPOINT, path, f"`{_short(path)}` {problem[0]}", problem[1])]
 
 
-# --- S005: workflow_status ------------------------------------------------------------------
+# --- S005-S006: the position the section states, against the workflow and its pipelines ---------
+
+# Where a file names the pipeline the workflow is on.
+_CURRENT_PIPELINE_KEYS: tuple[JsonPath, ...] = (("current_pipeline",), ("workflow", "current_pipeline"))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """The pipelines the section's position is compared with, and why those."""
+
+    pipelines: list[state.Pipeline]
+    named_by: JsonPath | None  # the `current_pipeline` key that chose the one pipeline, if any
+
+
+def _pipeline_ids(pipeline: state.Pipeline) -> set[str]:
+    names = (pipeline.name, pipeline.data.get("id"), pipeline.data.get("name"))
+    return {_id(name) for name in names if isinstance(name, str) and name.strip()}
+
+
+def _compared(doc: Document) -> Compared:
+    """The pipeline `current_pipeline` names when it names one, else every pipeline."""
+    pipelines = state.pipelines(doc.data)
+    for key in _CURRENT_PIPELINE_KEYS:
+        named = doc.get(key)
+        chosen = [p for p in pipelines if isinstance(named, str) and _id(named) in _pipeline_ids(p)]
+        if len(chosen) == 1:
+            return Compared(chosen, key)
+    return Compared(pipelines, None)
+
+
+def _pipeline_label(pipeline: state.Pipeline) -> str:
+    return f"pipeline `{pipeline.name}`" if pipeline.name else "the top-level `phases`"
+
+
+def _which(ctx: Context, compared: Compared) -> str:
+    """`` (compared with pipeline `b`, which `current_pipeline` on line 3 names)`` and the like."""
+    if compared.named_by is not None:
+        return (
+            f"compared with {_pipeline_label(compared.pipelines[0])}, the one {_at(ctx.doc, compared.named_by)} names"
+        )
+    if len(compared.pipelines) == 1:
+        return f"compared with {_pipeline_label(compared.pipelines[0])}, the only pipeline"
+    return f"compared with all {len(compared.pipelines)} pipelines"
+
+
+def _pipeline_complete(pipeline: state.Pipeline) -> bool:
+    return pipeline.status in state.COMPLETE_WORDS
+
+
+def _running_phase(pipelines: list[state.Pipeline]) -> state.Phase | None:
+    return next((ph for p in pipelines for ph in p.phases if ph.status in RUNNING_WORDS), None)
+
+
+def _phase_at(ctx: Context, phase: state.Phase) -> str:
+    """``phase 2 "Core" (`pipelines.main.phases[1]` on line 7, IN_PROGRESS)``."""
+    name = f" {_shown(phase.name)}" if phase.name else ""
+    status = f", {phase.status}" if phase.status else ""
+    return f"phase {phase.number}{name} ({_at(ctx.doc, phase.path)}{status})"
+
+
+def _workflow_status_from_pipelines(ctx: Context, mine: str, compared: Compared) -> tuple[str, str] | None:
+    """(evidence, target) when the file has no `workflow.status` and the pipelines contradict ``mine``."""
+    pipelines = compared.pipelines
+    if not pipelines:
+        return None
+    which = _which(ctx, compared)
+    if mine in state.LIVE_STATUSES and all(_pipeline_complete(p) for p in pipelines):
+        shown = ", ".join(f"{_at(ctx.doc, (*p.path, 'status'))} is {_shown(p.data['status'])}" for p in pipelines[:3])
+        return f"{shown} ({which})", "COMPLETE"
+    running = _running_phase(pipelines)
+    if mine == "COMPLETE" and running is not None:
+        return f"{_phase_at(ctx, running)} has not finished ({which})", "ACTIVE"
+    return None
 
 
 def check_workflow_status(ctx: Context) -> list[Finding]:
-    mine = _status(ctx.recovery.get("workflow_status"))
-    if mine not in _RECOVERY_STATUSES:
+    mine = normalize_status(ctx.recovery.get("workflow_status"))
+    if mine not in WORKFLOW_STATUSES:
         return []
     evidence: list[str] = []
     target = ""
     workflow_status = ctx.doc.get(("workflow", "status"))
-    theirs = _WORKFLOW_STATUS.get(_status(workflow_status), "")
+    theirs = workflow_meaning(workflow_status)
     if theirs and theirs != mine:
         evidence.append(f"{_at(ctx.doc, ('workflow', 'status'))} is {_shown(workflow_status)}")
         target = theirs
+    elif not theirs and workflow_status is None:
+        from_pipelines = _workflow_status_from_pipelines(ctx, mine, _compared(ctx.doc))
+        if from_pipelines is not None:
+            evidence.append(from_pipelines[0])
+            target = from_pipelines[1]
     activity = ctx.recovery.get("current_activity")
     if mine != "COMPLETE" and isinstance(activity, str) and _ACTIVITY_COMPLETE.match(activity.strip()):
         evidence.append(f"{_at(ctx.doc, (*RS, 'current_activity'))} says {_shown(activity.strip()[:60])}")
@@ -674,115 +812,160 @@ def check_workflow_status(ctx: Context) -> list[Finding]:
     ]
 
 
-# --- S006: current_phase ------------------------------------------------------------------
+# The phase an activity identifier such as "phase-3-agent-execution" is about (prose is not read).
+_ACTIVITY_PHASE = re.compile(r"\s*phase[_-](\d+)(?:[_-][0-9a-z]+)*\s*\Z", re.IGNORECASE)
+# Parenthesised notes and a leading "Phase 3:" are not part of a phase's name.
+_NAME_NOTE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_NAME_LABEL = re.compile(r"\A\s*phase[\s_-]*\d+(?![0-9a-z])\s*[:.\-–—]?\s*", re.IGNORECASE)
 
 
-def _pipelines(data: Any) -> list[tuple[JsonPath, dict[str, Any]]]:
-    """(path, pipeline) for ``pipelines: {name: {...}}`` or a single ``pipeline: {...}``."""
-    if not isinstance(data, dict):
-        return []
-    many = data.get("pipelines")
-    if isinstance(many, dict):
-        return [(("pipelines", name), p) for name, p in many.items() if isinstance(p, dict)]
-    single = data.get("pipeline")
-    return [(("pipeline",), single)] if isinstance(single, dict) else []
-
-
-def _children(container: Any, base: JsonPath) -> Iterator[tuple[JsonPath, dict[str, Any], str | None]]:
-    """(path, item, key) for the dict items of a list, or of a mapping keyed by id."""
-    if isinstance(container, list):
-        for index, item in enumerate(container):
-            if isinstance(item, dict):
-                yield (*base, index), item, None
-    elif isinstance(container, dict):
-        for key, item in container.items():
-            if isinstance(item, dict):
-                yield (*base, key), item, key
-
-
-def _phases(pipeline_path: JsonPath, pipeline: dict[str, Any]) -> Iterator[tuple[int | None, JsonPath, dict[str, Any]]]:
-    for path, phase, _key in _children(pipeline.get("phases"), (*pipeline_path, "phases")):
-        number = _number(phase.get("id"))
-        yield (number if number is not None else _number(phase.get("sequence"))), path, phase
-
-
-def check_current_phase(ctx: Context) -> list[Finding]:
-    mine = _number(ctx.recovery.get("current_phase"))
-    if mine is None:
-        return []
-    declared = [
-        (_number(p.get("current_phase")), path, p) for path, p in _pipelines(ctx.doc.data) if "current_phase" in p
-    ]
-    numbers = {number for number, _path, _p in declared}
-    if len(numbers) != 1 or None in numbers:
-        return []
-    theirs, path, pipeline = declared[0]
-    if theirs == mine:
-        return []
-    phase = next((ph for number, _pp, ph in _phases(path, pipeline) if number == theirs), None)
-    about = ""
-    if phase is not None and isinstance(phase.get("name"), str):
-        about = f" (phase {theirs} is {_shown(phase['name'])}"
-        about += f", {phase['status']})" if isinstance(phase.get("status"), str) else ")"
-    others = f"; the other {len(declared) - 1} pipeline(s) agree" if len(declared) > 1 else ""
-    return [
-        ctx.finding(
-            CURRENT_PHASE,
-            (*RS, "current_phase"),
-            f"`recovery_state.current_phase` is {mine}, but {_at(ctx.doc, (*path, 'current_phase'))} is "
-            f"{theirs}{about}{others}",
-            f"Set current_phase to {theirs} and current_phase_name to that phase's name, or correct the "
-            "pipeline's current_phase if that one is wrong.",
-        )
-    ]
-
-
-# --- S007-S010: quality_trajectory ------------------------------------------------------------
+def _name_key(name: str) -> str:
+    """``"System Validation (COMPLETE)"`` and ``"Phase 6: System validation"`` -> ``system validation``."""
+    text = _NAME_LABEL.sub("", _NAME_NOTE.sub(" ", name))
+    return " ".join(re.findall(r"[0-9a-z]+", text.casefold()))
 
 
 @dataclass(frozen=True)
-class Gate:
-    """One gate of the ``quality_gates`` section."""
+class StatePhase:
+    """The phase the compared pipelines are at, and the values of `current_phase` consistent with it."""
 
-    id: str
-    path: JsonPath
-    status: str
-    history_path: JsonPath | None
-    iterations: int | None  # None: the section does not say
-    scores: list[float] | None  # None: not every iteration has a numeric score
+    number: int  # the declared current phase
+    accepted: frozenset[int]
+    evidence: str  # where the state says so, for a message
+    phase: state.Phase | None  # the phase itself, when the pipeline lists it
 
 
-def _gate_history(gate: dict[str, Any], path: JsonPath) -> tuple[JsonPath | None, int | None, list[float] | None]:
-    for key in ("iteration_history", "iterations"):
-        history = gate.get(key)
-        if isinstance(history, list):
-            items = [item for item in history if isinstance(item, dict)]
-            scores = [_score(item.get("score")) for item in items]
-            numeric = [s for s in scores if s is not None]
-            complete = len(items) == len(history) and len(numeric) == len(history)
-            return (*path, key), len(history), numeric if complete else None
-    count = _number(gate.get("iterations", gate.get("iterations_completed")))
-    return None, count, None
+def _accepted(pipeline: state.Pipeline) -> frozenset[int]:
+    """Phase 0 while nothing has started means "none started" (phase ids start at 1): the section may
+    name 0 or the phase about to begin."""
+    number = pipeline.current_phase
+    if number is None:
+        return frozenset()
+    if number == 0 and pipeline.phase(0) is None and pipeline.not_started():
+        first = min((phase.number for phase in pipeline.phases if phase.number is not None), default=1)
+        return frozenset({0, first})
+    return frozenset({number})
 
 
-def gates_view(data: Any) -> list[Gate]:
-    """The gates of ``quality_gates``, in file order.
+def _declared_at(ctx: Context, pipeline: state.Pipeline) -> str:
+    assert pipeline.current_phase_path is not None
+    where = f"{_at(ctx.doc, pipeline.current_phase_path)} is {pipeline.current_phase}"
+    accepted = _accepted(pipeline)
+    if len(accepted) > 1:
+        first = max(accepted)
+        phase = pipeline.phase(first)
+        about = f" {_shown(phase.name)}" if phase is not None and phase.name else ""
+        return f"{where}: no phase has started yet, the next is phase {first}{about}"
+    phase = pipeline.phase(pipeline.current_phase) if pipeline.current_phase is not None else None
+    if phase is not None and phase.name:
+        status = f", {phase.status}" if phase.status else ""
+        return f"{where} (phase {phase.number} is {_shown(phase.name)}{status})"
+    return where
 
-    Three shapes occur: a mapping by gate id, a list of ``{id, ...}``, and a mapping whose
-    ``gates`` key holds that list (beside settings such as ``threshold``).
-    """
-    section = data.get("quality_gates") if isinstance(data, dict) else None
-    base: JsonPath = ("quality_gates",)
-    if isinstance(section, dict) and isinstance(section.get("gates"), list):
-        section, base = section["gates"], ("quality_gates", "gates")
-    gates = []
-    for path, gate, key in _children(section, base):
-        gate_id = gate.get("id") if isinstance(gate.get("id"), str) else key
-        if not gate_id:
-            continue
-        history_path, iterations, scores = _gate_history(gate, path)
-        gates.append(Gate(gate_id, path, _status(gate.get("status")), history_path, iterations, scores))
-    return gates
+
+def _state_phase(ctx: Context, compared: Compared) -> tuple[StatePhase | None, list[state.Pipeline]]:
+    """The phase the state is at when the compared pipelines say it unambiguously; else (None, the
+    pipelines that declare a phase)."""
+    declared = [p for p in compared.pipelines if p.current_phase_path is not None]
+    if not declared or any(p.current_phase is None for p in declared):
+        return None, []
+    accepted = {_accepted(p) for p in declared}
+    if len(accepted) != 1:
+        return None, declared
+    first = declared[0]
+    assert first.current_phase is not None
+    evidence = f"{_declared_at(ctx, first)} ({_which(ctx, compared)}"
+    evidence += f"; the other {len(declared) - 1} agree)" if len(declared) > 1 else ")"
+    return StatePhase(first.current_phase, accepted.pop(), evidence, first.phase(first.current_phase)), declared
+
+
+def _name_owners(name: str, pipelines: list[state.Pipeline]) -> set[int]:
+    """The numbers of the phases whose name ``name`` is (each part of ``"A / B"`` counts)."""
+    keys = {_name_key(part) for part in name.split(" / ")} - {""}
+    return {
+        ph.number
+        for p in pipelines
+        for ph in p.phases
+        if ph.number is not None and ph.name and _name_key(ph.name) in keys
+    }
+
+
+def _name_problem(ctx: Context, accepted: frozenset[int], pipelines: list[state.Pipeline], what: str) -> str:
+    """Why `current_phase_name` is the name of another phase than ``accepted`` ("" when it is not)."""
+    name = ctx.recovery.get("current_phase_name")
+    if not isinstance(name, str) or not name.strip():
+        return ""
+    owners = _name_owners(name, pipelines)
+    if not owners or owners & accepted:
+        return ""
+    others = sorted(owners)
+    phases = [ph for p in pipelines for ph in p.phases if ph.number in others and ph.name]
+    listed = ", ".join(_phase_at(ctx, ph) for ph in phases[:2])
+    return f"`recovery_state.current_phase_name` {_shown(name.strip())} is the name of {listed}, not of {what}"
+
+
+def _activity_problem(ctx: Context, accepted: frozenset[int], what: str) -> str:
+    activity = ctx.recovery.get("current_activity")
+    if not isinstance(activity, str):
+        return ""
+    match = _ACTIVITY_PHASE.match(activity)
+    if match is None or int(match.group(1)) in accepted:
+        return ""
+    return (
+        f"`recovery_state.current_activity` {_shown(activity.strip()[:60])} is about phase {match.group(1)}, not {what}"
+    )
+
+
+def check_current_phase(ctx: Context) -> list[Finding]:
+    mine = phase_number(ctx.recovery.get("current_phase"))
+    if mine is None or isinstance(ctx.recovery.get("current_phase"), str):
+        return []
+    compared = _compared(ctx.doc)
+    at, declared = _state_phase(ctx, compared)
+    problems: list[tuple[str, JsonPath]] = []
+    if at is not None:
+        if mine not in at.accepted:
+            problems.append((f"`recovery_state.current_phase` is {mine}, but {at.evidence}", (*RS, "current_phase")))
+        what = f"phase {at.number}" if len(at.accepted) == 1 else f"phase {max(at.accepted)}, the next to begin"
+        if not problems:  # the number agrees: say where the phase comes from
+            what += f" ({_which(ctx, compared)})"
+        accepted = at.accepted
+    elif declared:
+        # The pipelines disagree and nothing says which one the section follows: a phase none of them is at.
+        if any(mine in _accepted(p) for p in declared):
+            return []
+        listed = "; ".join(f"{_declared_at(ctx, p)}" for p in declared[:_LISTED])
+        problems.append(
+            (
+                f"`recovery_state.current_phase` is {mine}, but no pipeline is at phase {mine}: {listed} "
+                "(the pipelines disagree and no `current_pipeline` says which one the workflow is on)",
+                (*RS, "current_phase"),
+            )
+        )
+        what, accepted = f"phase {mine}", frozenset({mine})
+    else:
+        # No pipeline declares its phase: the section's own number is the one to agree with.
+        what, accepted = f"phase {mine}, the `current_phase` of the section", frozenset({mine})
+    pipelines = compared.pipelines
+    for problem, path in (
+        (_name_problem(ctx, accepted, pipelines, what), (*RS, "current_phase_name")),
+        (_activity_problem(ctx, accepted, what), (*RS, "current_activity")),
+    ):
+        if problem:
+            problems.append((problem, path))
+    if not problems:
+        return []
+    target = f"{max(accepted)}" if at is not None else ""
+    fix = (
+        f"Set current_phase to {target}, and current_phase_name and current_activity to that phase's, or correct "
+        "the pipeline's current_phase if that one is wrong."
+        if at is not None
+        else "Make current_phase, current_phase_name and current_activity name the phase the workflow is in."
+    )
+    return [ctx.finding(CURRENT_PHASE, problems[0][1], "; ".join(p for p, _path in problems), fix)]
+
+
+# --- S007-S010: quality_trajectory ------------------------------------------------------------
 
 
 def _string_list(value: Any) -> list[str]:
@@ -809,12 +992,12 @@ def _comparable(trajectory: dict[str, Any], gates: list[Gate]) -> bool:
 
 def check_trajectory_gates(ctx: Context) -> list[Finding]:
     trajectory = ctx.trajectory
-    gates = gates_view(ctx.doc.data)
+    gates = state.gates(ctx.doc.data)
     if not isinstance(trajectory.get("gates_completed"), list) or not _comparable(trajectory, gates):
         return []
     completed = {_id(g) for g in _string_list(trajectory["gates_completed"])}
     remaining = {_id(g) for g in _string_list(trajectory.get("gates_remaining"))}
-    passed_missing = [g for g in gates if g.status in _PASSED and _id(g.id) not in completed]
+    passed_missing = [g for g in gates if g.status in PASSED_WORDS and _id(g.id) not in completed]
     open_listed = [g for g in gates if g.status in _GATE_OPEN and _id(g.id) in completed]
     findings = []
     path = (*QT, "gates_completed")
@@ -854,7 +1037,7 @@ def _history_key(history: dict[str, Any], gate_id: str) -> str | None:
 
 def _score_problem(mine: Any, gate: Gate, where: str) -> str | None:
     assert gate.scores is not None
-    mine_scores = [_score(v) for v in mine] if isinstance(mine, list) else None
+    mine_scores = [score_value(v) for v in mine] if isinstance(mine, list) else None
     if mine_scores is None or None in mine_scores:
         return None
     values = [v for v in mine_scores if v is not None]
@@ -869,7 +1052,7 @@ def _score_problem(mine: Any, gate: Gate, where: str) -> str | None:
 
 def check_trajectory_scores(ctx: Context) -> list[Finding]:
     history = ctx.trajectory.get("score_history")
-    gates = gates_view(ctx.doc.data)
+    gates = state.gates(ctx.doc.data)
     if not isinstance(history, dict) or not _comparable(ctx.trajectory, gates):
         return []
     findings = []
@@ -904,13 +1087,14 @@ def check_trajectory_scores(ctx: Context) -> list[Finding]:
 
 
 def check_trajectory_iterations(ctx: Context) -> list[Finding]:
-    used = _number(ctx.trajectory.get("total_iterations_used"))
-    gates = gates_view(ctx.doc.data)
+    used = ctx.trajectory.get("total_iterations_used")
+    used = used if isinstance(used, int) and not isinstance(used, bool) else None
+    gates = state.gates(ctx.doc.data)
     if used is None or not gates or not _comparable(ctx.trajectory, gates):
         return []
     counts = []
     for gate in gates:
-        if gate.iterations is None and gate.status not in _GATE_NOT_STARTED:
+        if gate.iterations is None and gate.status not in NOT_STARTED_WORDS:
             return []  # a started gate that does not say how many iterations it ran
         counts.append((gate.id, gate.iterations or 0))
     total = sum(n for _gate_id, n in counts)
@@ -929,7 +1113,7 @@ def check_trajectory_iterations(ctx: Context) -> list[Finding]:
 
 
 def check_trajectory_open(ctx: Context) -> list[Finding]:
-    if _status(ctx.recovery.get("workflow_status")) != "COMPLETE":
+    if normalize_status(ctx.recovery.get("workflow_status")) != "COMPLETE":
         return []
     remaining = _string_list(ctx.trajectory.get("gates_remaining"))
     current = ctx.trajectory.get("current_gate")
@@ -965,12 +1149,12 @@ class Agent:
 def agents_view(data: Any) -> list[Agent]:
     """Every agent of every phase of every pipeline that has an id and a status."""
     agents = []
-    for pipeline_path, pipeline in _pipelines(data):
-        for _phase_number, phase_path, phase in _phases(pipeline_path, pipeline):
-            for path, agent, key in _children(phase.get("agents"), (*phase_path, "agents")):
+    for pipeline in state.pipelines(data):
+        for phase in pipeline.phases:
+            for path, agent, key in state.children(phase.data.get("agents"), (*phase.path, "agents")):
                 agent_id = agent.get("id") if isinstance(agent.get("id"), str) else key
                 if agent_id and isinstance(agent.get("status"), str):
-                    agents.append(Agent(agent_id, _status(agent["status"]), (*path, "status")))
+                    agents.append(Agent(agent_id, normalize_status(agent["status"]), (*path, "status")))
     return agents
 
 
@@ -1011,7 +1195,7 @@ def check_summaries_missing(ctx: Context) -> list[Finding]:
     have = {_id(key) for key in summaries}
     missing: dict[str, Agent] = {}
     for agent in agents_view(ctx.doc.data):
-        if agent.status in _AGENT_DONE and _id(agent.id) not in have:
+        if agent.status in PASSED_WORDS and _id(agent.id) not in have:
             missing.setdefault(_id(agent.id), agent)
     if not missing:
         return []
@@ -1024,6 +1208,192 @@ def check_summaries_missing(ctx: Context) -> list[Finding]:
             f"{_some(listed)}",
             'Add one line per completed agent, keyed by its id: `agent-id: "DONE. Key result."`.',
             key=True,
+        )
+    ]
+
+
+# --- S014: the position a v1.0 section's prose states ------------------------------------------
+
+V1_FIELDS = ("current_state", "next_step")
+_PHASE_N = r"phase[\s_-]*(\d+)(?![0-9a-z])"
+# "Workflow not started", "Workflow initialized": nothing has started yet.
+_SAYS_NOT_STARTED = re.compile(
+    r"\A\W*(?:not\s+(?:yet\s+)?started|initiali[sz]ed)\b"
+    r"|\b(?:workflow|orchestration)\s+(?:is\s+|has\s+|was\s+)?(?:not\s+(?:yet\s+)?started|(?:been\s+)?initiali[sz]ed)\b",
+    re.IGNORECASE,
+)
+# Words of progress: prose that also reports them is not a "nothing has started" statement.
+_PROGRESS = re.compile(
+    r"\b(?:complete|completed|done|passed|finished|in[\s_-]progress|running|started\s+phase)\b", re.I
+)
+# "ready to execute Phase 2", "about to start phase 2", "Phase 2 READY to execute", "Next: Phase 2".
+_SAYS_ABOUT_TO = re.compile(
+    rf"\b(?:ready|about)\s+to\s+(?:begin|start|execute|run|launch)\s+(?:the\s+)?{_PHASE_N}"
+    rf"|\b{_PHASE_N}\s+(?:is\s+)?ready\s+to\s+(?:begin|start|execute|run|launch)\b"
+    rf"|\bnext(?:\s+step)?\s*:\s*(?:(?:execute|start|begin|run|launch)\s+)?(?:the\s+)?{_PHASE_N}",
+    re.IGNORECASE,
+)
+# A next_step that is the start of a phase: "Execute Phase 1 agents".
+_NEXT_STEP_STARTS = re.compile(rf"\A\W*(?:execute|start|begin|run|launch)\s+(?:the\s+)?{_PHASE_N}", re.I)
+_SAYS_WORKFLOW_COMPLETE = re.compile(
+    r"\b(?:workflow|orchestration)\s+(?:is\s+)?(?:complete|completed|finished|done)\b", re.IGNORECASE
+)
+_SAYS_ALL_PHASES_COMPLETE = re.compile(
+    r"\ball\s+(?:\d+\s+)?phases\s+(?:are\s+)?(?:complete|completed|done|finished)\b", re.IGNORECASE
+)
+# A completion that is a condition or an order, not a statement: "when the workflow is complete",
+# "mark the workflow complete".
+_NOT_A_STATEMENT = re.compile(
+    r"\b(?:when|until|once|after|before|if|unless|mark|set|declare|flag|make|then|not)\W+(?:\w+\W+){0,2}\Z",
+    re.IGNORECASE,
+)
+_QUOTED = 100  # characters of prose a message quotes
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a v1.0 field states: ``not-started``, ``about-to`` (phase ``phase``) or ``complete``."""
+
+    field: str
+    kind: str
+    text: str
+    start: int
+    end: int
+    phase: int | None = None
+    all_phases: bool = False
+
+
+def _claims(field: str, text: str) -> list[Claim]:
+    """The clear statements of position in ``text``: the phase about to begin first (the most precise),
+    then "not started", then "complete"."""
+    found: list[Claim] = []
+    matches = list(_SAYS_ABOUT_TO.finditer(text))
+    if field == "next_step" and (first := _NEXT_STEP_STARTS.match(text)):
+        matches.insert(0, first)
+    for m in matches:
+        number = int(next(group for group in m.groups() if group is not None))
+        found.append(Claim(field, "about-to", text, m.start(), m.end(), number))
+    match = _SAYS_NOT_STARTED.search(text)
+    if match and not _PROGRESS.search(text):
+        found.append(Claim(field, "not-started", text, match.start(), match.end()))
+    for pattern, every_phase in ((_SAYS_WORKFLOW_COMPLETE, False), (_SAYS_ALL_PHASES_COMPLETE, True)):
+        for m in pattern.finditer(text):
+            if not _NOT_A_STATEMENT.search(text[max(0, m.start() - 30) : m.start()]):
+                found.append(Claim(field, "complete", text, m.start(), m.end(), all_phases=every_phase))
+                break
+    return found
+
+
+def _quote(claim: Claim) -> str:
+    text = " ".join(claim.text.split())
+    if len(text) <= _QUOTED:
+        return _shown(text)
+    flat = " ".join(claim.text[: claim.start].split())
+    start = max(0, min(len(flat) - 20, len(text) - _QUOTED))
+    excerpt = text[start : start + _QUOTED].strip()
+    return _shown(("…" if start else "") + excerpt + ("…" if start + _QUOTED < len(text) else ""))
+
+
+def _phase_is(ctx: Context, phase: state.Phase) -> str:
+    """``phase 1 "Research" (`pipelines.main.phases[0]` on line 30) is COMPLETE``."""
+    name = f" {_shown(phase.name)}" if phase.name else ""
+    return f"phase {phase.number}{name} ({_at(ctx.doc, phase.path)}) is {phase.status}"
+
+
+def _started(phase: state.Phase) -> bool:
+    return phase.status in PASSED_WORDS or phase.status in RUNNING_WORDS
+
+
+def _long_complete(pipeline: state.Pipeline, phase: state.Phase) -> bool:
+    """Complete, and the pipeline has moved on: a later phase started, or its current phase is later."""
+    if phase.status not in PASSED_WORDS or phase.number is None:
+        return False
+    if pipeline.current_phase is not None and pipeline.current_phase > phase.number:
+        return True
+    return any(_started(p) for p in pipeline.phases if p.number is not None and p.number > phase.number)
+
+
+@dataclass(frozen=True)
+class _V1State:
+    workflow: str  # the v2.0 enum value `workflow.status` means, "" when unknown
+    workflow_at: str
+    compared: Compared
+
+
+def _contradiction(ctx: Context, claim: Claim, st: _V1State) -> str:
+    """What in the state contradicts ``claim`` ("" when nothing clearly does)."""
+    pipelines = st.compared.pipelines
+    phases = [(p, ph) for p in pipelines for ph in p.phases]
+    which = f" ({_which(ctx, st.compared)})" if len(pipelines) > 1 or st.compared.named_by else ""
+    if claim.kind == "not-started":
+        started = [ph for _p, ph in phases if _started(ph)]
+        if st.workflow == "COMPLETE":
+            done = [ph for ph in started if ph.status in PASSED_WORDS]
+            tail = f" and {_phase_is(ctx, done[-1])}{which}" if done else ""
+            return f"{st.workflow_at} is COMPLETE{tail}"
+        if started:
+            return f"{_phase_is(ctx, started[-1])}{which}"
+        return ""
+    if claim.kind == "about-to":
+        named = [(p, ph) for p, ph in phases if ph.number == claim.phase]
+        if st.workflow == "COMPLETE":
+            done = [ph for _p, ph in named if ph.status in PASSED_WORDS]
+            tail = f" and {_phase_is(ctx, done[0])}{which}" if done else ""
+            return f"{st.workflow_at} is COMPLETE{tail}"
+        if named and all(_long_complete(p, ph) for p, ph in named):
+            pipeline, phase = named[0]
+            number = claim.phase or 0
+            later = [ph for ph in pipeline.phases if ph.number is not None and ph.number > number and _started(ph)]
+            moved = f", and {_phase_is(ctx, later[-1])}" if later else ""
+            return f"{_phase_is(ctx, phase)}{moved}{which}"
+        return ""
+    # "complete": only against a workflow that is still live with work left, or declares itself live.
+    if st.workflow == "COMPLETE":
+        return ""
+    unfinished = [ph for _p, ph in phases if ph.status in RUNNING_WORDS or ph.status in NOT_STARTED_WORDS]
+    if claim.all_phases:
+        if not unfinished or st.workflow not in ("", *state.LIVE_STATUSES):
+            return ""
+        head = f"{st.workflow_at} is {st.workflow} and " if st.workflow else ""
+        return f"{head}{_phase_is(ctx, unfinished[0])}{which}"
+    if st.workflow in state.LIVE_STATUSES:
+        tail = f" and {_phase_is(ctx, unfinished[0])}{which}" if unfinished else ""
+        return f"{st.workflow_at} is {st.workflow}{tail}"
+    if not st.workflow and unfinished:
+        return f"{_phase_is(ctx, unfinished[0])}{which}"
+    return ""
+
+
+def check_v1_prose(ctx: Context) -> list[Finding]:
+    if ctx.version != "1.0":
+        return []
+    raw = ctx.doc.get(("workflow", "status"))
+    st = _V1State(workflow_meaning(raw), f"{_at(ctx.doc, ('workflow', 'status'))}", _compared(ctx.doc))
+    said: list[tuple[Claim, str]] = []
+    for field in V1_FIELDS:
+        text = ctx.section.get(field)
+        if not isinstance(text, str):
+            continue
+        for claim in _claims(field, text):
+            why = _contradiction(ctx, claim, st)
+            if why:
+                said.append((claim, why))
+                break
+    if not said:
+        return []
+    parts = [
+        f"`resumption.{claim.field}` on line {_line(ctx.doc, ('resumption', claim.field))} says {_quote(claim)}"
+        for claim, _why in said
+    ]
+    reasons = list(dict.fromkeys(why for _claim, why in said))
+    message = " and ".join(parts) + ", but " + "; and ".join(reasons)
+    return [
+        ctx.finding(
+            V1_PROSE,
+            ("resumption", said[0][0].field),
+            message,
+            "Rewrite current_state and next_step to say where the workflow is now (or correct the state if it is "
+            "the stale side); `ctxres migrate --write` turns the section into v2.0 with checked structured fields.",
         )
     ]
 
@@ -1044,6 +1414,7 @@ CHECKS: tuple[RuleCheck, ...] = (
     check_trajectory_open,
     check_summary_unfinished,
     check_summaries_missing,
+    check_v1_prose,
 )
 
 

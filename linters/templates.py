@@ -21,6 +21,7 @@ from ctxres.hooks.templates import (
     render_template2,
 )
 from ctxres.linters.registry import register
+from ctxres.orchestration import is_live
 from ctxres.resumption import detect_version
 
 TEMPLATE1_OVER = register(
@@ -81,9 +82,8 @@ def _template1_findings(doc: Document) -> list[Finding]:
     section = data.get("resumption") if isinstance(data, dict) else None
     if not isinstance(section, dict) or detect_version(section) != "2.0":
         return []
-    state = section.get("recovery_state")
-    if not isinstance(state, dict) or str(state.get("workflow_status", "")).upper() not in ("ACTIVE", "PAUSED"):
-        return []  # the prompt is only injected for a workflow that can be resumed
+    if not isinstance(section.get("recovery_state"), dict) or not is_live(data):
+        return []  # the prompt is only injected for a live workflow (ACTIVE or PAUSED), one that can be resumed
     plan = os.path.join(os.path.dirname(doc.path), "ORCHESTRATION_PLAN.md").replace(os.sep, "/")
     tokens = estimate_tokens(render_template1(data, plan_path=plan))
     if tokens <= TEMPLATE1_BUDGET[1]:

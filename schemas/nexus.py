@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -34,6 +34,14 @@ class ResumePhase(str, Enum):
     READY_FOR_IMPLEMENTATION = "ready-for-implementation"
     TESTING = "testing"
     REVIEW = "review"
+    COMPLETE = "complete"  # the finished project (real manifests; not in seed 004's list)
+
+
+# How real Nexus manifests say a project is finished (not in seed 004's phase list): `complete`
+# (an enum value), also written `COMPLETE`, `Complete`, `completed` (this pattern). A finished
+# manifest may list no file to load and may name its last task in words
+# (`current_task: "Project Complete"`); an unfinished one may not.
+FINISHED_PHASE_PATTERN = r"^([Cc]omplete|COMPLETE)([Dd])?$"
 
 
 class ResumeContext(StrictModel):
@@ -62,11 +70,18 @@ class ResumeContext(StrictModel):
     build_type: str | None = Field(None, description="Kind of build, for example `build`.")
     session_id: str | None = Field(None, description="Id of the session that last updated the manifest.")
     session_ids: list[str] | None = Field(None, description="Ids of every session that worked on the project.")
-    current_phase: ResumePhase = Field(description="Lifecycle phase of the project.")
+    current_phase: ResumePhase | Annotated[str, Field(pattern=FINISHED_PHASE_PATTERN)] = Field(
+        description="Lifecycle phase of the project; `complete` once the project is finished."
+    )
     next_action: str = Field(min_length=1, description="The skill to run on resume, for example `execute-project`.")
-    files_to_load: list[str] = Field(min_length=1, description="Files to load on resume, relative to the project.")
+    files_to_load: list[str] = Field(
+        description="Files to load on resume, relative to the project (or to the workspace root for "
+        "`00-system/...`, `02-projects/...`); at least one unless the project is finished."
+    )
     current_section: int | None = Field(None, ge=0, description="Current section number in steps.md.")
-    current_task: int | None = Field(None, ge=0, description="Current task number.")
+    current_task: int | str | None = Field(
+        None, description="Current task number (a finished project may name it in words, `Project Complete`)."
+    )
     total_tasks: int | None = Field(None, ge=0, description="Number of tasks in the plan.")
     tasks_completed: int | None = Field(None, ge=0, description="Number of tasks completed.")
     progress: str | None = Field(None, description="Progress in words, for example `14/40 tasks complete`.")
@@ -79,12 +94,44 @@ class ResumeContext(StrictModel):
             raise ValueError("a manifest needs `project_id` (or `build_id`)")
         if self.resume_schema_version is None and self.resume_version is None:
             raise ValueError("a manifest needs `resume_schema_version`")
+        if not isinstance(self.current_phase, ResumePhase) or self.current_phase is ResumePhase.COMPLETE:
+            return self  # finished: no file to load is needed, the last task may be named in words
+        if not self.files_to_load:
+            raise ValueError("`files_to_load` needs at least one file while the project is not finished")
+        if isinstance(self.current_task, str) or (self.current_task is not None and self.current_task < 0):
+            raise ValueError("`current_task` is a task number (>= 0) while the project is not finished")
         return self
 
     model_config = StrictModel.model_config | {
         "json_schema_extra": {
             "anyOf": [{"required": ["project_id", "project_name"]}, {"required": ["build_id", "build_name"]}],
-            "allOf": [{"anyOf": [{"required": ["resume_schema_version"]}, {"required": ["resume_version"]}]}],
+            "allOf": [
+                {"anyOf": [{"required": ["resume_schema_version"]}, {"required": ["resume_version"]}]},
+                {
+                    "if": {
+                        "properties": {
+                            "current_phase": {
+                                "type": "string",
+                                "pattern": FINISHED_PHASE_PATTERN,
+                                "description": "A finished project (`complete`, `COMPLETE`, `completed`).",
+                            }
+                        },
+                        "required": ["current_phase"],
+                    },
+                    "else": {
+                        "properties": {
+                            "files_to_load": {
+                                "minItems": 1,
+                                "description": "An unfinished project lists at least one file to load.",
+                            },
+                            "current_task": {
+                                "anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}],
+                                "description": "An unfinished project's current task is a number.",
+                            },
+                        }
+                    },
+                },
+            ],
         }
     }
 

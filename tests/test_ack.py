@@ -65,7 +65,7 @@ def test_ack_all_merges_both_in_order_and_check_is_clean_afterwards(
     assert run("--all", "--now", NOW) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == [
-        "using projects/PROJ-002/ORCHESTRATION.yaml (workflow ACTIVE)",
+        "using projects/PROJ-002/ORCHESTRATION.yaml: the only live workflow (status ACTIVE)",
         f"merged {CX1.as_posix()} as CX-001 into {ORCH.as_posix()}",
         f"merged {CX2.as_posix()} as CX-002 into {ORCH.as_posix()}",
         f"compaction_events.count: 0 -> 2; updated_at: {NOW}",
@@ -258,7 +258,10 @@ def test_no_active_workflow_is_a_usage_error(repo: Path, capsys: pytest.CaptureF
     path = repo / ORCH
     path.write_text(path.read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "COMPLETE"'))
     assert run("--now", NOW) == 2
-    assert "no ORCHESTRATION file under" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"ctxres ack: no live workflow under {repo.resolve()}: no ORCHESTRATION file (examples and templates "
+        "aside) has workflow status ACTIVE or PAUSED; name one with --file\n"
+    )
     assert run("--file", str(ORCH), "--now", NOW) == 0  # named explicitly, any status is fine
 
 
@@ -272,8 +275,8 @@ def test_the_most_recently_modified_active_workflow_is_chosen_and_named(
     assert run("--now", NOW) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (
-        "using projects/PROJ-003/ORCHESTRATION.yaml (workflow PAUSED; the most recently modified of 2 active "
-        "workflows, also: projects/PROJ-002/ORCHESTRATION.yaml)"
+        "using projects/PROJ-003/ORCHESTRATION.yaml: the most recently modified of 2 live workflows (status "
+        "PAUSED); also live: projects/PROJ-002/ORCHESTRATION.yaml"
     )
 
 

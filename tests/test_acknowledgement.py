@@ -34,20 +34,33 @@ def _copy(case: str, tmp_path: Path) -> Path:
     return target
 
 
-def test_corpus_v2_file_gets_exactly_its_count_mismatch() -> None:
-    """count: 6 with one event of another shape: one A001 at the `count` line, no follow-ups."""
+def test_corpus_v2_file_count_explained_by_an_event_of_another_shape_is_one_c007() -> None:
+    """count: 6 with one event of another shape (`compactions: 6`): the C007 on the event is the one
+    error; A001 does not report the same root cause again."""
     path = CORPUS / "orchestration" / SECTION_023
     report = engine.run([path], Config(root=CORPUS), cwd=CORPUS)
-    found = _a(report.findings)
-    assert [(f.code, f.position.line, f.position.col) for f in found] == [("A001", 333, 12)]
-    assert "is 6 but `events` has 1 entry" in found[0].message
-    assert found[0].json_path == "$.resumption.compaction_events.count"
-    assert "set `count: 1`" in found[0].fix
+    assert _a(report.findings) == []
+    assert [(f.code, f.position.line) for f in report.findings if f.code == "C007" and f.position.line == 335] == [
+        ("C007", 335)
+    ]
 
 
-def test_corpus_has_no_other_acknowledgement_findings() -> None:
+def test_corpus_has_no_acknowledgement_findings() -> None:
     report = engine.run([CORPUS], Config(root=CORPUS), cwd=CORPUS)
-    assert [(Path(f.path).name, f.code) for f in _a(report.findings)] == [(SECTION_023, "A001")]
+    assert [(Path(f.path).name, f.code) for f in _a(report.findings)] == []
+
+
+def test_count_below_the_well_formed_events_is_still_a001_beside_an_odd_event(tmp_path: Path) -> None:
+    repo = _copy("A001/good", tmp_path)
+    orchestration = repo / "ORCHESTRATION.yaml"
+    text = orchestration.read_text()
+    odd = '      - session: "s-1"\n        compactions: 3\n'
+    orchestration.write_text(text.replace("    count: 1\n", "    count: 0\n") + odd)
+    found = _check(repo)
+    assert [f.code for f in _a(found)] == ["A001"] and "is 0 but `events` has 2 entries" in _a(found)[0].message
+    # The same odd event with a count it may explain: only the C007.
+    orchestration.write_text(text.replace("    count: 1\n", "    count: 4\n") + odd)
+    assert [f.code for f in _check(repo)] == ["C007"]
 
 
 def test_events_of_another_shape_produce_no_follow_up_findings(tmp_path: Path) -> None:

@@ -415,3 +415,139 @@ def test_an_executing_run_without_its_artifacts_is_sent_back_to_produce_them(
     _code, out, _err = _runs(capsys, "--root", str(tmp_path))
     assert "- re-run the step that produces the missing plan.md, then resume phase 2" in out
     assert "task-graph.json has no `tasks` list: task states cannot be derived" in out
+
+
+# ------------------------------------------------------------------ the agent pack's vocabulary (issue 13, item 9)
+
+PACK = FIXTURES / "agent-memory" / "pack-vocabulary"
+PACK_RUN_ID = "20260301-0900-invoice-export"
+PACK_RUN = PACK / ".agent-memory" / "runs" / PACK_RUN_ID
+
+
+def test_the_pack_examples_claimed_implemented_verified_make_a_done_task() -> None:
+    """The pack's own example: claimed and implemented by the executor, verified by the verifier."""
+    graph = tasks(("T001", ()), ("T002", ()), ("T003", ()), ("T004", ()))
+    events = [
+        event("task-verified", "T001", "2024-01-15T11:00:00Z", "verifier"),  # another actor's log, read first
+        event("task-claimed", "T001", "2024-01-15T10:30:00Z"),
+        event("task-implemented", "T001", "2024-01-15T10:45:00Z"),
+    ]
+    states = [s.state for s in am.derive_states(graph, events)]
+    assert states == ["done", "pending", "pending", "pending"]
+    run = am.Run("r", "r", tasks=graph, events=events, artifacts=frozenset(am.CORE_ARTIFACTS))
+    status = am.assess(run, now=dt.datetime(2024, 1, 15, 12, tzinfo=dt.timezone.utc), stale_after=dt.timedelta(7))
+    assert (status.done, len(status.tasks), status.warnings) == (1, 4, [])
+    assert status.last_completed is not None and status.last_completed.task.id == "T001"
+
+
+def test_the_pack_failed_blocked_and_the_catalog_steps_map_to_states() -> None:
+    graph = tasks(("T1", ()), ("T2", ()), ("T3", ()), ("T4", ()), ("T5", ()))
+    events = [
+        event("task-claimed", "T1", "2026-01-15T10:00:00Z"),
+        event("task-failed", "T1", "2026-01-15T10:30:00Z", "verifier"),
+        event("task-blocked", "T2", "2026-01-15T10:00:00Z"),
+        event("task-verified", "T3", "2026-01-15T10:00:00Z", "verifier"),
+        event("task-completed", "T3", "2026-01-15T10:05:00Z", "orchestrator"),  # the catalog's final step: still done
+        event("task-verified", "T4", "2026-01-15T10:00:00Z", "verifier"),
+        event("task-claimed", "T4", "2026-01-15T10:20:00Z"),  # claimed again after verification: rework
+        event("task-ready", "T5", "2026-01-15T10:00:00Z", "orchestrator"),
+    ]
+    states = {s.task.id: s.state for s in am.derive_states(graph, events)}
+    assert states == {"T1": "failed", "T2": "blocked", "T3": "done", "T4": "in_progress", "T5": "pending"}
+    assert am.impossible_transitions(events) == []
+
+
+def test_events_stamped_with_the_same_instant_take_the_later_lifecycle_step() -> None:
+    graph = tasks(("T1", ()))
+    events = [
+        event("task-verified", "T1", "2026-01-15T10:00:00Z", "a-verifier"),  # sorts first by path
+        event("task-claimed", "T1", "2026-01-15T10:00:00Z", "executor"),
+    ]
+    assert [s.state for s in am.derive_states(graph, events)] == ["done"]
+
+
+def test_phase_complete_and_run_complete_are_read() -> None:
+    run = am.Run("r", "r", artifacts=frozenset(am.CORE_ARTIFACTS))
+    run.events = [
+        am.RunEvent(
+            "e",
+            1,
+            0,
+            "orchestrator",
+            "orchestrator",
+            "phase-complete",
+            "phase_complete",
+            None,
+            None,
+            None,
+            {"phase": 3},
+        )
+    ]
+    assert am.run_phase(run) == 3
+    finished = event("run-complete", None, "2026-01-15T12:00:00Z", "orchestrator")
+    assert am.is_complete([finished]) and am.run_phase(am.Run("r", "r", events=[finished])) == 4
+    assert am.unmapped_events([*run.events, finished]) == []
+
+
+def test_unknown_event_types_and_events_without_a_type_are_listed_not_silently_dropped() -> None:
+    known = [event(kind, "T1", "2026-01-15T10:00:00Z") for kind in ("task-claimed", "escalation", "execution_error")]
+    unknown = event("task-done", "T1", "2026-01-15T10:10:00Z", line=2)
+    untyped = event("", "T1", "2026-01-15T10:20:00Z", line=3)
+    assert am.unmapped_events([*known, unknown, untyped]) == [unknown, untyped]
+    assert am.describe_unmapped(unknown) == (
+        "event type 'task-done' for task T1 is in neither seed 003's nor the agent pack's vocabulary: ignored, "
+        "the state of task T1 may be wrong"
+    )
+    assert am.describe_unmapped(untyped) == (
+        "an event for task T1 without `event_type` is ignored: the state of task T1 may be wrong"
+    )
+
+
+def test_runs_reports_the_pack_run_with_its_verified_task_done(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(PACK)
+    monkeypatch.setenv("CTXRES_NOW", "2026-03-01T11:00:00Z")
+    code, out, _err = _runs(capsys, "--output-format", "json")
+    assert code == 0
+    report = json.loads(out)["run"]
+    assert {t["id"]: t["state"] for t in report["tasks"]} == {
+        "T001": "done",
+        "T002": "failed",
+        "T003": "blocked",
+        "T004": "pending",
+    }
+    assert (report["done"], report["total"], report["warnings"]) == (1, 4, [])
+    assert report["last_completed"] == {"id": "T001", "title": "Write the CSV writer"}
+
+
+def test_runs_warns_about_unknown_event_types_and_events_without_a_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copytree(PACK / ".agent-memory", tmp_path / ".agent-memory")
+    log = tmp_path / ".agent-memory" / "runs" / PACK_RUN_ID / "events" / "executor" / "20260301-0930.jsonl"
+    with log.open("a") as handle:
+        handle.write(
+            '{"event_type": "task-done", "task_id": "T004", "timestamp": "2026-03-01T10:55:00Z", "actor": "executor"}\n'
+        )
+        handle.write('{"task_id": "T004", "timestamp": "2026-03-01T10:56:00Z", "actor": "executor"}\n')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CTXRES_NOW", "2026-03-01T11:00:00Z")
+    _code, out, _err = _runs(capsys)
+    where = f".agent-memory/runs/{PACK_RUN_ID}/events/executor/20260301-0930.jsonl"
+    lines = out.splitlines()
+    assert (
+        f"- {where}:6: event type 'task-done' for task T004 is in neither seed 003's nor the agent pack's "
+        "vocabulary: ignored, the state of task T004 may be wrong"
+    ) in lines
+    assert (
+        f"- {where}:7: an event for task T004 without `event_type` is ignored: the state of task T004 may be wrong"
+        in lines
+    )
+    assert "- T004  pending      Document the export" in lines
+    findings = _check(tmp_path)
+    assert sorted(findings) == [("20260301-0930.jsonl", 6, "M011"), ("20260301-0930.jsonl", 7, "C001")]
+
+
+def test_the_pack_vocabulary_fixture_is_clean() -> None:
+    assert _check(PACK) == []

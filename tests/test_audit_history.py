@@ -12,16 +12,24 @@ PROJ-003, 3 transitions: 97b10396 started phase 1, completed its four agents and
 0.925 score, and 66652b24 moved to the supplemental pass (three agents COMPLETE_SUPPLEMENTAL,
 6 critic iterations, score 0.925 -> 0.953) -- both with the v1 section untouched: stale.
 4a4ab9e5 completed the workflow and rewrote the section: not stale.
+Re-reviewed for issue 12 (generic state: removed/added state keys, blocked_by, score lists): the
+verdicts are unchanged; 66652b24 also lists `supplemental_pass.status: (absent) -> COMPLETE` (a key
+added to an existing agent), and 4a4ab9e5 (not stale) also lists the phases' and groups'
+`blocked_by` cleared or removed.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+
+from ctxres.loading import Format, parse_text
+from ctxres.statediff import moved_state
 
 from .conftest import CORPUS
 from .test_stale_git import GitRepo
@@ -186,3 +194,31 @@ def test_usage_errors_exit_2_with_one_line(history: History, args: list[str], me
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == f"ctxres audit-history: error: {message}\n"
+
+
+def _data(version: Path) -> object:
+    document = parse_text(version.name, "orchestration", Format.YAML, version.read_text("utf-8")).document
+    assert document is not None
+    return document.data
+
+
+@pytest.mark.parametrize(
+    ("project", "path", "expected"),
+    [
+        ("PROJ-001-oss-release", P1_PATH, []),
+        ("PROJ-003-je-ne-sais-quoi", P3_PATH, ["20260219T153958Z-97b10396.yaml", "20260219T172440Z-66652b24.yaml"]),
+    ],
+)
+def test_flagged_exactly_where_state_moved_and_the_section_was_not_rewritten(
+    history: History, project: str, path: str, expected: list[str]
+) -> None:
+    _code, files = audit_json(history, path)
+    flagged = stale_versions(history, files[path])
+    assert flagged == expected
+    versions = sorted((HISTORY / project).glob("*.yaml"))
+    for old, new in itertools.pairwise(versions):
+        old_data, new_data = _data(old), _data(new)
+        assert isinstance(old_data, dict) and isinstance(new_data, dict)
+        rewritten = old_data["resumption"] != new_data["resumption"]
+        assert moved_state(old_data, new_data), new.name  # every real commit moved the state
+        assert (new.name in flagged) is (not rewritten), new.name

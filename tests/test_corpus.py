@@ -38,8 +38,9 @@ def _in(report: Report, name: str) -> list[Finding]:
 
 def test_every_artifact_is_checked(report: Report) -> None:
     # 12 orchestration-like files + 12 history versions, 10 checkpoints, 7 resume-context.md,
-    # 3 precompact states, 1 rule file (CLAUDE.md; the other rule files have names no default pattern knows)
-    assert report.files_checked == 45
+    # 3 precompact states, 3 rule files (CLAUDE.md, plus coding-standards.md and quality-enforcement.md,
+    # found by their L2-REINJECT markers)
+    assert report.files_checked == 47
 
 
 def test_every_finding_is_located(report: Report) -> None:
@@ -73,8 +74,8 @@ def test_v2_compaction_events_of_another_shape_reported_once_each(report: Report
         for f in _in(report, "023-PROJ-004-context-resilience--feat001-impl-20260220-001.yaml")
         if "compaction_events" in f.json_path
     ]
-    # the event of another shape once, and the count that disagrees with the one event once
-    assert [(f.code, f.position.line) for f in resilience] == [("A001", 333), ("C007", 335)]
+    # the event of another shape once; the count that the odd event may explain is not reported again
+    assert [(f.code, f.position.line) for f in resilience] == [("C007", 335)]
 
 
 def test_v2_list_items_of_another_type_reported_once(report: Report) -> None:
@@ -130,12 +131,14 @@ def test_no_finding_is_repeated(report: Report) -> None:
 def test_noise_budget(report: Report) -> None:
     """Real files are messy; the corpus must not drown in findings (each one reviewed by hand)."""
     by_code = Counter(f.code for f in report.findings)
-    assert report.errors == 26, by_code
-    assert report.warnings == 52, by_code
+    assert report.errors == 23, by_code
+    assert report.warnings == 65, by_code
     # Nexus: 7 manifests list files that are not in the (partial) corpus copy, 2 legacy _resume.md,
     # 2 versions written as numbers, 1 manifest that carries content instead of listing files
     assert (by_code["N007"], by_code["N009"], by_code["N002"], by_code["N008"]) == (7, 2, 2, 1)
-    assert by_code["R004"] == 1  # CLAUDE.md's marker declares no tokens
+    # markers that declare no tokens: CLAUDE.md's one, and 9 in the two rules files found by their markers
+    assert by_code["R004"] == 10
+    assert by_code["R005"] == 2  # ranks used as tiers: a warning
     assert by_code["V001"] == 20  # one migrate hint per v1.0 section (8 files + 12 history versions)
 
 
@@ -144,9 +147,10 @@ def test_consistency_findings_on_the_corpus(report: Report) -> None:
     found = sorted((Path(f.path).name[:3], f.position.line, f.code) for f in report.findings if f.code[0] == "S")
     assert found == [
         ("003", 888, "S004"),
-        ("006", 774, "S004"),
+        ("006", 774, "S015"),
         ("008", 2611, "S004"),
-        ("014", 1096, "S004"),
+        ("008", 2708, "S014"),
+        ("014", 1096, "S015"),
         ("023", 262, "S006"),
         ("023", 268, "S003"),
         ("030", 875, "S004"),
@@ -154,4 +158,6 @@ def test_consistency_findings_on_the_corpus(report: Report) -> None:
         ("030", 943, "S012"),
         ("032", 579, "S005"),
         ("032", 625, "S012"),
+        ("202", 733, "S014"),  # history/PROJ-003 20260219T153958Z: "Workflow not started", phase 1 IN_PROGRESS
+        ("202", 738, "S014"),  # history/PROJ-003 20260219T172440Z: the same, hours later
     ]

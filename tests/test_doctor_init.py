@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ctxres.linters.cmd_init import TEMPLATE_PATH
 from ctxres.linters.layers import matcher_covers
+from ctxres.orchestration import PROTOCOL_DOCS_FOLDER, no_live_workflow
 
 from .conftest import ROOT
 
@@ -41,6 +43,27 @@ def test_init_then_doctor_reports_every_layer_present(repo: Path) -> None:
     assert ctxres("check", ".", cwd=repo).returncode == 0  # what init wrote is itself clean
     again = ctxres("init", cwd=repo)
     assert again.returncode == 0 and "Nothing to do" in again.stdout
+
+
+def test_doctor_names_the_live_workflow_and_never_fails_for_want_of_one(repo: Path) -> None:
+    assert ctxres("init", cwd=repo).returncode == 0
+    assert (repo / TEMPLATE_PATH).is_file() and TEMPLATE_PATH.startswith(PROTOCOL_DOCS_FOLDER + "/")
+    none = no_live_workflow(str(repo.resolve()))  # the template init wrote is an example, not a workflow
+    result = ctxres("doctor", cwd=repo)
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[-3:] == [f"workflow    none          {none}", "", "All layers present."]
+    report = json.loads(ctxres("doctor", "--output-format", "json", cwd=repo).stdout)
+    assert report["ok"] is True
+    assert report["workflow"] == {"path": None, "status": None, "others": [], "note": none}
+    workflow = (repo / TEMPLATE_PATH).read_text().replace("resumption:", "workflow:\n  status: PAUSED\nresumption:")
+    (repo / "ORCHESTRATION.yaml").write_text(workflow.replace('workflow_status: "ACTIVE"', 'workflow_status: "PAUSED"'))
+    result = ctxres("doctor", cwd=repo)
+    assert result.returncode == 0
+    assert (
+        "workflow    live          using ORCHESTRATION.yaml: the only live workflow (status PAUSED)\n" in result.stdout
+    )
+    report = json.loads(ctxres("doctor", "--output-format", "json", cwd=repo).stdout)
+    assert report["workflow"]["path"] == "ORCHESTRATION.yaml" and report["workflow"]["status"] == "PAUSED"
 
 
 @pytest.mark.parametrize(

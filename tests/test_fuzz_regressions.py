@@ -120,6 +120,6 @@ def test_ack_refuses_a_workflow_file_with_an_invalid_tagged_value(
     assert main(["ack", "--all", "--now", "2026-03-02T11:30:00Z", "--file", str(target)]) == 1
     err = capsys.readouterr().err
     assert "internal error" not in err
-    assert "has a v2.0 resumption section with workflow_status ACTIVE or PAUSED" in err
+    assert "no ORCHESTRATION file (examples and templates aside) has workflow status ACTIVE or PAUSED" in err
     assert "refused, nothing changed" in err and "a tagged value is invalid" in err
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before

@@ -392,6 +392,7 @@ def test_workflow_facts_of_the_v2_fixture() -> None:
     facts = monitor.workflow_facts(data)
     assert facts == {
         "status": "ACTIVE",
+        "live": True,  # decided at parse time: a cached prompt needs no workflow model
         "version": "2.0",
         "updated_at": "2026-02-17T11:45:00Z",
         "last_checkpoint": "CP-001",
@@ -554,3 +555,52 @@ def test_monitor_module_imports_only_cheap_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['ctxres.hooks.monitor']", "monitor.py imports only json/os/sys/contextlib at module level"
+
+
+# --------------------------------------------------------------------------- "from a previous phase" (seed 000)
+
+
+def test_the_phase_the_state_says_is_current_wins_over_the_sections() -> None:
+    """The section still says phase 2; the pipeline moved to phase 3 at 11:55. The section was written in
+    a previous phase: phase 3's start is the reference, not phase 2's (which would make it look FRESH)."""
+    data = {
+        "pipelines": {
+            "main": {
+                "current_phase": 3,
+                "phases": [
+                    {"id": 2, "status": "COMPLETE", "started_at": "2026-02-17T11:00:00Z"},
+                    {"id": 3, "status": "IN_PROGRESS", "started_at": "2026-02-17T11:55:00Z"},
+                ],
+            }
+        }
+    }
+    assert monitor.phase_started_at(data, 2) == "2026-02-17T11:55:00Z"
+    del data["pipelines"]["main"]["current_phase"]  # no position recorded: the running phase
+    assert monitor.phase_started_at(data, 2) == "2026-02-17T11:55:00Z"
+    data["pipelines"]["main"]["phases"][1]["status"] = "PENDING"  # nothing running: the section's phase
+    assert monitor.phase_started_at(data, 2) == "2026-02-17T11:00:00Z"
+
+
+def test_a_write_in_a_later_phase_than_the_section_is_stale(tmp_path: Path) -> None:
+    """Updated 15 minutes ago (FRESH by age), but phase 3 started ten minutes after that: STALE, through the
+    real hook."""
+    phases = (
+        "\npipeline:\n  current_phase: 3\n  phases:\n"
+        '    - {id: 2, status: COMPLETE, started_at: "2026-02-17T11:00:00Z"}\n'
+        '    - {id: 3, status: IN_PROGRESS, started_at: "2026-02-17T11:55:00Z"}\n'
+    )
+    project = workspace(tmp_path)  # updated_at 11:45
+    target = project / WORKFLOW
+    target.write_text(target.read_text() + phases)
+    payload = {
+        "session_id": SESSION,
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(target), "old_string": "a", "new_string": "b"},
+        "tool_response": {"success": True},
+    }
+    run = run_hook("PostToolUse", payload, project)
+    first = (run.context or "").splitlines()[0]
+    assert first.startswith(f"Resumption staleness after this write to {WORKFLOW}: STALE.")
+    assert "2026-02-17T11:55:00Z" in first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -275,8 +276,27 @@ def test_other_files_are_ignored_before_anything_heavy_is_imported(tmp_path: Pat
     project = workspace(tmp_path)
     modules = _modules_after_dispatch(tool_payload(project, str(project / "README.md")), project)
     assert "ctxres.hooks.posttooluse" in modules
-    light = ("yaml", "ctxres.staleness", "ctxres.timestamps", "ctxres.hooks.monitor", "ctxres.transcript")
+    light = (
+        "yaml",
+        "ctxres.staleness",
+        "ctxres.timestamps",
+        "ctxres.hooks.monitor",
+        "ctxres.transcript",
+        "ctxres.orchestration",
+        "ctxres.hooks.writecheck",
+        "ctxres.hooks.statemoves",
+        "ctxres.statediff",
+    )
     assert [m for m in modules if m.startswith(HEAVY) or m in light] == []
+
+
+def test_a_state_move_imports_no_heavy_module(tmp_path: Path) -> None:
+    project = _gate_workspace(tmp_path)
+    assert run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project).output == {}  # baseline
+    _edit(project, *GATE_DONE)
+    modules = _modules_after_dispatch(tool_payload(project, _path(project), tool="Edit"), project)
+    assert "ctxres.statediff" in modules  # it did compare
+    assert [m for m in modules if m.startswith(HEAVY)] == []
 
 
 def test_a_checked_write_imports_no_heavy_module(tmp_path: Path) -> None:
@@ -284,3 +304,148 @@ def test_a_checked_write_imports_no_heavy_module(tmp_path: Path) -> None:
     modules = _modules_after_dispatch(tool_payload(project, _path(project)), project)
     assert "ctxres.staleness" in modules  # it did check
     assert [m for m in modules if m.startswith(HEAVY)] == []
+
+
+# --------------------------------------------------------------------------- the state moved, the section did not
+
+GATES = '\nquality_gates:\n  qg-2:\n    status: "PENDING"  # the gate the section is on\n    threshold: 0.92\n'
+TEN_MINUTES_AGO = "2026-02-17T11:50:00Z"  # NOW is 12:00: FRESH by its age
+
+
+def _gate_workspace(tmp_path: Path) -> Path:
+    project = workspace(tmp_path, updated_at=TEN_MINUTES_AGO)
+    target = project / WORKFLOW
+    target.write_text(target.read_text() + GATES)
+    return project
+
+
+def _edit(project: Path, old: str, new: str) -> None:
+    target = project / WORKFLOW
+    text = target.read_text()
+    assert old in text
+    target.write_text(text.replace(old, new, 1))
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
+        cwd=project,
+        check=True,
+        capture_output=True,
+    )
+
+
+GATE_DONE = ('status: "PENDING"  # the gate', 'status: "COMPLETE"  # the gate')
+SECTION_UPDATED = (f'updated_at: "{TEN_MINUTES_AGO}"', 'updated_at: "2026-02-17T12:00:00Z"')
+PROSE = ("Strategic context.", "Strategic context, reworded.")
+
+
+def _snapshot(project: Path) -> dict[str, Any]:
+    from ctxres.hooks.statemoves import SNAPSHOT_FILE
+
+    loaded: dict[str, Any] = json.loads((project / ".jerry" / SNAPSHOT_FILE).read_text())
+    return loaded
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_gate_moved_without_the_section_is_stale_at_once_against_git_head(tmp_path: Path) -> None:
+    """Ten minutes after the last update (FRESH by its age), an Edit moves quality gate qg-2 from PENDING to
+    COMPLETE and leaves the section alone: the real hook process warns at once, naming the move."""
+    project = _gate_workspace(tmp_path)
+    _git(project, "init", "-q")
+    _git(project, "add", WORKFLOW)
+    _git(project, "commit", "-q", "-m", "qg-2 pending")
+    _edit(project, *GATE_DONE)
+    run = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)
+    lines = (run.context or "").splitlines()
+    assert lines[0] == (
+        f"Resumption staleness after this write to {WORKFLOW}: STALE. This write moved the workflow's state, "
+        "but not the resumption section (its recovery_state.updated_at, 2026-02-17T11:50:00Z, did not advance; "
+        "compared with the file at git HEAD):"
+    )
+    assert lines[1] == "- gate qg-2 status: PENDING -> COMPLETE"
+    assert "Set resumption.recovery_state.updated_at to the current time (2026-02-17T12:00:00Z)" in lines[2]
+    assert run.stderr_lines == []
+    from ctxres.hooks.statemoves import SNAPSHOT_FILE
+
+    assert not (project / ".jerry" / SNAPSHOT_FILE).exists()  # no baseline recorded: HEAD stays the reference
+
+
+def test_a_gate_moved_without_the_section_against_the_last_state_the_hooks_saw(tmp_path: Path) -> None:
+    project = _gate_workspace(tmp_path)  # no git: the first write only records the baseline
+    first = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)
+    assert first.output == {} and first.stderr_lines == []
+    assert _snapshot(project)["files"][WORKFLOW]["state"]["quality_gates"]["qg-2"]["status"] == "PENDING"
+
+    _edit(project, *GATE_DONE)
+    moved = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)
+    assert "compared with the last state the hooks saw of this file" in (moved.context or "")
+    assert "- gate qg-2 status: PENDING -> COMPLETE" in (moved.context or "").splitlines()
+
+    _edit(project, *PROSE)  # a later prose edit: the section is still behind, so the warning stays
+    again = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)
+    assert "- gate qg-2 status: PENDING -> COMPLETE" in (again.context or "").splitlines()
+    assert _snapshot(project)["files"][WORKFLOW]["state"]["quality_gates"]["qg-2"]["status"] == "PENDING"
+
+    _edit(project, *SECTION_UPDATED)  # the section catches up: silent, and the baseline advances
+    caught_up = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)
+    assert caught_up.output == {} and caught_up.stderr_lines == []
+    assert _snapshot(project)["files"][WORKFLOW]["state"]["quality_gates"]["qg-2"]["status"] == "COMPLETE"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize(
+    "edits",
+    [
+        pytest.param([GATE_DONE, SECTION_UPDATED], id="section-updated-in-the-same-edit"),
+        pytest.param([PROSE], id="prose-only"),
+        pytest.param([("# the gate the section is on", "# reworded comment")], id="comment-only"),
+        pytest.param([("threshold: 0.92", "threshold: 0.95")], id="configuration-only"),
+    ],
+)
+def test_near_misses_stay_silent(tmp_path: Path, edits: list[tuple[str, str]]) -> None:
+    project = _gate_workspace(tmp_path)
+    _git(project, "init", "-q")
+    _git(project, "add", WORKFLOW)
+    _git(project, "commit", "-q", "-m", "qg-2 pending")
+    for old, new in edits:
+        _edit(project, old, new)
+    run = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)
+    assert run.output == {} and run.stderr_lines == []
+    assert WORKFLOW in _snapshot(project)["files"]  # the written state became the baseline
+
+
+def test_a_v1_section_left_behind_by_a_state_move_gets_the_v1_fix(tmp_path: Path) -> None:
+    text = (CORPUS / "orchestration" / "002-PROJ-001-oss-release.yaml").read_text()
+    project = workspace(tmp_path, text=text.replace('status: "COMPLETE"', 'status: "ACTIVE"', 1) + GATES)
+    first = run_hook(EVENT, tool_payload(project, _path(project)), project)
+    assert first.context == monitor.migrate_hint_text(WORKFLOW)  # no baseline yet: the usual v1.0 hint
+    _edit(project, *GATE_DONE)
+    run = run_hook(EVENT, tool_payload(project, _path(project)), project)
+    lines = (run.context or "").splitlines()
+    assert "but not the resumption section (its v1.0 resumption section did not change;" in lines[0]
+    assert "- gate qg-2 status: PENDING -> COMPLETE" in lines
+    assert "Update current_state and next_step" in lines[-1]
+
+
+def test_an_example_is_never_checked(tmp_path: Path) -> None:
+    project = workspace(tmp_path, updated_at="2026-02-17T09:00:00Z")  # STALE, but an example
+    example = project / "docs" / "protocol" / "ORCHESTRATION.yaml"
+    example.parent.mkdir(parents=True)
+    example.write_text((project / WORKFLOW).read_text())
+    run = run_hook(EVENT, tool_payload(project, str(example)), project)
+    assert run.output == {} and run.stderr_lines == []
+
+
+def test_the_configured_orchestration_patterns_decide_what_a_workflow_file_is(tmp_path: Path) -> None:
+    project = workspace(tmp_path, updated_at="2026-02-17T11:00:00Z")  # STALE by its age
+    plan = project / "workflow" / "plan.yaml"
+    plan.parent.mkdir()
+    plan.write_text(
+        "# no resumption key at the top level\nstate:\n  " + (project / WORKFLOW).read_text().replace("\n", "\n  ")
+    )
+    assert run_hook(EVENT, tool_payload(project, str(plan)), project).output == {}
+    (project / ".ctxres.toml").write_text('[patterns]\norchestration = ["workflow/*.yaml"]\n')
+    plan.write_text((project / WORKFLOW).read_text())
+    run = run_hook(EVENT, tool_payload(project, str(plan)), project)
+    assert (run.context or "").startswith("Resumption staleness after this write to workflow/plan.yaml: STALE.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from ctxres import checkpoint_names
 from ctxres.hooks import alerts, sessionstart
 from ctxres.hooks.context import HookContext, Settings
 from ctxres.hooks.templates import TEMPLATE2_CEILING, estimate_tokens
@@ -308,7 +310,7 @@ def test_empty_checkpoint_file_gives_the_generic_alert(tmp_path: Path) -> None:
     ],
 )
 def test_checkpoint_number(name: str, number: int | None) -> None:
-    assert alerts.checkpoint_number(name) == number
+    assert checkpoint_names.number_of_name(name) == number
 
 
 def test_template1_input_sees_a_v1_section_as_recovery_state() -> None:
@@ -331,3 +333,61 @@ def test_compact_with_the_state_dir_outside_names_the_reason(tmp_path: Path) -> 
     text, result = start(root, "compact")
     assert text is not None and ".jerry/ leads outside the project, so its checkpoints were not read" in text
     assert len(result.stderr.splitlines()) == 1
+
+
+# --- which workflow: the core's choice, named when there was one to make -------------------------
+
+
+def _second_workflow(root: Path, rel: str, *, status: str = "ACTIVE", mtime: float | None = None) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = TEMPLATE_ORCHESTRATION.read_text()
+    path.write_text(text.replace('workflow_status: "ACTIVE"', f'workflow_status: "{status}"'))
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "compact"])
+def test_several_live_workflows_the_text_names_the_one_chosen_and_why(tmp_path: Path, source: str) -> None:
+    root = workspace(tmp_path)
+    os.utime(root / "ORCHESTRATION.yaml", (1_000_000, 1_000_000))
+    _second_workflow(root, "other/ORCHESTRATION.yaml", status="PAUSED", mtime=2_000_000)
+    if source == "compact":
+        put_checkpoint(root, 2)
+    text, result = start(root, source)
+    assert text is not None and result.stderr == ""
+    note = (
+        "Workflow: using other/ORCHESTRATION.yaml: the most recently modified of 2 live workflows (status PAUSED); "
+        "also live: ORCHESTRATION.yaml."
+    )
+    assert note in text.splitlines()
+
+
+def test_one_live_workflow_needs_no_note(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    _second_workflow(root, "done/ORCHESTRATION.yaml", status="COMPLETE", mtime=4_000_000_000)
+    text, _ = start(root, "startup")
+    assert text is not None and "Workflow: using" not in text
+
+
+def test_the_template_ctxres_init_writes_is_never_the_workflow(tmp_path: Path) -> None:
+    """`ctxres init`, then its template is touched and made to look live (the newest ACTIVE file, under
+    its own name and as docs/protocol/ORCHESTRATION.yaml): the hook still serves the real workflow."""
+    root = workspace(tmp_path)
+    real = root / "ORCHESTRATION.yaml"
+    text = real.read_text()
+    real.unlink()  # init writes its template only into a repository without a workflow yet
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxres.linters.cli", "init", str(root)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    real.write_text(text)
+    os.utime(real, (1_000_000, 1_000_000))
+    template = root / "docs" / "protocol" / "orchestration-template.yaml"
+    assert template.is_file(), "ctxres init writes an example workflow under docs/protocol/"
+    _second_workflow(root, "docs/protocol/orchestration-template.yaml", mtime=3_000_000)
+    _second_workflow(root, "docs/protocol/ORCHESTRATION.yaml", mtime=3_000_000)
+    prompt, result = start(root, "startup")
+    assert prompt is not None and result.stderr == ""
+    assert prompt.startswith(TEMPLATE1_HEAD) and "Workflow: using" not in prompt

@@ -464,12 +464,14 @@ def test_a_state_dir_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> 
 # --------------------------------------------------------------------------- start-up cost
 
 
-def _modules_after_dispatch(payload: dict[str, Any], project: Path) -> list[str]:
+def _modules_after_dispatch(payload: dict[str, Any], project: Path, *, frozen: bool = True) -> list[str]:
     code = (
         "import json, sys; from ctxres.hooks.main import dispatch; "
         f"dispatch({EVENT!r}, json.loads(sys.argv[1])); print(json.dumps(sorted(sys.modules)))"
     )
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "CTXRES_NOW": NOW}
+    if not frozen:  # the real clock: CTXRES_NOW is read by ctxres.timestamps, as every command reads it
+        del env["CTXRES_NOW"]
     out = subprocess.run(
         [sys.executable, "-c", code, json.dumps(payload)], capture_output=True, text=True, check=True, env=env
     ).stdout
@@ -486,6 +488,6 @@ def test_no_heavy_module_is_imported(tmp_path: Path) -> None:
 
 def test_a_low_prompt_parses_no_yaml_and_no_timestamps(tmp_path: Path) -> None:
     project = workspace(tmp_path)
-    modules = _modules_after_dispatch(prompt_payload(project, fill_transcript(tmp_path, 50_000)), project)
+    modules = _modules_after_dispatch(prompt_payload(project, fill_transcript(tmp_path, 50_000)), project, frozen=False)
     assert (project / ".jerry" / monitor.STATE_FILE).exists()
     assert [m for m in modules if m in ("yaml", "ctxres.staleness", "ctxres.timestamps", "ctxres.hooks.alerts")] == []

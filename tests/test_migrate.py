@@ -119,6 +119,14 @@ def test_migrating_every_v1_corpus_file(source: Path, tmp_path: Path, capsys: py
             continue
         if finding.code == "C006":
             assert finding.json_path in {format_json_path(("resumption", key)) for key in extras}, finding
+        elif (
+            finding.code == "C001" and finding.message.startswith("missing ") and "required keys in" in finding.message
+        ):
+            # several keys missing in one mapping: one finding that lists them (each one a reported gap)
+            listed = {
+                f"{finding.json_path}.{key}" for key in re.findall(r"`([^`.]+)`", finding.message.split(": ", 1)[1])
+            }
+            assert listed <= gaps, finding
         elif finding.code == "C007" and finding.json_path == "$.resumption":
             assert {f"$.resumption.{key}" for key in _listed(finding.message, "missing")} <= gaps, finding
             assert _listed(finding.message, "unexpected") <= extras, finding
@@ -341,8 +349,11 @@ def test_workflow_status_from_the_file_and_the_prose() -> None:
     assert infer_workflow_status(_data(), "WORKFLOW COMPLETE.").value == "COMPLETE"
     conflict = infer_workflow_status(active, "WORKFLOW COMPLETE.")
     assert not conflict.ok and "decide which" in conflict.source
-    unknown = infer_workflow_status(_data(workflow={"status": "CANCELLED"}), None)
-    assert not unknown.ok and "CANCELLED" in unknown.source
+    unknown = infer_workflow_status(_data(workflow={"status": "ARCHIVED"}), None)
+    assert not unknown.ok and "ARCHIVED" in unknown.source
+    # The core's vocabulary: a cancelled workflow failed, one on hold is paused.
+    assert infer_workflow_status(_data(workflow={"status": "CANCELLED"}), None).value == "FAILED"
+    assert infer_workflow_status(_data(workflow={"status": "on hold"}), None).value == "PAUSED"
     assert not infer_workflow_status(_data(), "Phase 2 running").ok
 
 
@@ -497,3 +508,80 @@ def test_a_file_without_a_section_alone_exits_0(tmp_path: Path) -> None:
     plain = tmp_path / "plain.yaml"
     plain.write_text("workflow: {}\n", "utf-8")
     assert main(["migrate", "--check", str(plain)]) == 0
+
+
+# --- issue 13, item 6: an already-stale file, and the v1.0 spelling last_checkpoint_id --------------------
+
+STALE = """\
+workflow:
+  id: "demo-20260217-001"
+  status: "COMPLETE"
+pipelines:
+  main:
+    current_phase: 2
+    phases:
+      - {id: 1, name: "Research", status: "COMPLETE"}
+      - {id: 2, name: "Design", status: "COMPLETE"}
+quality_gates:
+  qg-1: {status: "PASS", iteration_history: [{score: 0.95}]}
+  qg-2: {status: "PENDING"}
+resumption:
+  last_checkpoint: null
+  current_state: "Phase 2 ready: waiting for QG-2"
+  next_step: "Run QG-2."
+  files_to_read: ["ORCHESTRATION.yaml"]
+"""
+
+
+def test_a_stale_file_gets_no_self_contradicting_status_but_a_placeholder_that_says_why() -> None:
+    result = migrate_text(STALE)
+    assert result.outcome is Outcome.MIGRATED
+    recovery = _section(result.text)["recovery_state"]
+    assert recovery["workflow_status"] == PLACEHOLDER  # not COMPLETE next to "ready" and qg-2 remaining
+    assert recovery["current_phase"] == 2 and recovery["current_phase_name"] == "Design"  # these agree
+    assert recovery["current_activity"] == "Phase 2 ready: waiting for QG-2"
+    (gap,) = [g for g in result.gaps if g.path[-1] == "workflow_status"]
+    assert gap.reason.startswith("the file is already stale: workflow.status says COMPLETE, but current_state says")
+    assert "quality gates are not passed (qg-2)" in gap.reason
+    assert any("already stale" in note for note in result.notes)
+    # The migrated section no longer contradicts itself: no S005/S010, only the placeholders to set.
+    from ctxres.config import Config
+    from ctxres.linters import staleness
+
+    doc = _doc(result.text)
+    assert [f.code for f in staleness.check_document(doc, Config(root=Path(".")))] == []
+    assert {f.code for f in compatibility.check_document(doc)} == {"V007"}
+
+
+def test_near_miss_a_complete_file_that_agrees_is_still_migrated_as_complete() -> None:
+    done = STALE.replace('qg-2: {status: "PENDING"}', 'qg-2: {status: "PASS", iteration_history: [{score: 0.93}]}')
+    done = done.replace("Phase 2 ready: waiting for QG-2", "WORKFLOW COMPLETE. All gates passed.")
+    result = migrate_text(done)
+    assert _section(result.text)["recovery_state"]["workflow_status"] == "COMPLETE"
+    assert result.notes == ()
+    # One source alone is enough to doubt COMPLETE: the stale activity, or a gate not passed.
+    only_prose = done.replace("WORKFLOW COMPLETE. All gates passed.", "Ready to execute Phase 2")
+    assert _section(migrate_text(only_prose).text)["recovery_state"]["workflow_status"] == PLACEHOLDER
+    only_gate = done.replace('qg-2: {status: "PASS", iteration_history: [{score: 0.93}]}', 'qg-2: {status: "PENDING"}')
+    assert _section(migrate_text(only_gate).text)["recovery_state"]["workflow_status"] == PLACEHOLDER
+
+
+def test_last_checkpoint_id_is_mapped_to_recovery_state_last_checkpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = STALE.replace("  last_checkpoint: null\n", '  last_checkpoint_id: "CP-004"   # after QG-1\n')
+    result = migrate_text(text)
+    assert result.outcome is Outcome.MIGRATED
+    section = _section(result.text)
+    assert section["recovery_state"]["last_checkpoint"] == "CP-004" and "last_checkpoint_id" not in section
+    assert '    last_checkpoint: "CP-004"   # after QG-1\n' in result.text  # the line moved, its comment kept
+    assert not [g for g in result.gaps if g.path[-1] == "last_checkpoint"]
+    assert "`last_checkpoint_id` (a v1.0 spelling) moved to `recovery_state.last_checkpoint`" in result.notes
+    path = tmp_path / "ORCHESTRATION.yaml"
+    path.write_text(text)
+    assert main(["migrate", "--write", str(path)]) == 0
+    assert "moved to `recovery_state.last_checkpoint`" in capsys.readouterr().out
+    # Near miss: both spellings present: last_checkpoint wins, last_checkpoint_id is kept as it is.
+    both = text.replace("  last_checkpoint_id:", '  last_checkpoint: "CP-003"\n  last_checkpoint_id:')
+    section = _section(migrate_text(both).text)
+    assert section["recovery_state"]["last_checkpoint"] == "CP-003" and section["last_checkpoint_id"] == "CP-004"

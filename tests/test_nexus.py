@@ -303,3 +303,97 @@ def test_front_matter_normalisation_keeps_every_other_byte() -> None:
     assert text == 'resume_schema_version: "1.10"   # the format\nlast_updated: "2026-01-01T10:00:00"\nx: "y"\n'
     assert len(changes) == 3
     assert normalise_front_text(text) == (text, [])
+
+
+# ------------------------------------------------------------------ finished projects and path bases (issue 13)
+
+
+def _manifest(phase: str, files: str, task: str = "4") -> str:
+    return (
+        '---\nresume_schema_version: "1.0"\nlast_updated: "2026-03-10T09:00:00Z"\nproject_id: "31-billing-api"\n'
+        f'project_name: "Billing API"\ncurrent_phase: {phase}\nnext_action: none\nfiles_to_load: {files}\n'
+        f"current_section: 2\ncurrent_task: {task}\n---\n\n# Validation Gate\n\n- [ ] What is the next task?\n"
+    )
+
+
+def _check_manifest(tmp_path: Path, text: str, extra: dict[str, str] | None = None) -> list[tuple[int, str, str]]:
+    planning = tmp_path / "02-projects" / "31-billing-api" / "01-planning"
+    planning.mkdir(parents=True, exist_ok=True)
+    (planning / "resume-context.md").write_text(text)
+    for name, content in (extra or {}).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+    report = engine.run([tmp_path], Config(root=tmp_path), cwd=tmp_path)
+    return [(f.position.line, f.code, f.message) for f in report.findings]
+
+
+@pytest.mark.parametrize("phase", ["complete", '"COMPLETE"', "Complete", "completed"])
+def test_a_finished_project_with_no_file_to_load_is_the_normal_end_state(tmp_path: Path, phase: str) -> None:
+    assert _check_manifest(tmp_path, _manifest(phase, "[]", '"Project Complete"')) == []
+
+
+def test_an_unfinished_project_with_no_file_to_load_is_still_reported(tmp_path: Path) -> None:
+    found = _check_manifest(tmp_path, _manifest("execution", "[]", '"Project Complete"'))
+    assert [(line, code) for line, code, _message in found] == [(8, "C005"), (10, "C002")]
+
+
+def test_a_phase_that_only_looks_finished_is_still_an_invalid_value(tmp_path: Path) -> None:
+    found = _check_manifest(tmp_path, _manifest("finished", "[]"))
+    assert [(line, code) for line, code, _message in found] == [(6, "C003"), (8, "C005")]
+    assert "complete" in found[0][2]  # the finished form is offered
+
+
+def test_corpus_finished_projects_are_not_errors(corpus_findings: list[Finding]) -> None:
+    for project in ("34-subagent-validation-system", "10-dynamic-subagent-research"):
+        path = f"02-projects/{project}/01-planning/resume-context.md"
+        assert [f.code for f in corpus_findings if f.path == path and f.code in ("C002", "C003", "C005")] == []
+
+
+def test_workspace_root_entries_are_resolved_against_the_workspace_root(tmp_path: Path) -> None:
+    files = '["01-planning/steps.md", "00-system/core/orchestrator.md", "02-projects/32-ui/01-planning/plan.md"]'
+    present = {
+        "02-projects/31-billing-api/01-planning/steps.md": "# Steps\n",
+        "00-system/core/orchestrator.md": "# Orchestrator\n",
+        "02-projects/32-ui/01-planning/plan.md": "# Plan\n",
+    }
+    assert _check_manifest(tmp_path, _manifest("execution", files), present) == []
+    del present["00-system/core/orchestrator.md"]
+    shutil.rmtree(tmp_path / "00-system")
+    found = _check_manifest(tmp_path, _manifest("execution", files), present)
+    assert found == [
+        (8, "N007", "`files_to_load` entry '00-system/core/orchestrator.md' does not exist in the workspace root")
+    ]
+    del present["02-projects/31-billing-api/01-planning/steps.md"]
+    (tmp_path / "02-projects/31-billing-api/01-planning/steps.md").unlink()
+    [(_line, code, message)] = _check_manifest(tmp_path, _manifest("execution", files), present)
+    assert code == "N007" and message.startswith("2 of 3 `files_to_load` entries do not exist: ")
+    assert "01-planning/steps.md (in the project folder 31-billing-api/)" in message
+    assert "00-system/core/orchestrator.md (in the workspace root)" in message
+
+
+def test_a_project_folder_named_like_a_workspace_folder_is_still_project_relative(tmp_path: Path) -> None:
+    """`02-resources/` is a project folder, not a workspace one: it stays relative to the project."""
+    found = _check_manifest(tmp_path, _manifest("execution", '["02-resources/design.md"]'))
+    assert [(code, message) for _line, code, message in found] == [
+        ("N007", "`files_to_load` entry '02-resources/design.md' does not exist in the project folder 31-billing-api/")
+    ]
+
+
+def test_a_sibling_project_file_is_inside_the_workspace_but_leaving_the_workspace_is_not(tmp_path: Path) -> None:
+    sibling = {"02-projects/32-ui/01-planning/plan.md": "# Plan\n"}
+    assert _check_manifest(tmp_path, _manifest("execution", '["../32-ui/01-planning/plan.md"]'), sibling) == []
+    found = _check_manifest(tmp_path, _manifest("execution", '["../../../notes.md", "/etc/hosts"]'), sibling)
+    assert [(code, message.split(": ", 1)[1]) for _line, code, message in found] == [
+        ("N006", f"it leaves the workspace {tmp_path.name}/ (`..`)"),
+        ("N006", "it is an absolute path; entries are relative to the project folder"),
+    ]
+
+
+def test_outside_a_workspace_the_project_folder_is_the_limit(tmp_path: Path) -> None:
+    planning = tmp_path / "loose" / "31-billing-api" / "01-planning"
+    planning.mkdir(parents=True)
+    (planning / "resume-context.md").write_text(_manifest("execution", '["../32-ui/plan.md"]'))
+    report = engine.run([tmp_path], Config(root=tmp_path), cwd=tmp_path)
+    assert [(f.code, f.message.split(": ", 1)[1]) for f in report.findings] == [
+        ("N006", "it leaves the project folder (`..`)")
+    ]

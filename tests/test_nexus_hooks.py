@@ -295,19 +295,38 @@ def test_sessionstart_for_a_project_that_is_gone_injects_nothing(workspace: Path
     assert len(result.stderr.splitlines()) == 1 and "77-deleted-project has no folder" in result.stderr
 
 
-def test_sessionstart_never_lists_a_file_outside_the_project(workspace: Path) -> None:
+def test_sessionstart_never_lists_a_file_outside_the_workspace(workspace: Path) -> None:
     (workspace / STATE).write_text(json.dumps({"active_project_id": "18-hook-research-upgrade", "confidence": "low"}))
     manifest = workspace / "02-projects/18-hook-research-upgrade/01-planning/resume-context.md"
-    text = manifest.read_text().replace(
-        '  - "01-planning/steps.md"', '  - "../../00-system/secrets.md"\n  - "/etc/passwd"'
-    )
+    text = manifest.read_text().replace('  - "01-planning/steps.md"', '  - "../../../secrets.md"\n  - "/etc/passwd"')
     manifest.write_text(text.replace("*Auto-updated", "token: sk-ant-api03-abcdefghijklmnop\n*Auto-updated"))
     context = _context(run_hook("SessionStart", sessionstart_payload("resume"), workspace))
     assert "Low confidence: confirm with the user" in context
     listed = [line for line in context.splitlines() if line.startswith("   - ")]
     assert all("secrets" not in line and "/etc/passwd" not in line for line in listed)
-    assert "Not loaded (unsafe entries of files_to_load): ../../00-system/secrets.md (it leaves" in context
+    assert "Not loaded (unsafe entries of files_to_load): ../../../secrets.md (it leaves the workspace)" in context
     assert "sk-ant-api03" not in context
+
+
+def test_sessionstart_resolves_workspace_root_and_sibling_entries_in_the_workspace(workspace: Path) -> None:
+    """Seed 004 lists files from the workspace root (`00-system/...`); a sibling project's file (`../`)
+    is inside the workspace too. Both are listed where they really are, as the linter (N006/N007) reads them."""
+    (workspace / STATE).write_text(json.dumps({"active_project_id": "18-hook-research-upgrade", "confidence": "high"}))
+    (workspace / "00-system").mkdir(exist_ok=True)
+    (workspace / "00-system/core.md").write_text("core\n")
+    sibling = workspace / "02-projects/19-sibling/01-planning"
+    sibling.mkdir(parents=True)
+    (sibling / "plan.md").write_text("plan\n")
+    manifest = workspace / "02-projects/18-hook-research-upgrade/01-planning/resume-context.md"
+    text = manifest.read_text().replace(
+        '  - "01-planning/steps.md"', '  - "00-system/core.md"\n  - "../19-sibling/01-planning/plan.md"'
+    )
+    manifest.write_text(text)
+    context = _context(run_hook("SessionStart", sessionstart_payload("resume"), workspace))
+    listed = [line.strip() for line in context.splitlines() if line.startswith("   - ")]
+    assert "- 00-system/core.md" in listed
+    assert "- 02-projects/19-sibling/01-planning/plan.md" in listed
+    assert "Not loaded" not in context
 
 
 def test_sessionstart_for_a_project_with_only_a_legacy_manifest(workspace: Path) -> None:

@@ -26,7 +26,10 @@ def test_default_is_template1_of_the_active_workflow(project: Path, capsys: pyte
     out, err = capsys.readouterr()
     assert out.startswith(TEMPLATE1_HEAD)
     assert "WORKFLOW: feat015-licmig-20260217-001" in out
-    assert err == f"ctxres prompt: Template 1: ~{estimate_tokens(out)} tokens (budget 500-1000)\n"
+    assert err == (
+        "ctxres prompt: using ORCHESTRATION.yaml: the only live workflow (status ACTIVE)\n"
+        f"ctxres prompt: Template 1: ~{estimate_tokens(out)} tokens (budget 500-1000)\n"
+    )
 
 
 def test_template1_of_a_named_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,9 +94,18 @@ def test_broken_checkpoint_is_a_usage_error(project: Path, capsys: pytest.Captur
     assert "is not valid JSON" in capsys.readouterr().err
 
 
-def test_no_active_workflow_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_active_workflow_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CTXRES_ORCHESTRATION", raising=False)
     assert main(["prompt"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"ctxres prompt: no live workflow under {tmp_path.resolve()}: no ORCHESTRATION file (examples and "
+        "templates aside) has workflow status ACTIVE or PAUSED; name one with --file\n"
+    )
 
 
 def test_output_is_redacted(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

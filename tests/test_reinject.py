@@ -25,6 +25,7 @@ from ctxres.reinject import (
     measure_tokens,
     scan,
     token_fix,
+    token_range,
 )
 
 from .conftest import CORPUS, FIXTURES, ROOT
@@ -115,18 +116,73 @@ def corpus_findings() -> list[Finding]:
     return run_corpus()
 
 
-def test_corpus_markers_that_declare_tokens_are_under_declared_with_the_measured_figure(
-    corpus_findings: list[Finding],
-) -> None:
-    found = [f for f in corpus_findings if f.code == "R003"]
-    assert located(found) == [
-        ("quality-enforcement.md", 45, 34, "R003"),
-        ("quality-enforcement.md", 47, 35, "R003"),
-    ]
-    assert found[0].message.startswith("`tokens=40` is under-declared: the content measures 49 tokens (194 characters")
-    assert found[1].message.startswith("`tokens=30` is under-declared: the content measures 44 tokens (175 characters")
-    assert found[0].fix.startswith("change it to `tokens=49`") and found[1].fix.startswith("change it to `tokens=44`")
-    assert all(f.severity is Severity.ERROR for f in found)
+def test_corpus_figures_from_a_real_tokenizer_are_inside_the_plausible_range(corpus_findings: list[Finding]) -> None:
+    """`tokens=40` for 194 characters and `tokens=30` for 175 are below characters / 4 (49, 44), but a
+    tokenizer that reads 5 to 6 characters per token gives them: nothing to call wrong."""
+    assert [f for f in corpus_findings if f.code == "R003"] == []
+    text = (RULE_FILES / "quality-enforcement.md").read_text("utf-8")
+    declared = {m.tokens: len(m.content or "") for m in scan(text).markers if m.tokens in (30, 40)}
+    assert declared == {40: 194, 30: 175}
+    assert token_range("x" * 194).low <= 40 and token_range("x" * 175).low <= 30
+
+
+SEED_000_MARKER = (
+    '<!-- L2-REINJECT: rank=9, tokens=25, content="Resumption update: MUST update ORCHESTRATION.yaml resumption '
+    'section at every state transition (phase/QG/agent/compaction)." -->'
+)
+
+
+def test_the_seed_canonical_marker_passes_and_its_range_is_documented() -> None:
+    marker = only(SEED_000_MARKER)
+    assert len(marker.content or "") == 123 and marker.measured == 31
+    plausible = token_range(marker.content or "", 10)
+    assert (plausible.low, plausible.high, plausible.lowest, plausible.highest) == (20, 41, 18, 46)
+    assert plausible.verdict(25) == "ok"
+    assert token_range(marker.content or "", 0).verdict(25) == "ok"  # inside the range itself, no tolerance needed
+    assert token_fix(marker, 10) is None and token_fix(marker, 0) is None
+    assert rules.check_file(rules.RuleFile.of(_doc(SEED_000_MARKER)), Config(root=Path("."))) == []
+
+
+def _doc(text: str) -> Document:
+    return Document(path="quality-enforcement.md", kind="rule-file", text=text, data=None)
+
+
+@pytest.mark.parametrize(
+    ("declared", "severity"),
+    [
+        (16, None),
+        (9, None),
+        (24, None),
+        (7, Severity.WARNING),
+        (30, Severity.WARNING),
+        (4, Severity.ERROR),
+        (49, Severity.ERROR),
+    ],
+)
+def test_r003_is_a_warning_outside_the_range_and_an_error_far_outside(declared: int, severity: Severity | None) -> None:
+    """62 characters: 10 to 21 tokens, 9 to 24 with the default tolerance; far: below 4.5 or above 48."""
+    content = "Self-review REQUIRED before presenting any deliverable (H-15)."
+    text = f'<!-- L2-REINJECT: rank=1, tokens={declared}, content="{content}" -->'
+    found = rules.check_file(rules.RuleFile.of(_doc(text)), Config(root=Path(".")))
+    assert [f.severity for f in found] == ([] if severity is None else [severity])
+    if found:
+        assert (
+            found[0].code == "R003"
+            and "costs 10 to 21 tokens (3 to 6 characters per token; 9 to 24" in found[0].message
+        )
+        assert "the specification's estimate is 16" in found[0].message and "`tokens=16`" in found[0].fix
+        assert ("times the highest" in found[0].message or "of the lowest" in found[0].message) == (
+            severity is Severity.ERROR
+        )
+
+
+def test_r007_is_opt_in() -> None:
+    text = '<!-- L2-REINJECT: rank=1, tokens=113, content="' + "x" * 450 + '" -->'
+    doc = _doc(text)
+    assert Config(root=Path(".")).reinject_max_marker_tokens == 0
+    assert rules.check_file(rules.RuleFile.of(doc), Config(root=Path("."))) == []
+    capped = rules.check_file(rules.RuleFile.of(doc), Config(root=Path("."), reinject_max_marker_tokens=100))
+    assert [f.code for f in capped] == ["R007"]
 
 
 def test_corpus_repeated_ranks_are_reported_at_the_later_marker(corpus_findings: list[Finding]) -> None:
@@ -146,7 +202,8 @@ def test_corpus_markers_without_tokens_are_warnings_with_the_figure_to_add(corpu
 
 
 def test_corpus_has_nothing_else_to_report(corpus_findings: list[Finding]) -> None:
-    assert {f.code for f in corpus_findings} == {"R003", "R004", "R005"}
+    assert {f.code for f in corpus_findings} == {"R004", "R005"}
+    assert all(f.severity is Severity.WARNING for f in corpus_findings)
 
 
 def test_corpus_total_is_measured_and_reported_with_the_number_when_over_the_budget() -> None:
@@ -302,13 +359,14 @@ def test_markup_and_character_references_are_found_but_comparison_signs_are_not(
 
 
 def test_token_fix_replaces_only_the_digits_or_inserts_before_content() -> None:
-    text = '<!-- L2-REINJECT: rank=1, tokens=1, content="abcdefghij" -->'
-    assert apply_edits(text, [token_fix(only(text), 10)]) == text.replace("tokens=1", "tokens=3")  # type: ignore[list-item]
+    text = '<!-- L2-REINJECT: rank=1, tokens=20, content="abcdefghij" -->'
+    assert apply_edits(text, [token_fix(only(text), 10)]) == text.replace("tokens=20", "tokens=3")  # type: ignore[list-item]
     missing = '<!-- L2-REINJECT: content="abcdefghij", rank=1 -->'
     assert fix_tokens(missing) == ('<!-- L2-REINJECT: tokens=3, content="abcdefghij", rank=1 -->', 1)
     quoted = "<!-- L2-REINJECT: rank=1, tokens='9', content=\"abcdefghij\" -->"
     assert fix_tokens(quoted)[0] == quoted.replace("'9'", "'3'")
-    close_enough = '<!-- L2-REINJECT: rank=1, tokens=20, content="' + "x" * 84 + '" -->'  # 21 measured, 10%: +-3
+    # 84 characters: 14 to 28 tokens, 12 to 31 with a tolerance of 10%.
+    close_enough = '<!-- L2-REINJECT: rank=1, tokens=30, content="' + "x" * 84 + '" -->'
     assert token_fix(only(close_enough), 10) is None
     assert token_fix(only(close_enough), 0) is not None
     assert token_fix(only('<!-- L2-REINJECT: rank=x, content="a" -->'), 10) is None
@@ -356,9 +414,9 @@ def test_fix_on_a_copy_of_a_corpus_rule_file_changes_only_tokens_values(
     out = capsys.readouterr()
     assert "R003" not in out.out and "R004" not in out.out
     assert f"fixed {len(changed)} tokens= figure" in out.err
-    # Fixed markers declare what they measure; a second run changes nothing.
+    # Fixed markers declare a figure inside the plausible range; a second run changes nothing.
     for marker in scan(after.decode()).markers:
-        assert marker.tokens == marker.measured
+        assert marker.tokens is not None and token_range(marker.content or "").verdict(marker.tokens) == "ok"
     assert cli.main(["reinject", "--fix", name]) == 0
     assert copy.read_bytes() == after
 
@@ -407,10 +465,10 @@ def test_command_reports_the_corpus_with_exit_one(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(RULE_FILES)
-    assert cli.main(["reinject", *NAMES]) == 1
+    assert cli.main(["reinject", *NAMES]) == 0  # warnings only: markers without tokens= (R004), tiers (R005)
     out = capsys.readouterr().out
-    assert "quality-enforcement.md:45:34: R003 `tokens=40` is under-declared" in out
-    assert out.endswith("Found 2 errors and 12 warnings in 3 files checked.\n")
+    assert "R003" not in out
+    assert out.endswith("Found 0 errors and 12 warnings in 3 files checked.\n")
 
 
 def test_command_exit_codes_and_json(
@@ -476,22 +534,26 @@ def test_the_resumption_reminder_is_required_only_where_the_protocol_is_enforced
 
 # --- fixtures and rule documentation --------------------------------------------------------------
 
-EXPECTED_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+):\s*(?P<code>R\d{3})$")
+EXPECTED_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+|\*):\s*(?P<code>R\d{3})$")
 CASES = sorted(p for p in (FIXTURES / "rules").glob("R0*/*") if p.is_dir())
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_rule_fixture_gives_exactly_its_expected_findings(case: Path) -> None:
-    """The same contract as tests/test_rule_fixtures.py, run on the R rules directly."""
+    """The same contract as tests/test_rule_fixtures.py, run on the R rules directly (`*`: any column)."""
     listing = case / "EXPECTED"
     expected = []
     if case.name.startswith("bad"):
         for line in listing.read_text().splitlines():
             match = EXPECTED_LINE.match(line.strip())
             assert match, line
-            expected.append((match["file"], int(match["line"]), int(match["col"]), match["code"]))
+            col = None if match["col"] == "*" else int(match["col"])
+            expected.append((match["file"], int(match["line"]), col, match["code"]))
         assert {e[3] for e in expected} == {case.parent.name}
-    assert located(run(case)) == sorted(expected)
+    found = located(run(case))
+    wildcards = {e[:2] + e[3:] for e in expected if e[2] is None}
+    assert [f for f in found if f[:2] + f[3:] not in wildcards] == sorted(e for e in expected if e[2] is not None)
+    assert {f[:2] + f[3:] for f in found} >= wildcards
 
 
 def test_every_r_rule_has_fixtures_and_a_documentation_page() -> None:

@@ -31,8 +31,8 @@ def _copy(tmp_path: Path, name: str) -> Path:
     return target
 
 
-def test_the_five_proj001_fixtures_exist() -> None:
-    assert [n[0] for n in NAMES] == ["a", "b", "c", "d", "e"]
+def test_the_proj001_fixtures_exist() -> None:
+    assert [n[0] for n in NAMES] == ["a", "b", "c", "d", "e", "f"]
 
 
 @pytest.mark.parametrize("fixture", ALL, ids=NAMES)
@@ -163,6 +163,26 @@ def test_c_warns_about_the_stale_section_in_l3_and_l4_and_pre_commit_blocks() ->
     blocked = _golden("c-forgotten-update-rg6", "07-s05-pre-commit-stale", "stdout.json")
     assert "blocked: the workflow state moved but the resumption section did not" in blocked
     assert "gate qg-1 status: PENDING -> PASS" in blocked
+
+
+def test_f_a_state_move_without_the_section_is_stale_at_once() -> None:
+    """Ten minutes after the last update, qg-1 PENDING -> COMPLETE with the section untouched: PostToolUse
+    names the move (against git HEAD), repeats it while the section is behind, and is silent otherwise."""
+    name = "f-posttooluse-state-move"
+    moved = _golden(name, "02-qg1-complete-section-untouched", "additional-context.txt")
+    assert moved.startswith(
+        "Resumption staleness after this write to projects/PROJ-001-oss-release/ORCHESTRATION.yaml: STALE. "
+        "This write moved the workflow's state, but not the resumption section (its recovery_state.updated_at, "
+        "2026-02-17T09:20:00Z, did not advance; compared with the file at git HEAD):\n"
+        "- gate qg-1 status: PENDING -> COMPLETE\n"
+    )
+    again = _golden(name, "03-prose-edit-while-behind", "additional-context.txt")
+    assert "- gate qg-1 status: PENDING -> COMPLETE" in again
+    for silent in ("04-section-catches-up", "05-prose-only", "06-qg2-starts-with-the-section"):
+        assert _golden(name, silent, "stdout.json") == "{}\n"
+    baseline = json.loads(_golden(name, "06-qg2-starts-with-the-section", "files/.jerry/orchestration-snapshot.json"))
+    state = baseline["files"]["projects/PROJ-001-oss-release/ORCHESTRATION.yaml"]["state"]
+    assert state["quality_gates"]["qg-2"]["status"] == "IN_PROGRESS"
 
 
 def test_d_reports_two_pending_compactions_and_acks_both() -> None:

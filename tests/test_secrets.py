@@ -25,6 +25,7 @@ import yaml
 from ctxres.config import load_config
 from ctxres.hooks import monitor
 from ctxres.hooks.context import additional_context
+from ctxres.hooks.statemoves import SNAPSHOT_FILE
 from ctxres.linters import engine, security
 from ctxres.loading import Format, parse_text
 from ctxres.redact import REDACTED, find_secrets, masked, redact, redact_value
@@ -471,6 +472,7 @@ def test_no_hook_writes_or_injects_a_secret(tmp_path: Path) -> None:
             ".jerry/checkpoints/cx-002-checkpoint.json",
             f".jerry/{monitor.STATE_FILE}",
             f".jerry/{monitor.CACHE_FILE}",
+            f".jerry/{SNAPSHOT_FILE}",  # the PostToolUse baseline: a redacted copy of the workflow's data
         ]
     )
     # every hook did produce what the secrets were placed for, redacted
@@ -709,3 +711,47 @@ def test_a_hook_warning_never_prints_a_secret(tmp_path: Path) -> None:
     [line] = result.stderr.decode().splitlines()
     assert "cwd" in line and REDACTED in line, line
     assert token not in line and token[4:20] not in line
+
+
+# --- X001 on files rejected as binary, not UTF-8, too large or unparsable (issue 13, item 7) -------
+
+
+def _x001(case: Path) -> list[tuple[str, int, str]]:
+    report = engine.run([case], load_config(case), cwd=case)
+    return [(f.path, f.position.line, f.code) for f in report.findings]
+
+
+@pytest.mark.parametrize(
+    ("case", "rejected"),
+    [("bad-binary", "P004"), ("bad-not-utf8", "P003"), ("bad-too-large", "P005"), ("bad-unparsable", "P001")],
+)
+def test_x001_scans_a_file_that_is_rejected(case: str, rejected: str) -> None:
+    found = _x001(FIXTURES / "rules" / "X001" / case)
+    assert {code for _path, _line, code in found} == {rejected, "X001"}
+
+
+def test_a_key_in_a_checkpoint_with_a_nul_byte_is_still_reported(tmp_path: Path) -> None:
+    fake = BY_NAME["anthropic"]
+    folder = tmp_path / ".jerry" / "checkpoints"
+    folder.mkdir(parents=True)
+    (folder / "cx-001.json").write_bytes(b'{"note": "\x00"}\n{"next": "' + fake.secret.encode() + b'"}\n')
+    found = _x001(tmp_path)
+    assert [(line, code) for _path, line, code in found] == [(1, "P004"), (2, "X001")]
+
+
+def test_a_rejected_file_is_scanned_only_up_to_the_size_limit(tmp_path: Path) -> None:
+    fake = BY_NAME["github-pat"]
+    (tmp_path / ".ctxres.toml").write_text("max-file-size = 256\n")
+    folder = tmp_path / ".jerry" / "checkpoints"
+    folder.mkdir(parents=True)
+    (folder / "cx-001.json").write_text('{"padding": "' + "x" * 300 + '", "late": "' + fake.secret + '"}\n')
+    assert [code for _path, _line, code in _x001(tmp_path)] == ["P005"]  # the key after the limit is not read
+
+
+def test_a_binary_file_without_a_key_gets_no_x001(tmp_path: Path) -> None:
+    folder = tmp_path / ".jerry" / "checkpoints"
+    folder.mkdir(parents=True)
+    noise = bytes(random.Random(13).randrange(256) for _ in range(64 * 1024))
+    (folder / "cx-001.json").write_bytes(noise + b'\x00{"token": "[REDACTED]", "password": null}\n')
+    found = [code for _path, _line, code in _x001(tmp_path)]
+    assert found and "X001" not in found  # rejected (P003/P004), and no noise from random bytes

@@ -348,6 +348,7 @@ def test_json_output_lists_the_moves_with_their_lines(repo: GitRepo) -> None:
         "field": "status",
         "before": "PHASE_1_IN_PROGRESS",
         "after": "PHASE_2_IN_PROGRESS",
+        "change": "changed",  # "added"/"removed" when the key itself appeared or disappeared
         "line": line_of(ADVANCED, "PHASE_2"),
     }
     assert [move["field"] for move in blocked["moved"]] == ["status", "current_phase", "status", "status", "status"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxres import orchestration
 from ctxres import staleness as core
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
@@ -416,8 +417,15 @@ def test_s004_null_unknown_and_time_instead_of_id() -> None:
 
 def test_s004_nothing_recorded_and_ambiguous_sections() -> None:
     empty = "checkpoints:\n  latest_id: null\n  entries: []\n"
+    # Unused section beside a free-form label: the normal state of a workflow that never compacted (S015 warning).
     found = check(v2(last_checkpoint='"workflow-complete"') + empty)
-    assert [f.code for f in found] == ["S004"] and "records no checkpoint" in found[0].message
+    assert [(f.code, f.severity) for f in found] == [("S015", Severity.WARNING)]
+    assert "the `checkpoints` section is unused" in found[0].message and "null" in found[0].fix
+    assert [f.code for f in check(v2(last_checkpoint='"CP-workflow-complete"') + empty)] == ["S015"]
+    # ... but a checkpoint id that the section does not record is still S004's error.
+    unrecorded = check(v2(last_checkpoint='"CP-003"') + empty)
+    assert [(f.code, f.severity) for f in unrecorded] == [("S004", Severity.ERROR)]
+    assert "records no checkpoint" in unrecorded[0].message
     assert codes(v2() + empty) == []
     # No checkpoints section, an unknown shape, or a section that contradicts itself: nothing to compare with.
     assert codes(v2(last_checkpoint='"barrier-4-complete"')) == []
@@ -451,7 +459,7 @@ def test_v1_sections_get_only_the_checkpoint_rule(monkeypatch: pytest.MonkeyPatc
         resumption:
           last_checkpoint: null
           current_state: "ACTIVE"
-          next_step: "Run phase 2"
+          next_step: "Close the feature"
           files_to_read: []
           updated_at: "2999-01-01T00:00:00Z"
           agent_summaries: {}
@@ -493,14 +501,133 @@ def test_s006_current_phase_against_the_pipelines() -> None:
     assert [(f.code, f.position.line) for f in found] == [("S006", line_of(pipelines + v2(), "    current_phase: 1"))]
     assert found[0].message == (
         "`recovery_state.current_phase` is 1, but `pipelines.impl.current_phase` on line 3 is 2 "
-        '(phase 2 is "System Validation", IN_PROGRESS)'
+        '(phase 2 is "System Validation", IN_PROGRESS) (compared with pipeline `impl`, the only pipeline); '
+        '`recovery_state.current_activity` "phase-1-agent-execution" is about phase 1, not phase 2'
     )
-    assert codes(pipelines + v2(current_phase="2")) == []
+    at_two = {"current_phase": "2", "current_phase_name": '"System Validation"', "current_activity": '"phase-2-qa"'}
+    assert codes(pipelines + v2(**at_two)) == []
     two = pipelines + "  docs:\n    current_phase: 2\n"
-    assert "the other 1 pipeline(s) agree" in check(two + v2())[0].message
-    # Pipelines that disagree, or declare no current phase: nothing to compare with.
-    assert codes(pipelines + "  docs:\n    current_phase: 1\n" + v2(current_phase="3")) == []
-    assert codes("pipelines:\n  impl:\n    phases: []\n" + v2(current_phase="3")) == []
+    assert "compared with all 2 pipelines; the other 1 agree" in check(two + v2())[0].message
+    # Pipelines that disagree: a phase one of them is at is not contradicted, one none of them is at is.
+    disagree = pipelines + "  docs:\n    current_phase: 1\n"
+    assert codes(disagree + v2(current_phase="1", current_phase_name='"Foundation"')) == []
+    apart = check(disagree + v2(current_phase="3", current_phase_name="null", current_activity="null"))
+    assert [f.code for f in apart] == ["S006"]
+    assert apart[0].message.startswith("`recovery_state.current_phase` is 3, but no pipeline is at phase 3: ")
+    assert "no `current_pipeline` says which one" in apart[0].message
+    # No pipeline declares a current phase: the section must agree with itself.
+    assert codes("pipelines:\n  impl:\n    phases: []\n" + v2(current_phase="3", current_activity="null")) == []
+
+
+def _position(current_pipeline: str = "", **recovery: str) -> str:
+    head = f"current_pipeline: {current_pipeline}\n" if current_pipeline else ""
+    return (
+        head
+        + textwrap.dedent(
+            """\
+        pipelines:
+          research:
+            current_phase: 3
+            phases:
+              - {id: 2, name: "Survey", status: "COMPLETE"}
+              - {id: 3, name: "Synthesis", status: "IN_PROGRESS"}
+          build:
+            current_phase: 1
+            phases:
+              - {id: 1, name: "Scaffold", status: "IN_PROGRESS"}
+              - {id: 2, name: "Wire-up", status: "PENDING"}
+        """
+        )
+        + v2(**recovery)
+    )
+
+
+def test_s006_disagreeing_pipelines_are_compared_with_the_current_pipeline() -> None:
+    stale = dict(current_phase="2", current_phase_name='"Survey"', current_activity='"phase-2-review"')
+    found = check(_position("research", **stale))
+    assert [f.code for f in found] == ["S006"]
+    assert found[0].message.startswith(
+        "`recovery_state.current_phase` is 2, but `pipelines.research.current_phase` on line 4 is 3 "
+        '(phase 3 is "Synthesis", IN_PROGRESS) (compared with pipeline `research`, the one `current_pipeline` '
+        "on line 1 names)"
+    )
+    at_three = dict(current_phase="3", current_phase_name='"Synthesis"', current_activity='"phase-3-agents"')
+    assert codes(_position("research", **at_three)) == []
+    # `workflow.current_pipeline` names it too; the other pipeline is then not compared.
+    nested = 'workflow: {current_pipeline: "build"}\n' + _position(**at_three)
+    assert "`pipelines.build.current_phase` on line 9 is 1" in check(nested)[0].message
+    at_one = dict(current_phase="1", current_phase_name='"Scaffold"', current_activity='"phase-1-agents"')
+    assert codes('workflow: {current_pipeline: "build"}\n' + _position(**at_one)) == []
+
+
+def test_s006_phase_name_of_another_phase() -> None:
+    pipelines = textwrap.dedent(
+        """\
+        pipelines:
+          impl:
+            current_phase: 2
+            phases:
+              - {id: 1, name: "Foundation", status: "COMPLETE"}
+              - {id: 2, name: "System Validation", status: "IN_PROGRESS"}
+        """
+    )
+    text = pipelines + v2(current_phase="2", current_phase_name='"Foundation (done)"', current_activity='"qg-2"')
+    found = check(text)
+    assert [(f.code, f.position.line) for f in found] == [("S006", line_of(text, "current_phase_name"))]
+    assert found[0].message == (
+        '`recovery_state.current_phase_name` "Foundation (done)" is the name of phase 1 "Foundation" '
+        "(`pipelines.impl.phases[0]` on line 5, COMPLETE), not of phase 2 (compared with pipeline `impl`, the only "
+        "pipeline)"
+    )
+    # Notes in parentheses and a "Phase 2:" label are not part of the name; an unknown name is not compared.
+    for name in ('"Phase 2: System validation"', '"System Validation (ST-003)"', '"Validation work"'):
+        assert codes(pipelines + v2(current_phase="2", current_phase_name=name, current_activity='"qg-2"')) == []
+    # Without a declared pipeline phase, the name must be the section's own phase's.
+    undeclared = pipelines.replace("    current_phase: 2\n", "")
+    assert codes(undeclared + v2(current_phase="2", current_phase_name='"Foundation"', current_activity="null"))
+
+
+def test_s006_phase_zero_with_nothing_started_means_the_first_phase_is_next() -> None:
+    pipelines = textwrap.dedent(
+        """\
+        pipelines:
+          a:
+            current_phase: 0
+            phases:
+              - {id: 1, name: "Research", status: "PENDING"}
+              - {id: 2, name: "Design", status: "BLOCKED"}
+          b:
+            current_phase: 0
+            status: "NOT_STARTED"
+            phases:
+              - {id: 1, name: "Requirements", status: "PENDING"}
+        """
+    )
+    first = dict(current_phase_name='"Research / Requirements"', current_activity='"phase-1-agent-execution"')
+    assert codes(pipelines + v2(current_phase="1", **first)) == []
+    assert codes(pipelines + v2(current_phase="0", current_phase_name="null", current_activity="null")) == []
+    late = check(pipelines + v2(current_phase="3", current_phase_name="null", current_activity="null"))
+    assert [f.code for f in late] == ["S006"]
+    assert late[0].message == (
+        "`recovery_state.current_phase` is 3, but `pipelines.a.current_phase` on line 3 is 0: no phase has "
+        'started yet, the next is phase 1 "Research" (compared with all 2 pipelines; the other 1 agree)'
+    )
+    # A real phase 0 (ids that start at 0) is a phase like any other.
+    real_zero = pipelines[: pipelines.index("  b:")].replace('{id: 2, name: "Design"', '{id: 0, name: "Kick-off"')
+    found = check(real_zero + v2(current_phase="1", current_phase_name='"Research"', current_activity="null"))
+    assert [f.code for f in found] == ["S006"] and 'is 0 (phase 0 is "Kick-off", BLOCKED)' in found[0].message
+
+
+def test_s005_workflow_status_against_the_pipelines_when_the_workflow_has_none() -> None:
+    running = "pipelines:\n  p:\n    status: ACTIVE\n    phases:\n      - {id: 1, name: Audit, status: IN_PROGRESS}\n"
+    found = [f for f in check(running + v2(workflow_status='"COMPLETE"')) if f.code != "S010"]
+    assert [f.code for f in found] == ["S005"]
+    assert "has not finished (compared with pipeline `p`, the only pipeline)" in found[0].message
+    done = running.replace("status: ACTIVE", "status: COMPLETE").replace("IN_PROGRESS", "COMPLETE")
+    assert [f.code for f in check(done + v2())] == ["S005"]
+    assert [c for c, _line in codes(done + v2(workflow_status='"COMPLETE"')) if c != "S010"] == []
+    # A `workflow.status` is the authority: the pipelines are not consulted.
+    assert codes('workflow: {status: "ACTIVE"}\n' + done + v2()) == []
 
 
 def trajectory(body: str, **recovery: str) -> str:
@@ -548,20 +675,22 @@ def test_trajectory_rules_skip_a_trajectory_that_names_gates_otherwise() -> None
     assert sorted(code for code, _line in codes(gates + trajectory(empty))) == ["S007", "S008"]
 
 
-def test_gates_view_reads_the_three_shapes_of_quality_gates() -> None:
+def test_the_gate_reader_reads_the_three_shapes_of_quality_gates() -> None:
+    """The S rules read `quality_gates` through the core reader (no copy of it in the rule module)."""
+    assert not hasattr(rules, "gates_view") and not hasattr(rules, "checkpoints_view")
     by_id = {"quality_gates": {"threshold": 0.92, "qg-1": {"status": "PASS", "iterations": [{"score": 0.9}]}}}
     listed = {"quality_gates": [{"id": "QG-0", "status": "COMPLETE", "iterations_completed": 2}]}
     nested = {"quality_gates": {"threshold": 0.92, "gates": [{"id": "qg-1", "status": "PENDING"}]}}
-    assert [(g.id, g.path, g.status, g.iterations, g.scores) for g in rules.gates_view(by_id)] == [
+    assert [(g.id, g.path, g.status, g.iterations, g.scores) for g in orchestration.gates(by_id)] == [
         ("qg-1", ("quality_gates", "qg-1"), "PASS", 1, [0.9])
     ]
-    assert [(g.id, g.path, g.iterations, g.scores) for g in rules.gates_view(listed)] == [
+    assert [(g.id, g.path, g.iterations, g.scores) for g in orchestration.gates(listed)] == [
         ("QG-0", ("quality_gates", 0), 2, None)
     ]
-    assert [(g.id, g.path, g.status) for g in rules.gates_view(nested)] == [
+    assert [(g.id, g.path, g.status) for g in orchestration.gates(nested)] == [
         ("qg-1", ("quality_gates", "gates", 0), "PENDING")
     ]
-    assert rules.gates_view({"quality_gates": "see QG report"}) == []
+    assert orchestration.gates({"quality_gates": "see QG report"}) == []
 
 
 def test_s008_score_history_against_iteration_history() -> None:
@@ -700,7 +829,7 @@ def test_every_s_rule_is_documented_with_why_example_and_fix() -> None:
     from ctxres.linters.rules import all_rules
 
     s_rules = {code: rule for code, rule in all_rules().items() if code.startswith("S")}
-    assert sorted(s_rules) == [f"S{n:03d}" for n in range(1, 14)]  # S013: tests/test_stale_git.py
+    assert sorted(s_rules) == [f"S{n:03d}" for n in range(1, 16)]  # S013: tests/test_stale_git.py; S015: issue 13
     for rule in s_rules.values():
         for heading in ("## Why", "## Example", "## Fix"):
             assert heading in rule.explanation, (rule.code, heading)
@@ -760,7 +889,10 @@ def test_corpus_v1_last_checkpoint_findings(corpus_findings: list[Finding]) -> N
         for f in corpus_findings
         if f.code == "S004" and not f.path.endswith("030-PROJ-008-agentic-security--agentic-sec-20260222-001.yaml")
     ]
-    assert v1 == [("003", 888), ("006", 774), ("008", 2611), ("014", 1096)]
+    assert v1 == [("003", 888), ("008", 2611)]
+    # 006 and 014 never used their checkpoints section: a warning of its own, not S004.
+    unused = [(Path(f.path).name[:3], f.position.line, f.severity) for f in corpus_findings if f.code == "S015"]
+    assert unused == [("006", 774, Severity.WARNING), ("014", 1096, Severity.WARNING)]
 
 
 def test_corpus_clean_files_have_no_s_findings(corpus_findings: list[Finding]) -> None:
@@ -772,8 +904,15 @@ def test_corpus_clean_files_have_no_s_findings(corpus_findings: list[Finding]) -
         "PROJ-002__ps-orchestration-results__PS-ORCH-010__corrupted-state.yaml",
     ):
         assert name not in flagged
-    assert not [f for f in corpus_findings if "/history/" in f.path]
-    assert len(corpus_findings) == 11
+    # Two versions of PROJ-003 say "Workflow not started" while phase 1 is IN_PROGRESS (S014).
+    history = [
+        (Path(f.path).name, f.position.line, f.code) for f in corpus_findings if Path(f.path).parts[0] == "history"
+    ]
+    assert sorted(history) == [
+        ("20260219T153958Z-97b10396.yaml", 733, "S014"),
+        ("20260219T172440Z-66652b24.yaml", 738, "S014"),
+    ]
+    assert len(corpus_findings) == 14
 
 
 def test_json_paths_of_corpus_findings_point_at_what_they_name(corpus_findings: list[Finding]) -> None:
@@ -792,3 +931,133 @@ def test_merged_compaction_times_are_left_to_the_acknowledgement_rules() -> None
     case = FIXTURES / "rules" / "A011" / "bad"
     codes = [f.code for f in engine.run([case], load_config(case), cwd=case).findings]
     assert codes == ["A011"]
+
+
+# --- S014: what a v1.0 section's prose says, against the state ----------------------------------
+
+
+def v1(workflow: str, current_state: str, next_step: str = "Close the feature.", phases: str = "") -> str:
+    listed = phases or (
+        '      - {id: 1, name: "Research", status: "COMPLETE"}\n'
+        '      - {id: 2, name: "Design", status: "COMPLETE"}\n'
+        '      - {id: 3, name: "Build", status: "COMPLETE"}\n'
+    )
+    return (
+        f'workflow:\n  status: "{workflow}"\n'
+        "pipelines:\n  main:\n    phases:\n" + listed + "resumption:\n  last_checkpoint: null\n"
+        f'  current_state: "{current_state}"\n  next_step: "{next_step}"\n  files_to_read: []\n'
+    )
+
+
+EARLY = (
+    '      - {id: 1, name: "Research", status: "IN_PROGRESS"}\n'
+    '      - {id: 2, name: "Design", status: "PENDING"}\n'
+    '      - {id: 3, name: "Build", status: "PENDING"}\n'
+)
+
+
+def test_s014_not_started_prose_under_a_complete_workflow() -> None:
+    text = v1("COMPLETE", "Workflow initialized, ready to execute Phase 1", "Execute Phase 1 agents")
+    found = check(text)
+    assert [(f.code, f.position.line, f.severity) for f in found] == [
+        ("S014", line_of(text, "current_state"), Severity.ERROR)
+    ]
+    assert found[0].message == (
+        '`resumption.current_state` on line 11 says "Workflow initialized, ready to execute Phase 1" and '
+        '`resumption.next_step` on line 12 says "Execute Phase 1 agents", but `workflow.status` on line 2 is '
+        'COMPLETE and phase 1 "Research" (`pipelines.main.phases[0]` on line 6) is COMPLETE'
+    )
+
+
+def test_s014_complete_prose_under_an_active_workflow() -> None:
+    for prose in ("WORKFLOW COMPLETE. All deliverables done.", "All 3 phases complete, gates passed."):
+        found = check(v1("ACTIVE", prose, phases=EARLY))
+        assert [f.code for f in found] == ["S014"], prose
+        assert '`workflow.status` on line 2 is ACTIVE and phase 1 "Research"' in found[0].message
+        assert found[0].message.endswith("is IN_PROGRESS")
+
+
+def test_s014_a_phase_that_finished_long_ago() -> None:
+    later = (
+        '      - {id: 1, name: "Research", status: "COMPLETE"}\n'
+        '      - {id: 2, name: "Design", status: "IN_PROGRESS"}\n'
+    )
+    found = check(v1("ACTIVE", "Research planned.", "Next: Phase 1 Research agents", phases=later))
+    assert [(f.code, f.position.line) for f in found] == [("S014", 11)]
+    assert found[0].message.endswith(
+        'but phase 1 "Research" (`pipelines.main.phases[0]` on line 6) is COMPLETE, and phase 2 "Design" '
+        "(`pipelines.main.phases[1]` on line 7) is IN_PROGRESS"
+    )
+    # "not started" while a phase runs: the update at phase start was forgotten.
+    assert [f.code for f in check(v1("ACTIVE", "Workflow not started.", phases=EARLY))] == ["S014"]
+
+
+def test_s014_is_silent_on_prose_that_agrees_or_says_nothing_clear() -> None:
+    pending = EARLY.replace("IN_PROGRESS", "PENDING")
+    quiet = [
+        v1("ACTIVE", "Workflow initialized. Phase 1 READY to execute.", "Execute Phase 1 agents", phases=pending),
+        v1("ACTIVE", "Phase 1 in progress.", "Execute Phase 1 agents", phases=EARLY),
+        v1("COMPLETE", "WORKFLOW COMPLETE. All 3 phases done.", "None - workflow finished."),
+        # All phases done but the final gate is pending: the workflow is still ACTIVE, rightly.
+        v1("ACTIVE", "All 3 phases COMPLETE. QG-Final pending.", "Run QG-Final."),
+        # Just finished phase 2, its gate runs: "execute phase 2" is not long stale.
+        v1("ACTIVE", "Phase 2 done.", "Execute Phase 2 review", phases=EARLY.replace("IN_PROGRESS", "COMPLETE")),
+        # Conditions and orders are not statements; vague prose is not compared.
+        v1("ACTIVE", "Phase 1 running.", "When the workflow is complete, close FEAT-1.", phases=EARLY),
+        v1("ACTIVE", "Phase 1 running.", "Mark the workflow complete after QG-1.", phases=EARLY),
+        v1("COMPLETE", "Wrapping up.", "Archive the notes."),
+        v1("COMPLETE", "Workflow initialized on 2026-02-01; all phases completed since."),
+        # A workflow.status that is the authority says COMPLETE: pipelines left behind are not the section's fault.
+        v1("COMPLETE", "WORKFLOW COMPLETE.", phases=EARLY),
+    ]
+    for text in quiet:
+        assert [f.code for f in check(text) if f.code == "S014"] == [], text
+
+
+def test_s014_phases_are_compared_in_the_pipeline_current_pipeline_names() -> None:
+    text = textwrap.dedent(
+        """\
+        current_pipeline: docs
+        workflow: {status: ACTIVE}
+        pipelines:
+          code:
+            phases:
+              - {id: 1, name: "Spike", status: "PENDING"}
+          docs:
+            phases:
+              - {id: 1, name: "Outline", status: "COMPLETE"}
+              - {id: 2, name: "Draft", status: "IN_PROGRESS"}
+        resumption:
+          current_state: "Ready to start Phase 1 (outline)."
+          next_step: "Write the outline."
+          files_to_read: []
+        """
+    )
+    found = check(text)
+    assert [f.code for f in found] == ["S014"]
+    assert found[0].message.endswith("(compared with pipeline `docs`, the one `current_pipeline` on line 1 names)")
+    # Without current_pipeline, phase 1 must be long complete in every pipeline: `code` has not started it.
+    assert [f.code for f in check(text.replace("current_pipeline: docs\n", ""))] == []
+    # v2.0 sections are not read as prose.
+    assert "S014" not in {f.code for f in check(v1("COMPLETE", "x").replace("resumption:", "old:") + v2())}
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("S006/bad-current-pipeline", "(compared with pipeline `backend`, the one `current_pipeline` on line 3 names)"),
+        ("S006/bad-none-started", 'no phase has started yet, the next is phase 1 "Literature Survey"'),
+        ("S006/bad-phase-name", '"Schema" is the name of phase 1 "Schema"'),
+        ("S014/bad-not-started", '`workflow.status` on line 5 is COMPLETE and phase 1 "Research"'),
+        ("S014/bad-complete", '`workflow.status` on line 4 is ACTIVE and phase 2 "Migration"'),
+        ("S014/bad-phase-long-complete", 'phase 1 "Audit" (`pipelines.main.phases[0]` on line 10) is COMPLETE'),
+    ],
+)
+def test_position_fixtures_say_what_they_compared(case: str, expected: str) -> None:
+    from ctxres.config import load_config
+
+    from .conftest import FIXTURES
+
+    folder = FIXTURES / "rules" / case
+    found = [f for f in engine.run([folder], load_config(folder), cwd=folder).findings if f.code == case[:4]]
+    assert len(found) == 1 and expected in found[0].message, found

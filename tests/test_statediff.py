@@ -352,8 +352,12 @@ def _with_updated_at(data: dict[str, Any], value: Any) -> dict[str, Any]:
         ("2026-02-20T09:00:00Z", "2026-02-20T09:00:00+00:00", False),
         ("2026-02-20T09:00:00Z", "2026-02-20T10:30:00+01:00", True),
         ("2026-02-20T09:00:00Z", "2026-02-19T09:00:00Z", False),
-        ("2026-02-20T09:00:00Z", None, False),
-        ("2026-02-20T09:00:00Z", "soon", False),
+        # Without a parsable updated_at (C001's finding), the section moved when its data changed:
+        # dropping or garbling the field is itself a rewrite; keeping it missing is not.
+        ("2026-02-20T09:00:00Z", None, True),
+        ("2026-02-20T09:00:00Z", "soon", True),
+        (None, None, False),
+        ("soon", "soon", False),
         (None, "2026-02-20T09:00:00Z", True),
         ("yesterday", "2026-02-20T09:00:00Z", True),
     ],

@@ -1,0 +1,79 @@
+"""Checkpoint file names: the one definition of their pattern, their numbers, and their listing.
+
+``<state_dir>/checkpoints/cx-NNN-checkpoint.json`` is what the PreCompact hook writes (seed
+layout); another tool writes ``cx-NNN.json`` or ``cx-NNN.<hash>.json`` (peer layout). Both are
+checkpoints; the number is at least three ASCII digits. The resumption section records the same
+compaction as ``CX-NNN``.
+
+Everything here works on ``str`` paths and imports only ``os`` and ``re``: the hooks list the
+checkpoints on every prompt (``ctxres.checkpoints`` adds the ``pathlib`` view for the linters).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+    from collections.abc import Iterable
+
+CHECKPOINTS_FOLDER = "checkpoints"
+"""The folder of the state directory that holds the checkpoint files."""
+FILE_GLOB = "cx-[0-9][0-9][0-9]*.json"
+"""The file pattern of a checkpoint (the configured default of ``[tool.ctxres.patterns] checkpoint``)."""
+
+# cx-001-checkpoint.json (seed), cx-001.json and cx-001.d933ffb7.json (peer).
+_NAME = re.compile(r"cx-([0-9]{3,})(?:-checkpoint|\.[0-9A-Za-z]+)?\.json\Z")
+_ID = re.compile(r"cx-([0-9]{3,})\Z", re.IGNORECASE)
+
+
+def number_of_name(name: str) -> int | None:
+    """The compaction number in a checkpoint file name (``cx-007-checkpoint.json``, ``cx-007.json``,
+    ``cx-007.d933ffb7.json`` -> 7); None for any other name."""
+    match = _NAME.match(name)
+    return int(match.group(1)) if match else None
+
+
+def number_of_id(event_id: object) -> int | None:
+    """The number in a compaction id, either case (``cx-007`` or ``CX-007`` -> 7); None otherwise."""
+    if not isinstance(event_id, str):
+        return None
+    match = _ID.match(event_id.strip())
+    return int(match.group(1)) if match else None
+
+
+def file_id(number: int) -> str:
+    """The id a checkpoint file carries: ``cx-007``."""
+    return f"cx-{number:03d}"
+
+
+def section_id(number: int) -> str:
+    """The id of the compaction event in the resumption section: ``CX-007``."""
+    return file_id(number).upper()
+
+
+def file_name(number: int) -> str:
+    """The name of the checkpoint file to write: ``cx-007-checkpoint.json``."""
+    return f"{file_id(number)}-checkpoint.json"
+
+
+def next_number(names: Iterable[str]) -> int:
+    """The first number after every checkpoint named in ``names`` (1 when there is none)."""
+    numbers = [n for n in (number_of_name(name) for name in names) if n is not None]
+    return max(numbers, default=0) + 1
+
+
+def list_checkpoints(folder: str) -> list[str]:
+    """The checkpoint files of ``folder`` (the ``checkpoints`` folder itself), by number then name;
+    empty when there is none or the folder cannot be read."""
+    try:
+        with os.scandir(folder) as entries:
+            numbered = []
+            for entry in entries:
+                number = number_of_name(entry.name)
+                if number is not None and entry.is_file():
+                    numbered.append((number, entry.name))
+    except OSError:
+        return []
+    return [os.path.join(folder, name) for _, name in sorted(numbered)]

@@ -1,0 +1,19 @@
+"""The defaults of the settings the hooks read too (no imports).
+
+``ctxres.config.Config`` uses them as its field defaults; the hooks' ``Settings`` starts from them
+without importing the configuration loader (dataclasses, pathlib, tomllib) when a project has no
+ctxres configuration.
+"""
+
+from __future__ import annotations
+
+STATE_DIR = ".jerry"
+"""Where the hooks keep their state (checkpoints, the context monitor's files), relative to the project."""
+STALENESS_MINUTES = 30
+"""Seed 000: a resumption section not updated for this long is STALE."""
+PROFILE = "jerry"
+"""Which resumption system the hooks serve: ``jerry`` or ``nexus``."""
+WORKFLOW_ENV = "CTXRES_ORCHESTRATION"
+"""The environment variable that names the workflow file (relative to the project) and skips the search
+(``ctxres.orchestration.find_live_workflow``). Here so that a hook that has its workflow file cached
+can honour it without importing the workflow model."""
