@@ -59,6 +59,17 @@ def state_folder(ctx: HookContext) -> str:
     return ctx.safe(ctx.settings.state_dir)
 
 
+def state_folder_or_none(ctx: HookContext, problems: list[str]) -> str | None:
+    """The state directory; None when it leads out of the project (the reason added to ``problems``)."""
+    from ctxres.hooks.context import HookError
+
+    try:
+        return state_folder(ctx)
+    except HookError as exc:
+        problems.append(str(exc))
+        return None
+
+
 def load_json(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
     """A small JSON object file, or None when it is missing, too large, not an object, not a regular file
     (a FIFO or a device) or a symbolic link

@@ -59,7 +59,7 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     problems: list[str] = []
     if transcript is not None and reading.fill is None:
         problems.append(f"context fill unknown: {reading.reason}")
-    folder = _folder(ctx, problems)
+    folder = monitor.state_folder_or_none(ctx, problems)
     cache = monitor.load_cache(folder) if folder else {"version": monitor.CACHE_VERSION}
     before = monitor.snapshot(cache)
     pending = _pending(ctx, folder, cache, problems)
@@ -74,14 +74,6 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     if problems:
         monitor.warn(ctx, "; ".join(problems))
     return additional_context(ctx.event, "\n\n".join(parts)) if parts else {}
-
-
-def _folder(ctx: HookContext, problems: list[str]) -> str | None:
-    try:
-        return monitor.state_folder(ctx)
-    except HookError as exc:
-        problems.append(str(exc))
-        return None
 
 
 def _save(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from ctxres.hooks.context import HookError, additional_context, iso, now, read_bytes
+from ctxres.hooks.context import additional_context, iso, now, read_bytes
 from ctxres.hooks.posttooluse import has_resumption_key
 
 TYPE_CHECKING = False
@@ -51,7 +51,7 @@ def _check(ctx: HookContext, path: str, problems: list[str]) -> dict[str, Any]:
     rel = ctx.relative(path)
     from ctxres.hooks import statemoves  # only for a workflow file: a Bash call never compiles it
 
-    moved = statemoves.state_moves(ctx, rel, data, _state_folder(ctx, problems), problems)
+    moved = statemoves.state_moves(ctx, rel, data, monitor.state_folder_or_none(ctx, problems), problems)
     if moved is not None:
         return _state_moved(ctx, rel, facts, moved, problems)
     if facts["version"] != "2.0":
@@ -121,7 +121,7 @@ def _cache(ctx: HookContext, problems: list[str]) -> tuple[dict[str, Any], str, 
     """The monitor cache, its snapshot, and the state folder (None: refused, said in ``problems``)."""
     from ctxres.hooks import monitor
 
-    folder = _state_folder(ctx, problems)
+    folder = monitor.state_folder_or_none(ctx, problems)
     cache = monitor.load_cache(folder) if folder else {"version": monitor.CACHE_VERSION}
     return cache, monitor.snapshot(cache), folder
 
@@ -140,17 +140,6 @@ def _save_cache(ctx: HookContext, folder: str | None, cache: dict[str, Any], bef
 
 
 # --------------------------------------------------------------------------- the state moved, the section did not
-
-
-def _state_folder(ctx: HookContext, problems: list[str]) -> str | None:
-    """The state folder; None when it leads out of the project (said in ``problems``)."""
-    from ctxres.hooks import monitor
-
-    try:
-        return monitor.state_folder(ctx)
-    except HookError as exc:
-        problems.append(str(exc))
-        return None
 
 
 def _state_moved(

@@ -84,6 +84,10 @@ BAD_VALUE = register(
     near miss such as `COMPLETED` for `COMPLETE` makes a hook treat a finished workflow as
     unknown, and re-inject prompts for it.
 
+    ## What is normal
+    A finished Nexus project writes `current_phase: complete` in its `resume-context.md` (any
+    case, or `completed`): that is the normal end state, not an invalid phase.
+
     ## Fix
     Use one of the listed values; the message suggests the closest one.
     """,
@@ -110,6 +114,11 @@ OUT_OF_RANGE = register(
     ## Why
     Fills are fractions between 0 and 1; counts are never negative; some lists must not be
     empty. A value outside the range is a unit mistake (64.2 for 0.642) or a bug in the writer.
+
+    ## What is normal
+    A finished Nexus project (`current_phase: complete`) has nothing left to load: its
+    `files_to_load` may be empty. An unfinished project with an empty `files_to_load` is still
+    reported, because a resuming session would have nothing to read.
 
     ## Fix
     Correct the value; for fills, divide a percentage by 100.
