@@ -12,7 +12,6 @@ checkpoints on every prompt (``ctxres.checkpoints`` adds the ``pathlib`` view fo
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
@@ -23,24 +22,35 @@ CHECKPOINTS_FOLDER = "checkpoints"
 FILE_GLOB = "cx-[0-9][0-9][0-9]*.json"
 """The file pattern of a checkpoint (the configured default of ``[tool.ctxres.patterns] checkpoint``)."""
 
-# cx-001-checkpoint.json (seed), cx-001.json and cx-001.d933ffb7.json (peer).
-_NAME = re.compile(r"cx-([0-9]{3,})(?:-checkpoint|\.[0-9A-Za-z]+)?\.json\Z")
-_ID = re.compile(r"cx-([0-9]{3,})\Z", re.IGNORECASE)
+# cx-001-checkpoint.json (seed), cx-001.json and cx-001.d933ffb7.json (peer). Parsed with string
+# operations, not a regular expression: every hook lists checkpoints, and compiling costs start-up.
+_PREFIX, _SUFFIX, _SEED_TAIL = "cx-", ".json", "-checkpoint"
+
+
+def _number(digits: str) -> int | None:
+    return int(digits) if len(digits) >= 3 and digits.isascii() and digits.isdigit() else None
 
 
 def number_of_name(name: str) -> int | None:
     """The compaction number in a checkpoint file name (``cx-007-checkpoint.json``, ``cx-007.json``,
     ``cx-007.d933ffb7.json`` -> 7); None for any other name."""
-    match = _NAME.match(name)
-    return int(match.group(1)) if match else None
+    if not (name.startswith(_PREFIX) and name.endswith(_SUFFIX)):
+        return None
+    stem = name[len(_PREFIX) : -len(_SUFFIX)]
+    if stem.endswith(_SEED_TAIL):
+        return _number(stem[: -len(_SEED_TAIL)])
+    digits, dot, tag = stem.partition(".")
+    if dot and not (tag.isascii() and tag.isalnum()):
+        return None
+    return _number(digits)
 
 
 def number_of_id(event_id: object) -> int | None:
     """The number in a compaction id, either case (``cx-007`` or ``CX-007`` -> 7); None otherwise."""
     if not isinstance(event_id, str):
         return None
-    match = _ID.match(event_id.strip())
-    return int(match.group(1)) if match else None
+    text = event_id.strip()
+    return _number(text[len(_PREFIX) :]) if text[: len(_PREFIX)].lower() == _PREFIX else None
 
 
 def file_id(number: int) -> str:

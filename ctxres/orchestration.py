@@ -52,12 +52,26 @@ _WORKFLOW_MEANING = {
     **{word: "FAILED" for word in ("FAILED", "ABORTED", "CANCELLED", "CANCELED")},
 }
 
-_SEPARATORS = re.compile(r"[\s-]+")
-
 
 def normalize_status(value: object) -> str:
-    """``"In progress"`` -> ``"IN_PROGRESS"``; "" for anything that is not a string."""
-    return _SEPARATORS.sub("_", value.strip()).upper() if isinstance(value, str) else ""
+    """``"In progress"`` -> ``"IN_PROGRESS"`` (each run of spaces and hyphens one underscore); "" for
+    anything that is not a string. A loop, not a regular expression: every hook calls it, and
+    compiling a pattern costs start-up."""
+    if not isinstance(value, str):
+        return ""
+    out: list[str] = []
+    gap = False
+    for char in value.strip():
+        if char == "-" or char.isspace():
+            gap = True
+            continue
+        if gap:
+            out.append("_")
+            gap = False
+        out.append(char)
+    if gap:
+        out.append("_")
+    return "".join(out).upper()
 
 
 def workflow_meaning(value: object) -> str:
@@ -108,7 +122,30 @@ def is_live(data: object) -> bool:
 PROTOCOL_DOCS_FOLDER = "docs/protocol"
 _EXAMPLE_FOLDERS = frozenset({"example", "examples", "template", "templates", "_templates", "skeleton", "skeletons"})
 _EXAMPLE_WORDS = frozenset({"example", "examples", "template", "templates", "sample", "skeleton"})
-_WORDS = re.compile(r"[a-z]+")
+
+
+def _name_words(name: str) -> list[str]:
+    """The lower-case words of a file name: runs of ASCII letters, CamelCase split
+    (``OrchestrationTemplate.yaml`` -> orchestration, template, yaml). Loops, not regular
+    expressions: the hooks call it for every workflow file they find."""
+    split = ""
+    previous = ""
+    for char in name:
+        if "a" <= previous <= "z" and "A" <= char <= "Z":
+            split += " "
+        split += char
+        previous = char
+    words: list[str] = []
+    word = ""
+    for char in split.lower():
+        if "a" <= char <= "z":
+            word += char
+        elif word:
+            words.append(word)
+            word = ""
+    if word:
+        words.append(word)
+    return words
 
 
 def is_example_path(relpath: str) -> bool:
@@ -125,9 +162,7 @@ def is_example_path(relpath: str) -> bool:
     *folders, name = rel.split("/")
     if any(folder.lower() in _EXAMPLE_FOLDERS for folder in folders):
         return True
-    # Words of the name, CamelCase split: "OrchestrationTemplate.yaml" -> orchestration, template, yaml
-    words = _WORDS.findall(re.sub(r"([a-z])([A-Z])", r"\1 \2", name).lower())
-    return any(word in _EXAMPLE_WORDS for word in words)
+    return any(word in _EXAMPLE_WORDS for word in _name_words(name))
 
 
 # --- finding the live workflow -------------------------------------------------------------------
@@ -290,8 +325,8 @@ def score_value(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-_PHASE_WORD = re.compile(r"\s*(?:phase[\s_-]*)?(\d+)\s*\Z", re.IGNORECASE)
-_PHASE_PREFIX = re.compile(r"phase[\s_-]*(\d+)\b", re.IGNORECASE)
+_PHASE_WORD = r"\s*(?:phase[\s_-]*)?(\d+)\s*\Z"  # compiled on first use (re caches it)
+_PHASE_PREFIX = r"phase[\s_-]*(\d+)\b"
 
 
 def phase_number(value: object) -> int | None:
@@ -301,7 +336,7 @@ def phase_number(value: object) -> int | None:
     if isinstance(value, int):
         return value if value >= 0 else None
     if isinstance(value, str):
-        match = _PHASE_WORD.match(value) or _PHASE_PREFIX.match(value)
+        match = re.match(_PHASE_WORD, value, re.IGNORECASE) or re.match(_PHASE_PREFIX, value, re.IGNORECASE)
         return int(match.group(1)) if match else None
     return None
 
