@@ -1,4 +1,12 @@
-"""The kinds of artifact ctxres knows, how each is stored, and the file names that identify it."""
+"""The artifact catalog: every kind of file ctxres checks, in one table.
+
+Discovery (``ctxres.discovery``), the configuration's default patterns, conformance (which schemas
+validate a kind), the ``ctxres check`` help, the README's "What it checks" table and the ``files:``
+patterns of ``.pre-commit-hooks.yaml`` are all read or generated from :data:`CATALOG`
+(``ctxres catalog --write`` regenerates the files, ``ctxres catalog --check`` and a test catch drift).
+Adding a kind: one entry here, its schema in ``schemas/``, its branch in conformance if one file
+holds several schemas, then ``ctxres catalog --write``.
+"""
 
 from __future__ import annotations
 
@@ -8,30 +16,6 @@ from ctxres.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
 from ctxres.formats import Format
 from ctxres.orchestration import ORCHESTRATION_PATTERNS
 
-# kind -> (format, default file patterns). A pattern without "/" matches the file name.
-KINDS: dict[str, Format] = {
-    "orchestration": Format.YAML,
-    "checkpoint": Format.JSON,
-    "monitor-state": Format.JSON,
-    "precompact-state": Format.JSON,
-    "resume-context": Format.FRONT_MATTER,
-    "task-graph": Format.JSON,
-    "event-log": Format.JSONL,
-    "rule-file": Format.TEXT,
-}
-
-DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {
-    "orchestration": ORCHESTRATION_PATTERNS,
-    "checkpoint": (CHECKPOINT_FILE_GLOB,),
-    "monitor-state": ("context-monitor-state.json",),
-    "precompact-state": ("*precompact_state.json",),
-    "resume-context": ("resume-context.md",),
-    "task-graph": ("task-graph.json",),
-    "event-log": ("**/events/*/*.jsonl",),
-    # Markdown rule files that carry L2-REINJECT markers.
-    "rule-file": ("CLAUDE.md", "CLAUDE.local.md", "**/.claude/rules/**/*.md", "**/.context/rules/**/*.md"),
-}
-
 # A YAML file whose top level has a `resumption:` key is an orchestration file whatever its name.
 RESUMPTION_KEY = re.compile(rb"^resumption[ \t]*:", re.MULTILINE)
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -39,3 +23,130 @@ YAML_SUFFIXES = (".yaml", ".yml")
 # wherever it is (the marker's opening as `ctxres.reinject` finds it).
 REINJECT_MARKER = re.compile(rb"<!--[ \t\r\n]*L2[-_ ]?RE-?INJECT\b", re.IGNORECASE)
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+class ArtifactKind:
+    """One row of the catalog (a plain record: the catalog is read on every ``ctxres`` start)."""
+
+    __slots__ = ("description", "format", "found_as", "hooks", "kind", "patterns", "precommit", "schemas", "sniff")
+
+    def __init__(
+        self,
+        kind: str,
+        format: Format,
+        patterns: tuple[str, ...],
+        *,
+        schemas: tuple[str, ...],
+        description: str,
+        found_as: str,
+        hooks: tuple[str, ...] = ("ctxres-check",),
+        sniff: tuple[tuple[str, ...], re.Pattern[bytes]] | None = None,
+        precommit: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.format = format
+        # Default file patterns (`[tool.ctxres.patterns]` replaces them). Without "/": the file name.
+        self.patterns = patterns
+        # The JSON Schemas (``schemas/<name>.schema.json``) conformance validates this kind against.
+        self.schemas = schemas
+        # (suffixes, content marker): a file with one of the suffixes holding the marker is of this
+        # kind whatever its name.
+        self.sniff = sniff
+        # The pre-commit `files:` regex; None: translated from ``patterns``.
+        self.precommit = precommit
+        # The ids of the `.pre-commit-hooks.yaml` hooks whose `files:` include this kind.
+        self.hooks = hooks
+        self.description = description  # what it is (Markdown)
+        self.found_as = found_as  # how discovery recognises it (Markdown)
+
+    def __repr__(self) -> str:
+        return f"ArtifactKind({self.kind!r})"
+
+
+CATALOG: tuple[ArtifactKind, ...] = (
+    ArtifactKind(
+        "orchestration",
+        Format.YAML,
+        ORCHESTRATION_PATTERNS,
+        schemas=("resumption-v1", "resumption-v2", "orchestration"),
+        description="resumption section v1.0 / v2.0",
+        found_as="`resumption:` in `*ORCHESTRATION*.yaml`, or in any YAML file with a top-level `resumption:` key",
+        hooks=("ctxres-check", "ctxres-stale"),
+        sniff=(YAML_SUFFIXES, RESUMPTION_KEY),
+        # Any YAML file is passed: ctxres treats one with a top-level `resumption:` key as an
+        # orchestration file and skips the rest.
+        precommit=r"\.ya?ml$",
+    ),
+    ArtifactKind(
+        "checkpoint",
+        Format.JSON,
+        (CHECKPOINT_FILE_GLOB,),
+        schemas=("checkpoint", "checkpoint-peer"),
+        description="checkpoint",
+        found_as="`cx-NNN-checkpoint.json` (also the `cx-NNN.json` layout other checkpoint writers use)",
+    ),
+    ArtifactKind(
+        "monitor-state",
+        Format.JSON,
+        ("context-monitor-state.json",),
+        schemas=("monitor-state",),
+        description="context monitor state",
+        found_as="`context-monitor-state.json`",
+    ),
+    ArtifactKind(
+        "precompact-state",
+        Format.JSON,
+        ("*precompact_state.json",),
+        schemas=("precompact-state",),
+        description="Nexus pre-compact state",
+        found_as="`precompact_state.json`",
+    ),
+    ArtifactKind(
+        "resume-context",
+        Format.FRONT_MATTER,
+        ("resume-context.md",),
+        schemas=("resume-context",),
+        description="Nexus resume manifest",
+        found_as="front matter of `resume-context.md`",
+    ),
+    ArtifactKind(
+        "task-graph",
+        Format.JSON,
+        ("task-graph.json",),
+        schemas=("task-graph",),
+        description="agent-memory task graph",
+        found_as="`task-graph.json`",
+    ),
+    ArtifactKind(
+        "event-log",
+        Format.JSONL,
+        ("**/events/*/*.jsonl",),
+        schemas=("event",),
+        description="agent-memory event log",
+        found_as="`events/<actor>/*.jsonl` (one event per line)",
+        hooks=("ctxres-check", "ctxres-append-only"),
+    ),
+    ArtifactKind(
+        "rule-file",
+        Format.TEXT,
+        ("CLAUDE.md", "CLAUDE.local.md", "**/.claude/rules/**/*.md", "**/.context/rules/**/*.md"),
+        schemas=(),  # Markdown: the R rules read the L2-REINJECT markers
+        description="Claude Code rule file (L2-REINJECT markers)",
+        found_as="`CLAUDE.md`, `CLAUDE.local.md`, `.claude/rules/**/*.md`, `.context/rules/**/*.md`, "
+        "or any Markdown file with an L2-REINJECT marker",
+        # Ranks and the budget span all rule files: `ctxres reinject` checks them, not `ctxres check`.
+        hooks=("ctxres-reinject",),
+        sniff=(MARKDOWN_SUFFIXES, REINJECT_MARKER),
+    ),
+)
+"""Every artifact kind, in the order discovery tries their patterns (the first match wins)."""
+
+# Schemas that no artifact file holds (the README lists them after the catalog's kinds).
+OTHER_SCHEMAS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("hook input/output", "stdin/stdout of each hook", ("hook-<event>-input", "hook-<event>-output")),
+)
+
+BY_KIND: dict[str, ArtifactKind] = {entry.kind: entry for entry in CATALOG}
+KINDS: dict[str, Format] = {entry.kind: entry.format for entry in CATALOG}
+DEFAULT_PATTERNS: dict[str, tuple[str, ...]] = {entry.kind: entry.patterns for entry in CATALOG}
+SNIFFED: tuple[ArtifactKind, ...] = tuple(entry for entry in CATALOG if entry.sniff is not None)

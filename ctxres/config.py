@@ -3,11 +3,17 @@
 The nearest file upwards from the checked path wins (``.ctxres.toml`` before ``pyproject.toml``
 in the same folder, as ruff does with ``ruff.toml``). Keys use kebab-case; unknown keys are an
 error so a typo never silently disables a check.
+
+The core settings (those the hooks read too) are fields of :class:`Config`. A rule's own options
+are declared beside the rule (:class:`Option`, ``ctxres.linters.registry.register(options=...)``),
+checked here generically and read with :meth:`Config.option`. The hooks never import the rules:
+without them the loader keeps the other keys as written (the hooks read none of them).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +32,87 @@ DEFAULT_EXCLUDE = SKIPPED_FOLDERS
 
 class ConfigError(ValueError):
     """The configuration file is wrong; the message says where and what."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule option: its key in ``[tool.ctxres]`` (kebab-case), default, allowed values and help.
+
+    The kind follows the default: a bool is true or false, an int is an integer >= ``minimum``, a
+    string is one of ``choices``.
+    """
+
+    name: str
+    default: bool | int | str
+    help: str
+    minimum: int = 0
+    choices: tuple[str, ...] = ()
+
+    @property
+    def expected(self) -> str:
+        """What a value must be, as the error message says it."""
+        if isinstance(self.default, bool):
+            return "true or false"
+        if isinstance(self.default, int):
+            return "a positive integer" if self.minimum == 1 else f"an integer >= {self.minimum}"
+        return f"one of {', '.join(self.choices)}"
+
+    def valid(self, value: Any) -> bool:
+        if isinstance(self.default, bool):
+            return isinstance(value, bool)
+        if isinstance(self.default, int):
+            return isinstance(value, int) and not isinstance(value, bool) and value >= self.minimum
+        return value in self.choices
+
+    def check(self, value: Any, where: Path | str, key: str = "") -> Any:
+        """``value`` if it is allowed, else a :class:`ConfigError` naming the key (as written) and what
+        it must be."""
+        if not self.valid(value):
+            raise ConfigError(f"{where}: `{key or self.name}` must be {self.expected}")
+        return value
+
+    def toml(self) -> str:
+        """The default as it is written in ``[tool.ctxres]``."""
+        if isinstance(self.default, bool):
+            return f"{self.name} = {'true' if self.default else 'false'}"
+        if isinstance(self.default, str):
+            return f'{self.name} = "{self.default}"'
+        return f"{self.name} = {self.default}"
+
+
+OPTIONS: dict[str, Option] = {}
+"""Every declared rule option, by key: filled by the rule modules when they are imported."""
+
+_rule_loader: Callable[[], object] | None = None
+
+
+def declare(option: Option) -> Option:
+    """Add a rule option (the rule registry does, for the options of the rules it registers)."""
+    if option.name.replace("-", "_") in _CORE:
+        raise ValueError(f"rule option `{option.name}` is a core setting")
+    if not option.valid(option.default):
+        raise ValueError(f"the default of rule option `{option.name}` is not {option.expected}")
+    if OPTIONS.setdefault(option.name, option) != option:
+        raise ValueError(f"rule option `{option.name}` declared twice, differently")
+    return option
+
+
+def use_rule_options(loader: Callable[[], object]) -> None:
+    """Check rule options against the declarations; ``loader`` imports every rule module.
+
+    The linters call this when they are imported; until then (the hooks) the loader keeps the keys it
+    does not know unchecked in :attr:`Config.options`.
+    """
+    global _rule_loader
+    _rule_loader = loader
+
+
+def _declared() -> dict[str, Option] | None:
+    """The declared rule options, or None when the rules are not loaded (the hooks)."""
+    if _rule_loader is None:
+        return None
+    _rule_loader()
+    return OPTIONS
 
 
 @dataclass(frozen=True)
@@ -49,28 +136,31 @@ class Config:
     staleness_minutes: int = defaults.STALENESS_MINUTES
     max_file_size: int = 10 * 1024 * 1024
     strict: bool = False
-    reinject_budget: int = 600  # tokens of all L2-REINJECT markers of a project, per prompt
-    reinject_token_tolerance: int = 10  # percent that widens the chars/6..chars/3 range of a marker's tokens
-    reinject_max_marker_tokens: int = 0  # tokens one marker may measure (R007); 0: no per-marker cap (opt-in)
-    enforce_update_protocol: bool = False  # require the resumption-update reminder marker
-    event_type_spelling: str = "any"  # agent-memory event types: "any", "underscore" or "hyphen"
-    run_stale_after_days: int = 7  # an agent-memory run older than this gets a staleness warning
     profile: str = defaults.PROFILE  # which resumption system the hooks serve: "jerry" or "nexus"
+    options: dict[str, Any] = field(default_factory=dict)  # rule options set, by key (``reinject-budget``)
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
+    def option(self, name: str) -> Any:
+        """The rule option ``name`` (kebab-case): as configured, else its declared default."""
+        spec = OPTIONS.get(name) or (_declared() or {}).get(name)
+        if spec is None:
+            raise KeyError(f"no rule declares the option `{name}`")
+        if name not in self.options:
+            return spec.default
+        return spec.check(self.options[name], self.source or "configuration")
+
+    def with_options(self, **changes: Any) -> Config:
+        """A copy with rule options set; keys in snake_case (``reinject_budget=100``)."""
+        return replace(self, options={**self.options, **{k.replace("_", "-"): v for k, v in changes.items()}})
+
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
-_BOOL_KEYS = {"respect_gitignore", "sniff_resumption", "require_resumption", "strict", "enforce_update_protocol"}
-_INT_KEYS = {
-    "staleness_minutes",
-    "max_file_size",
-    "reinject_budget",
-    "run_stale_after_days",
-}
-_CHOICES = {"event_type_spelling": ("any", "underscore", "hyphen"), "profile": ("jerry", "nexus")}
-_NON_NEGATIVE_INT_KEYS = {"reinject_token_tolerance", "reinject_max_marker_tokens"}
+_BOOL_KEYS = {"respect_gitignore", "sniff_resumption", "require_resumption", "strict"}
+_INT_KEYS = {"staleness_minutes", "max_file_size"}
+_CHOICES = {"profile": ("jerry", "nexus")}
+_CORE = {f.name for f in fields(Config)} - {"root", "source", "options"}
 
 
 def _string_list(value: Any, key: str, where: Path) -> tuple[str, ...]:
@@ -87,23 +177,21 @@ def _table(value: Any, key: str, where: Path) -> dict[str, Any]:
 
 def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
     """Build a :class:`Config` from the ``[tool.ctxres]`` table (pure)."""
-    known = {f.name for f in fields(Config)} - {"root", "source"}
     values: dict[str, Any] = {"root": root, "source": source}
+    rule_options: dict[str, tuple[str, Any]] = {}
     for raw_key, value in table.items():
         key = raw_key.replace("-", "_")
-        if key not in known:
-            raise ConfigError(f"{source}: unknown setting `{raw_key}` in ctxres configuration")
-        if key in _TUPLE_KEYS:
+        if key not in _CORE:
+            rule_options[raw_key.replace("_", "-")] = (raw_key, value)
+        elif key in _TUPLE_KEYS:
             values[key] = _string_list(value, raw_key, source)
         elif key in _BOOL_KEYS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: `{raw_key}` must be true or false")
             values[key] = value
-        elif key in _INT_KEYS or key in _NON_NEGATIVE_INT_KEYS:
-            lowest = 0 if key in _NON_NEGATIVE_INT_KEYS else 1
-            if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
-                kind = "a positive integer" if lowest else "an integer >= 0"
-                raise ConfigError(f"{source}: `{raw_key}` must be {kind}")
+        elif key in _INT_KEYS:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{source}: `{raw_key}` must be a positive integer")
             values[key] = value
         elif key in _CHOICES:
             if value not in _CHOICES[key]:
@@ -133,7 +221,23 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
                     )
                 merged[kind] = _string_list(globs, f"patterns.{kind}", source)
             values[key] = merged
+    values["options"] = check_options(rule_options, source)
     return Config(**values)
+
+
+def check_options(table: dict[str, tuple[str, Any]], source: Path) -> dict[str, Any]:
+    """The rule options of a configuration (key: (key as written, value)), checked against their
+    declarations: an undeclared key is unknown, a value of the wrong kind names what it must be."""
+    declared = _declared()
+    if declared is None:  # the hooks: no rule is loaded, and they read no rule option
+        return {key: value for key, (_, value) in table.items()}
+    checked: dict[str, Any] = {}
+    for key, (raw_key, value) in table.items():
+        spec = declared.get(key)
+        if spec is None:
+            raise ConfigError(f"{source}: unknown setting `{raw_key}` in ctxres configuration")
+        checked[key] = spec.check(value, source, raw_key)
+    return checked
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

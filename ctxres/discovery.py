@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ctxres.artifacts import KINDS, MARKDOWN_SUFFIXES, REINJECT_MARKER, RESUMPTION_KEY, YAML_SUFFIXES
+from ctxres.artifacts import KINDS, SNIFFED
 from ctxres.config import Config
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.loading import Format
@@ -36,16 +36,19 @@ def _display(path: Path, cwd: Path) -> str:
 
 
 def kind_of(relpath: str, path: Path, config: Config) -> str | None:
-    """The artifact kind of a file, from its name, else from its content: a YAML file with a top-level
-    `resumption:` key is an orchestration file, a Markdown file with an L2-REINJECT marker a rule file."""
+    """The artifact kind of a file, from its name (the configured patterns), else from its content (the
+    catalog's ``sniff``: a YAML file with a top-level `resumption:` key is an orchestration file, a
+    Markdown file with an L2-REINJECT marker a rule file)."""
     for kind, patterns in config.patterns.items():
         if matches_any(relpath, patterns):
             return kind
     suffix = path.suffix.lower()
-    if config.sniff_resumption and suffix in YAML_SUFFIXES:
-        return "orchestration" if _holds(path, RESUMPTION_KEY, config.max_file_size) else None
-    if suffix in MARKDOWN_SUFFIXES:
-        return "rule-file" if _holds(path, REINJECT_MARKER, config.max_file_size) else None
+    for entry in SNIFFED:
+        if entry.sniff is None or suffix not in entry.sniff[0]:
+            continue
+        if entry.kind == "orchestration" and not config.sniff_resumption:
+            continue
+        return entry.kind if _holds(path, entry.sniff[1], config.max_file_size) else None
     return None
 
 

@@ -1,8 +1,13 @@
-"""Finding the project (repository) root that relative paths in state files are relative to."""
+"""The project (repository) root that relative paths in state files are relative to, and whether a
+path stays inside it (standard library only, no pathlib at run time: the hooks use it)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
 
 MARKERS = (".git", ".claude", ".ctxres.toml", "pyproject.toml")
 
@@ -17,10 +22,11 @@ def project_root(start: Path) -> Path:
     return folder
 
 
-def inside(path: Path, root: Path) -> bool:
+def within(real_path: str, real_root: str) -> bool:
+    """Whether a resolved path is ``real_root`` or below it (pure: both already resolved)."""
+    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
     """Whether ``path`` (resolved, symlinks followed) stays inside ``root``."""
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
+    return within(os.path.realpath(path), os.path.realpath(root))

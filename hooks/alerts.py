@@ -12,25 +12,24 @@ Standard library only, no pathlib/typing at run time: UserPromptSubmit calls thi
 
 from __future__ import annotations
 
-import json
 import os
 
-from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, list_checkpoints
+from ctxres import prompt_data
+from ctxres.checkpoint_names import list_checkpoints
 from ctxres.hooks.context import HookContext, HookError, find_workflow
+from ctxres.prompt_data import orchestration_reference
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from typing import Any
 
 ALERT_MARKER = "<compaction-alert>"
-MAX_CHECKPOINT_BYTES = 1024 * 1024  # a checkpoint is a few KB; a bigger file is reported, not read
 
 
 def checkpoints_folder(ctx: HookContext) -> str | None:
     """``<state_dir>/checkpoints`` when it stays inside the project; None when it does not (a symlink
     out of the project is never followed)."""
-    folder = os.path.join(ctx.state_dir, CHECKPOINTS_FOLDER)
-    return folder if ctx.inside(ctx.state_dir) and ctx.inside(folder) else None
+    return prompt_data.checkpoints_folder(ctx.state_dir, ctx.project_dir)
 
 
 def checkpoint_files(ctx: HookContext) -> list[str]:
@@ -40,64 +39,18 @@ def checkpoint_files(ctx: HookContext) -> list[str]:
 
 
 def load_checkpoint(path: str) -> dict[str, Any]:
-    """A checkpoint file's JSON object; :class:`HookError` (the reason, one line) when it cannot be read.
-    A symbolic link is refused (the hook never writes one; it may lead out of the project)."""
-    if os.path.islink(path):
-        raise HookError("is a symbolic link, not read: a checkpoint is only read from a regular file")
+    """A checkpoint file's JSON object (``ctxres.prompt_data.load_checkpoint``); :class:`HookError`
+    (the reason, one line) when it cannot be read."""
     try:
-        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
-            raw = handle.read(MAX_CHECKPOINT_BYTES + 1)
-    except OSError as exc:
-        raise HookError(f"cannot be read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_CHECKPOINT_BYTES:
-        raise HookError(f"is larger than {MAX_CHECKPOINT_BYTES:,} bytes")
-    if not raw.strip():
-        raise HookError("is empty")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise HookError("is not UTF-8 text") from None
-    except ValueError as exc:
-        raise HookError(f"is not valid JSON ({exc})") from None
-    except RecursionError:  # hostile input: thousands of nested arrays or objects
-        raise HookError("is nested too deeply to read") from None
-    if not isinstance(data, dict):
-        raise HookError("is not a JSON object")
-    return data
-
-
-def is_pending(data: dict[str, Any]) -> bool:
-    """Whether parsed checkpoint data waits for ``ctxres ack`` (pure): seed layout and not acknowledged."""
-    if "checkpoint_id" in data and "event_id" not in data:  # the other tool's layout: nothing to acknowledge
-        return False
-    metadata = data.get("metadata")
-    return not (isinstance(metadata, dict) and metadata.get("acknowledged") is True)
+        return prompt_data.load_checkpoint(path)
+    except prompt_data.CheckpointUnreadable as exc:
+        raise HookError(str(exc)) from None
 
 
 def pending_checkpoints(ctx: HookContext) -> list[str]:
     """Paths of the unacknowledged checkpoint files (seed layout), oldest first. A file that cannot be
     read counts as pending; files in the other tool's layout never do."""
-    pending = []
-    for path in checkpoint_files(ctx):
-        try:
-            data = load_checkpoint(path)
-        except HookError:
-            pending.append(path)
-            continue
-        if is_pending(data):
-            pending.append(path)
-    return pending
-
-
-def orchestration_reference(data: dict[str, Any] | None) -> str | None:
-    """The ORCHESTRATION file a checkpoint tells the session to read (its ``files_to_read``), if any."""
-    recovery = data.get("recovery_instructions") if isinstance(data, dict) else None
-    files = recovery.get("files_to_read") if isinstance(recovery, dict) else None
-    for entry in files if isinstance(files, list) else []:
-        path = entry.get("path") if isinstance(entry, dict) else entry
-        if isinstance(path, str) and "ORCHESTRATION" in os.path.basename(path) and path.endswith((".yaml", ".yml")):
-            return path
-    return None
+    return prompt_data.pending_checkpoints(checkpoints_folder(ctx))
 
 
 def _existing(ctx: HookContext, reference: str | None) -> str | None:
@@ -126,7 +79,7 @@ def compaction_alert(ctx: HookContext) -> str | None:
     pending = pending_checkpoints(ctx)
     if not pending:
         return None
-    from ctxres.hooks.templates import render_generic_alert, render_template2
+    from ctxres.prompts import render_generic_alert, render_template2
     from ctxres.redact import redact, redact_value
 
     newest = pending[-1]

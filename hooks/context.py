@@ -135,8 +135,9 @@ class HookContext:
 
     def inside(self, path: str) -> bool:
         """Whether ``path`` (symlinks followed) stays inside the project directory."""
-        real = os.path.realpath(path)
-        return real == self.project_dir or real.startswith(self.project_dir + os.sep)
+        from ctxres.project import within
+
+        return within(os.path.realpath(path), self.project_dir)
 
     def safe(self, path: str) -> str:
         """``path`` (relative to the project) if it stays inside the project; else :class:`HookError`."""

@@ -27,6 +27,7 @@ import os
 from ctxres import orchestration
 from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, file_id, file_name, number_of_id, number_of_name
 from ctxres.hooks.context import HookContext, HookError, find_workflow, iso, now, read_bytes
+from ctxres.prompt_data import recovery_fields
 from ctxres.timestamps import parse_datetime
 
 TYPE_CHECKING = False
@@ -79,19 +80,6 @@ def _ints(value: Any) -> list[int] | None:
 
 
 # --- the resumption section, whatever its version (pure) ----------------------------------------
-
-
-def recovery_fields(section: dict[str, Any]) -> dict[str, Any]:
-    """The recovery-state fields: ``recovery_state`` of a v2.0 section; the section's own top-level
-    fields otherwise (v1.0, or the flat v2.0 spelling), ``current_state`` standing in for
-    ``current_activity``."""
-    state = section.get("recovery_state")
-    if isinstance(state, dict):
-        return state
-    fields = dict(section)
-    if "current_activity" not in fields and "current_state" in fields:
-        fields["current_activity"] = fields["current_state"]
-    return fields
 
 
 def gate_position(data: dict[str, Any], section: dict[str, Any]) -> tuple[str | None, int | None, float | None]:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 
-from ctxres import orchestration
+from ctxres import orchestration, prompt_data
 from ctxres.hooks.context import HookContext, HookError, additional_context, find_workflow, warn
+from ctxres.prompt_data import template1_input as template1_input  # re-exported: the view Template 1 reads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
     from ctxres.orchestration import WorkflowChoice
 
 EVENT = "SessionStart"
-PLAN_FILE = "ORCHESTRATION_PLAN.md"
+PLAN_FILE = prompt_data.PLAN_FILE
 SOURCES = ("startup", "resume", "fork", "compact", "clear")  # what Claude Code sends as `source`
 
 
@@ -33,67 +34,26 @@ def _warn(message: str) -> None:
     warn(f"{EVENT}: {message}")
 
 
-def template1_input(data: dict[str, Any]) -> dict[str, Any]:
-    """The workflow data as Template 1 reads it (pure): a v2.0 section as it is; a v1.0 section (or the
-    flat spelling) with its top-level fields seen as ``recovery_state``, and ``workflow.status`` as the
-    workflow status when the section has none."""
-    from ctxres.hooks.precompact import recovery_fields
-
-    section = data.get("resumption")
-    section = dict(section) if isinstance(section, dict) else {}
-    state = dict(recovery_fields(section))
-    if not state.get("workflow_status"):
-        state["workflow_status"] = orchestration.workflow_status_of(data)
-    section["recovery_state"] = state
-    view = dict(data)
-    view["resumption"] = section
-    return view
-
-
 def plan_reference(ctx: HookContext, workflow_path: str) -> str:
     """``ORCHESTRATION_PLAN.md`` beside the workflow file (relative to the project), or "" if there is none."""
-    plan = os.path.join(os.path.dirname(workflow_path), PLAN_FILE)
-    return ctx.relative(plan) if os.path.isfile(plan) and ctx.inside(plan) else ""
+    return prompt_data.plan_reference(workflow_path, ctx.project_dir)
 
 
 def project_name(ctx: HookContext, data: dict[str, Any], workflow_path: str) -> str:
     """``workflow.project_id``, else the name of the folder that holds the workflow file."""
-    workflow = data.get("workflow")
-    named = workflow.get("project_id") if isinstance(workflow, dict) else None
-    if isinstance(named, str) and named.strip():
-        return named.strip()
-    folder = os.path.dirname(os.path.realpath(workflow_path))
-    return os.path.basename(folder if folder != ctx.project_dir else ctx.project_dir)
-
-
-def outside_entry(ctx: HookContext, entry: Any) -> bool:
-    """Whether a ``files_to_read`` entry names a file outside the project (home-relative, a drive, a
-    NUL, or a path that ``..`` or a symbolic link takes out of it): the prompt never sends the model
-    there (``ctxres check`` reports such entries as X002)."""
-    path = entry.get("path") if isinstance(entry, dict) else entry
-    if not isinstance(path, str):
-        return False
-    path = path.strip().replace("\\", "/")
-    if not path or path.startswith("~") or "\x00" in path or (len(path) > 1 and path[1] == ":"):
-        return bool(path)
-    return not ctx.inside(os.path.join(ctx.project_dir, path))
+    return prompt_data.project_name(data, workflow_path, ctx.project_dir)
 
 
 def safe_view(ctx: HookContext, view: dict[str, Any]) -> dict[str, Any]:
     """``view`` without the ``files_to_read`` entries outside the project (said on stderr)."""
-    section = view.get("resumption")
-    files = section.get("files_to_read") if isinstance(section, dict) else None
-    if not isinstance(files, list) or not isinstance(section, dict):
-        return view
-    kept = [entry for entry in files if not outside_entry(ctx, entry)]
-    if len(kept) < len(files):
-        _warn(f"left {len(files) - len(kept)} files_to_read entries outside the project out of the prompt")
-        view["resumption"] = {**section, "files_to_read": kept}
+    view, left_out = prompt_data.files_inside(view, ctx.project_dir)
+    if left_out:
+        _warn(prompt_data.left_out_note(left_out))
     return view
 
 
 def resumption_prompt(ctx: HookContext, workflow_path: str, data: dict[str, Any]) -> str:
-    from ctxres.hooks.templates import render_template1
+    from ctxres.prompts import render_template1
     from ctxres.redact import redact_value
 
     return render_template1(
@@ -162,7 +122,7 @@ def after_compaction(ctx: HookContext) -> str | None:
     if found is None:
         return None  # no workflow: the compaction concerns no state of ours
     from ctxres.checkpoint_names import CHECKPOINTS_FOLDER
-    from ctxres.hooks.templates import render_generic_alert
+    from ctxres.prompts import render_generic_alert
 
     folder = os.path.join(ctx.settings.state_dir, CHECKPOINTS_FOLDER)
     reason = f"there is no unacknowledged checkpoint in {folder}/; the PreCompact hook did not write one"

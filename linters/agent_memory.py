@@ -13,11 +13,11 @@ import os
 from typing import TYPE_CHECKING
 
 from ctxres import agent_memory as am
-from ctxres.config import Config
+from ctxres.config import Config, Option
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats import Format
-from ctxres.linters.registry import Rule, register
+from ctxres.linters.registry import Rule, family_option, register
 from ctxres.loading import load_file
 
 if TYPE_CHECKING:
@@ -194,6 +194,12 @@ MISSING_ARTIFACT = register(
     breakdown), or restore it from version control.
     """,
 )
+SPELLINGS = ("any", "underscore", "hyphen")
+EVENT_TYPE_SPELLING = Option("event-type-spelling", "any", "the spelling every event type must use", choices=SPELLINGS)
+RUN_STALE_AFTER_DAYS = family_option(
+    "M", Option("run-stale-after-days", 7, "`ctxres runs` warns about a run idle for longer than this", 1)
+)
+
 SPELLING = register(
     "M010",
     "event-type-spelling",
@@ -211,6 +217,7 @@ SPELLING = register(
     Write new events with the configured spelling. The logs are append-only: do not rewrite old
     lines; exclude old runs from this rule with `per-file-ignores` if needed.
     """,
+    options=(EVENT_TYPE_SPELLING,),
 )
 
 UNMAPPED = register(
@@ -254,12 +261,10 @@ UNMAPPED = register(
     """,
 )
 
-SPELLINGS = ("any", "underscore", "hyphen")
-
 
 def spelling_setting(config: Config) -> str:
-    """``event-type-spelling`` from the configuration (validated there: any, underscore or hyphen)."""
-    return config.event_type_spelling
+    """``event-type-spelling`` from the configuration (checked there: any, underscore or hyphen)."""
+    return str(config.option(EVENT_TYPE_SPELLING.name))
 
 
 def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:

@@ -24,15 +24,13 @@ def _codes(value: str) -> tuple[str, ...]:
 
 
 def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ctxres.linters.cmd_catalog import check_description
     from ctxres.linters.reporters import FORMATS
 
     check = sub.add_parser(
         "check",
         help="check resumption artifacts under the given paths",
-        description="Find resumption artifacts (ORCHESTRATION*.yaml and any YAML with a top-level "
-        "`resumption:` key, checkpoint files cx-NNN*.json, context-monitor-state.json, "
-        "precompact_state.json, resume-context.md, task-graph.json, events/<actor>/*.jsonl) "
-        "under PATH (default: .) and report every problem as path:line:col: CODE message.",
+        description=check_description(),  # the kinds of the artifact catalog (ctxres.artifacts)
     )
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
     check.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")

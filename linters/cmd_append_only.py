@@ -24,11 +24,45 @@ from typing import Any
 from ctxres import git
 from ctxres.agent_memory import LineChange, append_only_violations
 from ctxres.config import Config, ConfigError, load_config
+from ctxres.findings import Finding, Position, Severity
 from ctxres.globs import matches_any
+from ctxres.linters.registry import register
+from ctxres.linters.reporters import add_format_option, print_findings
 
 EXIT_OK, EXIT_BLOCKED, EXIT_USAGE = 0, 1, 2
 MAX_LINES_SHOWN = 10
 MAX_TEXT = 100
+
+REWRITTEN = register(
+    "M012",
+    "event-log-rewritten",
+    "A staged change rewrites, deletes or moves committed lines of an append-only event log (`ctxres append-only`).",
+    Severity.ERROR,
+    explanation="""
+    ## Why
+    The task states of an agent-memory run are derived from its event logs
+    (`events/<actor>/*.jsonl`), which are append-only (seed 003): a session that resumes reads
+    every committed event again. Changing, deleting or inserting a committed line, or deleting or
+    moving a committed log, changes the history that other sessions already acted on.
+
+    It is reported by `ctxres append-only` (the pre-commit hook `ctxres-append-only`), which
+    compares each staged event log with HEAD; `ctxres check` does not report it (it needs the
+    git index, not the files on disk). The line is that of the committed file.
+
+    ## Example
+    A staged log whose second committed line was edited:
+
+    ```text
+    {"event_type": "task_started", "task_id": "T1", ...}
+    {"event_type": "task_completed", "task_id": "T2", ...}   # was T1
+    ```
+
+    ## Fix
+    Put the committed lines back unchanged (`git show HEAD:./<path>` prints them) and record the
+    correction as a new event at the end of the file; restore a deleted or moved log
+    (`git restore --staged --worktree -- <path>`).
+    """,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +82,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="FILE",
         help="event logs to check (default: every staged event log); staged deletions and moves are always checked",
     )
-    parser.add_argument("--output-format", choices=("text", "json"), default="text", help="how to print the result")
+    add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both M012)")
     parser.set_defaults(handler=run)
 
 
@@ -157,6 +191,41 @@ def _print_text(verdicts: list[Verdict]) -> None:
         print(f"ctxres append-only: only appended lines ({checked} checked).")
 
 
+def _change_message(change: LineChange) -> str:
+    if change.kind == "changed":
+        return f"committed line changed (was: {_clip(change.old)}; now: {_clip(change.new)})"
+    if change.kind == "deleted":
+        return f"committed line deleted (was: {_clip(change.old)})"
+    return f"a new line was inserted before this committed line: {_clip(change.new)}"
+
+
+def findings(verdicts: list[Verdict]) -> list[Finding]:
+    """M012 for every deleted or moved log (line 1) and every rewritten committed line."""
+    found = []
+    for verdict in verdicts:
+        if verdict.note:
+            fix = f"keep the file where it is (`git restore --staged --worktree -- {verdict.path}` brings it back)"
+            message = f"{verdict.note}; event logs are append-only"
+            found.append(Finding(verdict.path, REWRITTEN.code, message, REWRITTEN.severity, fix=fix))
+            continue
+        fix = (
+            f"put the committed line back unchanged (`git show HEAD:./{verdict.path}` prints it) and add any "
+            "correction as a new event at the end of the file"
+        )
+        found += [
+            Finding(
+                verdict.path,
+                REWRITTEN.code,
+                _change_message(change),
+                REWRITTEN.severity,
+                Position(change.line, 1),
+                fix=fix,
+            )
+            for change in verdict.changes
+        ]
+    return found
+
+
 def _as_json(verdict: Verdict) -> dict[str, Any]:
     return {
         "path": verdict.path,
@@ -175,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.output_format == "json":
         print(json.dumps({"checked": len(verdicts), "logs": [_as_json(v) for v in verdicts]}, indent=2))
-    else:
+    elif args.output_format == "text":
         _print_text(verdicts)
+    else:
+        print_findings(args.output_format, findings(verdicts), len(verdicts))
     return EXIT_BLOCKED if any(verdict.blocked for verdict in verdicts) else EXIT_OK

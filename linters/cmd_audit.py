@@ -16,6 +16,8 @@ from typing import Any
 
 from ctxres import git
 from ctxres.linters.cmd_stale import Comparison, as_json, compare_commits, render_text
+from ctxres.linters.history import stale_finding
+from ctxres.linters.reporters import add_format_option, print_findings
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -37,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default="HEAD",
         help="the commits to walk, in git syntax (default: HEAD, the whole history; e.g. main..HEAD, v1.0..)",
     )
-    parser.add_argument("--output-format", choices=("text", "json"), default="text", help="how to print the result")
+    add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
     parser.set_defaults(handler=run)
 
 
@@ -85,10 +87,14 @@ def _file_json(audit: FileAudit) -> dict[str, Any]:
     }
 
 
-def _print_text(audit: FileAudit) -> None:
+def _print_notes(audit: FileAudit) -> None:
     for note in audit.notes:
         assert note.commit is not None
         print(f"ctxres audit-history: {audit.path}: {note.commit.short}: {note.note}", file=sys.stderr)
+
+
+def _print_text(audit: FileAudit) -> None:
+    _print_notes(audit)
     count = len(audit.stale)
     if not count:
         print(f"{audit.path}: no stale commit ({audit.commits_checked} changes checked)")
@@ -109,7 +115,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.output_format == "json":
         print(json.dumps({"files": [_file_json(audit) for audit in audits]}, indent=2, ensure_ascii=False))
-    else:
+    elif args.output_format == "text":
         for audit in audits:
             _print_text(audit)
+    else:
+        for audit in audits:
+            _print_notes(audit)
+        found = [stale_finding(result, audit.path) for audit in audits for result in audit.stale]
+        print_findings(args.output_format, found, len(audits))
     return EXIT_FOUND if any(audit.stale for audit in audits) else EXIT_OK

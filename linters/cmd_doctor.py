@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ctxres.config import load_config
-from ctxres.linters.layers import diagnose, live_workflow
+from ctxres.linters.layers import diagnose, layer_findings, live_workflow
+from ctxres.linters.reporters import add_format_option, print_findings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "Exit 1 when a layer is not present.",
     )
     parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
-    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    add_format_option(parser, "how to print the report (github: annotations, sarif: code scanning; L001, L002)")
     parser.set_defaults(handler=run)
 
 
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
+    elif args.output_format != "text":
+        print_findings(args.output_format, layer_findings(rows, root.resolve(), Path.cwd()), 1)
     else:
         width = max(len(r.layer) for r in rows)
         for row in rows:

@@ -15,21 +15,19 @@ from typing import Any
 
 import yaml
 
-from ctxres import ack, yamlguard
+from ctxres import ack, prompt_data, yamlguard
 from ctxres import checkpoints as cp
 from ctxres.config import ConfigError, load_config
-from ctxres.hooks import alerts
-from ctxres.hooks.context import HookContext, HookError, Settings
-from ctxres.hooks.sessionstart import resumption_prompt
-from ctxres.hooks.templates import (
+from ctxres.project import inside, project_root
+from ctxres.prompts import (
     TEMPLATE1_BUDGET,
     TEMPLATE2_BUDGET,
     TEMPLATE2_CEILING,
     estimate_tokens,
+    render_template1,
     render_template2,
 )
-from ctxres.project import inside, project_root
-from ctxres.redact import redact
+from ctxres.redact import redact, redact_value
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -75,10 +73,10 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def _context(root: Path, state_dir: Path) -> HookContext:
-    settings = Settings()
-    settings.state_dir = os.path.relpath(state_dir, root)
-    return HookContext("SessionStart", {}, str(root.resolve()), settings)
+def _checkpoints_folder(root: Path, state_dir: Path) -> str | None:
+    """The checkpoints folder as the hooks see it (None when it leads out of the project)."""
+    project_dir = str(root.resolve())
+    return prompt_data.checkpoints_folder(os.path.join(project_dir, os.path.relpath(state_dir, root)), project_dir)
 
 
 def _workflow(args: argparse.Namespace) -> Path:
@@ -112,15 +110,25 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 
 def template1(args: argparse.Namespace) -> str:
+    """Template 1 as the SessionStart hook renders it (``files_to_read`` entries outside the project left out)."""
     workflow = _workflow(args)
     root = _root(workflow)
-    state_dir = cp.find_state_dir(workflow, root, load_config(workflow).state_dir)
-    return resumption_prompt(_context(root, state_dir), str(workflow), _read_yaml(workflow))
+    load_config(workflow)  # a configuration error is a usage error, as for every command
+    data = _read_yaml(workflow)
+    project_dir = str(root.resolve())
+    view, left_out = prompt_data.files_inside(prompt_data.template1_input(data), project_dir)
+    if left_out:  # the line the SessionStart hook writes for the same prompt
+        print(f"ctxres-hook: SessionStart: {prompt_data.left_out_note(left_out)}", file=sys.stderr)
+    return render_template1(
+        redact_value(view),
+        plan_path=prompt_data.plan_reference(str(workflow), project_dir),
+        project_id=prompt_data.project_name(data, str(workflow), project_dir),
+    )
 
 
-def _checkpoint(args: argparse.Namespace, ctx: HookContext) -> tuple[str, list[str]]:
+def _checkpoint(args: argparse.Namespace, folder: str | None) -> tuple[str, list[str]]:
     """(the checkpoint to render, every unacknowledged checkpoint)."""
-    pending = alerts.pending_checkpoints(ctx)
+    pending = prompt_data.pending_checkpoints(folder)
     if args.checkpoint is not None:
         if not args.checkpoint.is_file():
             raise PromptError(f"no such file: {args.checkpoint}")
@@ -144,18 +152,17 @@ def template2(args: argparse.Namespace) -> str | None:
     start = (args.file or args.checkpoint or root).resolve()
     config = load_config(start)
     state_dir = cp.find_state_dir(args.file.resolve() if args.file else start, root, config.state_dir)
-    ctx = _context(root, state_dir)
-    path, pending = _checkpoint(args, ctx)
+    path, pending = _checkpoint(args, _checkpoints_folder(root, state_dir))
     if not path:
         return None
     try:
-        data = alerts.load_checkpoint(path)
-    except HookError as exc:
+        data = prompt_data.load_checkpoint(path)
+    except prompt_data.CheckpointUnreadable as exc:
         raise PromptError(f"{path} {exc}") from None
     if args.file is not None:
         workflow = cp.relative_reference(args.file, root)
     else:
-        named = alerts.orchestration_reference(data)
+        named = prompt_data.orchestration_reference(data)
         workflow = named if named and (root / named).is_file() else ""
         if not workflow:
             choice = ack.live_workflow(root, config)

@@ -30,11 +30,38 @@ from pathlib import Path
 
 from ctxres import agent_memory as am
 from ctxres.config import ConfigError, load_config
+from ctxres.findings import Finding, Position, Severity
+from ctxres.linters.registry import register
+from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.project import project_root
 from ctxres.timestamps import parse_datetime
 
 EXIT_OK, EXIT_CHOOSE, EXIT_USAGE = 0, 1, 2
 DEFAULT_STALE_DAYS = 7
+
+RUN_IDLE = register(
+    "M013",
+    "run-idle",
+    "An incomplete agent-memory run has been idle longer than `run-stale-after-days` (`ctxres runs`).",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    A run whose newest event is old was left behind: the plan, the code it touches and the
+    branch may have moved since. Resuming it blindly executes tasks against an outdated picture.
+    The limit is `--stale-after-days`, else the configuration's `run-stale-after-days`, else 7.
+
+    It is reported by `ctxres runs` (a warning of its resume report); `ctxres check` does not
+    report it (it depends on the current time). The location is the newest event.
+
+    ## Example
+    The newest event of the run is `{"event_type": "task_started", "timestamp":
+    "2026-01-02T10:00:00Z", ...}` and it is now February.
+
+    ## Fix
+    Review the plan and the code it touches before resuming the run, or record that the run was
+    cancelled (a `run_cancelled` event) when it will not be resumed.
+    """,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,7 +90,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="DAYS",
         help=f"warn when a run's newest event is older than this (default: configuration, else {DEFAULT_STALE_DAYS})",
     )
-    parser.add_argument("--output-format", choices=("text", "json"), default="text", help="how to print the report")
+    add_format_option(
+        parser, "how to print the report (github and sarif: its warnings as findings: P001, C001, M009, M011, M013)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -80,7 +109,7 @@ def _stale_after(args: argparse.Namespace, root: Path) -> dt.timedelta:
         if args.stale_after_days <= 0:
             raise ValueError("--stale-after-days must be a positive number")
         return dt.timedelta(days=args.stale_after_days)
-    return dt.timedelta(days=load_config(root).run_stale_after_days)
+    return dt.timedelta(days=load_config(root).option("run-stale-after-days"))
 
 
 def _parse_words(words: list[str]) -> str | None:
@@ -135,8 +164,45 @@ def run(args: argparse.Namespace) -> int:
     return _choose(incomplete, runs_dir, args.output_format)
 
 
+def findings(status: am.RunStatus) -> list[Finding]:
+    """The warnings of a run's resume report as findings (severity warning, as in the report): an
+    unreadable line P001, an event without type C001, an unknown event type M011, an unreadable or
+    missing task graph P001, C001 or M009, an idle run M013 (at its newest event)."""
+    from ctxres.linters.agent_memory import MISSING_ARTIFACT, UNMAPPED
+    from ctxres.linters.conformance import MISSING
+    from ctxres.linters.parsing import SYNTAX
+
+    run = status.run
+    graph = os.path.join(run.directory, am.TASK_GRAPH).replace(os.sep, "/")
+    places = [(SYNTAX.code, item.path, item.line) for item in run.corrupted]
+    places += [
+        (UNMAPPED.code if event.event_type else MISSING.code, event.path, event.line)
+        for event in am.in_time_order(am.unmapped_events(run.events))
+    ]
+    if run.graph_problem:
+        places.append((MISSING.code, run.graph_path, 1) if run.graph_path else (SYNTAX.code, graph, 1))
+    elif run.tasks is None and status.phase >= am.EXECUTION_PHASE:
+        places.append((MISSING_ARTIFACT.code, graph, 1))
+    last = status.last_activity
+    if len(places) < len(status.warnings) and last is not None:
+        places.append((RUN_IDLE.code, last.path, last.line))
+    found = []
+    for (code, path, line), warning in zip(places, status.warnings, strict=False):
+        prefix = f"{path}:{line}: "
+        message = warning[len(prefix) :] if warning.startswith(prefix) else warning
+        found.append(Finding(path, code, message, Severity.WARNING, Position(line, 1)))
+    return found
+
+
+def _print_findings(statuses: list[am.RunStatus], output_format: str) -> None:
+    found = [finding for status in statuses for finding in findings(status)]
+    print_findings(output_format, found, sum(len(status.run.documents) for status in statuses))
+
+
 def _report(status: am.RunStatus, output_format: str) -> int:
-    if output_format == "json":
+    if output_format in ("github", "sarif"):
+        _print_findings([status], output_format)
+    elif output_format == "json":
         print(json.dumps({"status": "resume", "run": am.status_json(status)}, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(am.render_report(status))
@@ -145,6 +211,9 @@ def _report(status: am.RunStatus, output_format: str) -> int:
 
 def _fresh_start(statuses: list[am.RunStatus], runs_dir: str, output_format: str) -> int:
     finished = [status.run.run_id for status in statuses]
+    if output_format in ("github", "sarif"):
+        _print_findings([], output_format)  # nothing to resume: no warning is shown
+        return EXIT_OK
     if output_format == "json":
         print(json.dumps({"status": "fresh-start", "runs_dir": runs_dir, "finished_runs": finished}, indent=2))
         return EXIT_OK
@@ -154,6 +223,9 @@ def _fresh_start(statuses: list[am.RunStatus], runs_dir: str, output_format: str
 
 
 def _choose(incomplete: list[am.RunStatus], runs_dir: str, output_format: str) -> int:
+    if output_format in ("github", "sarif"):
+        _print_findings(incomplete, output_format)
+        return EXIT_CHOOSE
     if output_format == "json":
         payload = {
             "status": "choose-run",

@@ -27,7 +27,9 @@ from ctxres import git
 from ctxres.artifacts import RESUMPTION_KEY, YAML_SUFFIXES
 from ctxres.config import Config, load_config
 from ctxres.document import Document, JsonPath
+from ctxres.findings import Finding
 from ctxres.globs import is_ignored, parse_ignore
+from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.staleness import utc_now
 from ctxres.statediff import Move, Staleness, assess
@@ -66,7 +68,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="check every commit in REF..HEAD instead of the staged changes (for CI); FILES, if given, "
         "limit it to those files",
     )
-    parser.add_argument("--output-format", choices=("text", "json"), default="text", help="how to print the result")
+    add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
     parser.set_defaults(handler=run)
 
 
@@ -264,10 +266,7 @@ def compare_commits(
 
 def _print_text(results: list[Comparison], range_mode: bool) -> None:
     blocked = [r for r in results if r.staleness is not None]
-    for result in results:
-        if result.note:
-            where = f"{result.commit.short} " if result.commit else ""
-            print(f"ctxres stale: {where}{result.path}: {result.note}", file=sys.stderr)
+    _print_notes(results)
     for result in blocked:
         if range_mode and result.commit is not None:
             short = result.commit.short
@@ -290,6 +289,29 @@ def _print_text(results: list[Comparison], range_mode: bool) -> None:
         print(f"ctxres stale: resumption sections are up to date ({counted} checked).")
 
 
+def findings(results: list[Comparison], root: Path, range_mode: bool) -> list[Finding]:
+    """S013 for every blocked change, at the stale part of its section (paths relative to here)."""
+    from ctxres.linters.history import stale_finding  # history (the S013 rule) imports this module
+
+    found = []
+    for result in results:
+        if result.staleness is None:
+            continue
+        if range_mode:
+            shown = Path(os.path.relpath(root / result.path)).as_posix()
+            found.append(stale_finding(result, shown))
+        else:
+            found.append(stale_finding(result, result.path, f", then stage the file again (`git add {result.path}`)"))
+    return found
+
+
+def _print_notes(results: list[Comparison]) -> None:
+    for result in results:
+        if result.note:
+            where = f"{result.commit.short} " if result.commit else ""
+            print(f"ctxres stale: {where}{result.path}: {result.note}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         root = git.repo_root(Path.cwd())
@@ -305,6 +327,9 @@ def run(args: argparse.Namespace) -> int:
             "not_compared": [{**as_json(r), "note": r.note} for r in results if r.note],
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
-    else:
+    elif args.output_format == "text":
         _print_text(results, args.since is not None)
+    else:
+        _print_notes(results)
+        print_findings(args.output_format, findings(results, root, args.since is not None), len(results))
     return EXIT_BLOCKED if any(r.staleness is not None for r in results) else EXIT_OK

@@ -10,6 +10,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ctxres.artifacts import BY_KIND
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.compatibility import owned_paths
@@ -185,27 +186,33 @@ def validator(name: str) -> Any:
 
 
 def targets(doc: Document) -> Iterator[tuple[str, JsonPath, Any]]:
-    """(schema name, where in the file, value) for each part of a document that has a schema."""
+    """(schema name, where in the file, value) for each part of a document that has a schema: the
+    kind's schemas in the artifact catalog (``ctxres.artifacts.CATALOG``); a kind with several picks
+    one per document (the resumption version, the checkpoint layout) or validates each line."""
+    entry = BY_KIND.get(doc.kind)
+    schemas = entry.schemas if entry is not None else (doc.kind,)
+    if not schemas:
+        return  # no schema (a Markdown rule file: the R rules read the markers)
     data = doc.data
     if doc.kind == "orchestration":
+        v1, v2, whole_file = schemas
         if not isinstance(data, dict):
-            yield "orchestration", (), data
+            yield whole_file, (), data
             return
         if "resumption" in data and data["resumption"] is not None:
             version = detect_version(data["resumption"])
-            yield ("resumption-v2" if version == "2.0" else "resumption-v1"), ("resumption",), data["resumption"]
+            yield (v2 if version == "2.0" else v1), ("resumption",), data["resumption"]
     elif doc.kind == "checkpoint":
-        peer = isinstance(data, dict) and "checkpoint_id" in data and "event_id" not in data
-        yield ("checkpoint-peer" if peer else "checkpoint"), (), data
+        seed, peer = schemas
+        is_peer = isinstance(data, dict) and "checkpoint_id" in data and "event_id" not in data
+        yield (peer if is_peer else seed), (), data
     elif doc.kind == "event-log":
         for index, item in enumerate(data or []):
-            yield "event", (index,), item
-    elif doc.kind == "rule-file":
-        return  # Markdown: no schema (the R rules read the markers)
+            yield schemas[0], (index,), item
     elif doc.kind == "resume-context" and data is None:
-        yield "resume-context", (), {}
+        yield schemas[0], (), {}
     else:
-        yield doc.kind, (), data
+        yield schemas[0], (), data
 
 
 def problems(doc: Document) -> list[tuple[Problem, int]]:

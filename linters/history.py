@@ -56,24 +56,31 @@ STALE_IN_HISTORY = register(
 )
 
 
-def _finding(comparison: Comparison, cwd: Path, root: Path) -> Finding:
+def stale_finding(comparison: Comparison, shown: str, fix_suffix: str = "") -> Finding:
+    """S013 for one blocked comparison, at the stale part of the section; ``shown`` is the path to
+    print. A comparison without a commit is a staged change (``ctxres stale``)."""
     staleness, commit = comparison.staleness, comparison.commit
-    assert staleness is not None and commit is not None
+    assert staleness is not None
     moves = staleness.moves
     first = moves[0].describe() if moves else "the state"
     more = f" and {len(moves) - 1} more state-bearing values" if len(moves) > 1 else ""
-    shown = Path(os.path.relpath(root / comparison.path, cwd)).as_posix()
+    if commit is not None:
+        where = f"commit {commit.short} ({commit.date})"
+        after = f" (line of the file in {commit.short})"
+    else:
+        where, after = "the staged version", ""
     return Finding(
         path=shown,
         code=STALE_IN_HISTORY.code,
-        message=(
-            f"commit {commit.short} ({commit.date}) moved {first}{more}, but the resumption section "
-            f"stayed stale: {staleness.stale} (line of the file in {commit.short})"
-        ),
+        message=f"{where} moved {first}{more}, but the resumption section stayed stale: {staleness.stale}{after}",
         severity=STALE_IN_HISTORY.severity,
         position=Position(stale_line(comparison), 1),
-        fix=staleness.fix,
+        fix=f"{staleness.fix}{fix_suffix}",
     )
+
+
+def _finding(comparison: Comparison, cwd: Path, root: Path) -> Finding:
+    return stale_finding(comparison, Path(os.path.relpath(root / comparison.path, cwd)).as_posix())
 
 
 def range_findings(since: str, paths: list[Path], config: Config, cwd: Path | None = None) -> list[Finding]:

@@ -22,6 +22,9 @@ from ctxres import ack
 from ctxres.claude_settings import registrations
 from ctxres.config import Config
 from ctxres.discovery import discover
+from ctxres.findings import Finding, Severity
+from ctxres.linters.registry import register
+from ctxres.linters.reinject import budget as reinject_budget
 from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
 from ctxres.project import project_root
 from ctxres.reinject import resumption_reminder, scan
@@ -31,6 +34,61 @@ PROTOCOL_PATH = f"{PROTOCOL_DOCS_FOLDER}/{PROTOCOL_DOC}"
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json", "hooks/hooks.json")
 PRECOMMIT_IDS = ("ctxres-check", "ctxres-stale", "ctxres-reinject")
 PRESENT, MISSING, MISCONFIGURED = "present", "missing", "misconfigured"
+
+LAYER_MISSING = register(
+    "L001",
+    "enforcement-layer-missing",
+    "An enforcement layer of the resumption update protocol is missing (`ctxres doctor`).",
+    Severity.ERROR,
+    explanation="""
+    ## Why
+    The resumption section stays fresh only when every layer of the protocol is in place: the
+    protocol document (L1), the L2-REINJECT reminder (L2), the PostToolUse staleness hook (L3),
+    the context monitor (L4), the PreCompact and SessionStart hooks (checkpoint, re-orientation)
+    and the pre-commit hooks. Without one of them, a stale section goes unnoticed at that step.
+
+    It is reported by `ctxres doctor`, which checks a whole repository; `ctxres check` does not
+    report it. The location is the file that would hold the layer (the protocol document,
+    `CLAUDE.md`, `.claude/settings.json`, `.pre-commit-config.yaml`).
+
+    ## Example
+    A repository without `.pre-commit-config.yaml`: the `pre-commit` layer is missing.
+
+    ## Fix
+    Run the command the finding names: `ctxres init --only L1`, `ctxres init --only L2`,
+    `ctxres install-hooks` or `ctxres init --only pre-commit`.
+    """,
+)
+LAYER_MISCONFIGURED = register(
+    "L002",
+    "enforcement-layer-misconfigured",
+    "An enforcement layer is present but misconfigured (`ctxres doctor`).",
+    Severity.ERROR,
+    explanation="""
+    ## Why
+    A layer that is present but does not act is as bad as a missing one: a PostToolUse hook whose
+    matcher misses `Edit`, reminders over the L2 token budget, a `.pre-commit-config.yaml` that
+    does not parse. It is reported by `ctxres doctor`; `ctxres check` does not report it.
+
+    ## Example
+    `.claude/settings.json` registers the PostToolUse hook with the matcher `Write` only, so an
+    `Edit` of the ORCHESTRATION file is never checked.
+
+    ## Fix
+    Run the command the finding names (`ctxres install-hooks` rewrites the hook registrations;
+    `ctxres reinject` shows which markers to shorten), or fix the file it names.
+    """,
+)
+# Where each layer lives (relative to the repository): the location of its findings.
+LAYER_FILES = {
+    "L1": PROTOCOL_PATH,
+    "L2": "CLAUDE.md",
+    "L3": SETTINGS_FILES[0],
+    "L4": SETTINGS_FILES[0],
+    "checkpoint": SETTINGS_FILES[0],
+    "re-orient": SETTINGS_FILES[0],
+    "pre-commit": ".pre-commit-config.yaml",
+}
 
 
 @dataclass(frozen=True)
@@ -88,15 +146,15 @@ def check_l2(root: Path, config: Config) -> Layer:
             f"no L2-REINJECT reminder to update the resumption section in {where}",
             "ctxres init --only L2",
         )
-    if total > config.reinject_budget:
+    if total > reinject_budget(config):
         return Layer(
             "L2",
             MISCONFIGURED,
             f"reminder at {reminder}, but all markers total {total} tokens, over the "
-            f"{config.reinject_budget}-token budget",
+            f"{reinject_budget(config)}-token budget",
             "ctxres reinject (shorten or drop markers)",
         )
-    return Layer("L2", PRESENT, f"reminder at {reminder}; all markers {total} tokens of {config.reinject_budget}")
+    return Layer("L2", PRESENT, f"reminder at {reminder}; all markers {total} tokens of {reinject_budget(config)}")
 
 
 def _settings(root: Path) -> list[tuple[str, Any]]:
@@ -170,6 +228,20 @@ def check_precommit(root: Path) -> Layer:
             "pre-commit", MISSING, "no ctxres hook in .pre-commit-config.yaml", "ctxres init --only pre-commit"
         )
     return Layer("pre-commit", PRESENT, f"{', '.join(ours)} in .pre-commit-config.yaml")
+
+
+def layer_findings(rows: list[Layer], root: Path, cwd: Path) -> list[Finding]:
+    """L001 for each missing layer, L002 for each misconfigured one, at the file that holds the layer
+    (relative to ``cwd``)."""
+    found = []
+    for row in rows:
+        if row.ok:
+            continue
+        rule = LAYER_MISCONFIGURED if row.status == MISCONFIGURED else LAYER_MISSING
+        shown = Path(os.path.relpath(root / LAYER_FILES.get(row.layer, "."), cwd)).as_posix()
+        message = f"{row.layer} {row.status}: {row.detail}"
+        found.append(Finding(shown, rule.code, message, rule.severity, fix=row.fix))
+    return found
 
 
 def diagnose(root: Path, config: Config) -> list[Layer]:

@@ -19,10 +19,13 @@ Codes are a family letter and three digits. Families:
 
 from __future__ import annotations
 
+import importlib
 import re
 import textwrap
 from dataclasses import dataclass
 
+from ctxres import config
+from ctxres.config import Option
 from ctxres.findings import Severity
 
 FAMILIES: dict[str, str] = {
@@ -47,7 +50,8 @@ class Rule:
     """A rule's identity and documentation.
 
     ``explanation`` is Markdown: why the rule exists, an example that triggers it, and how to fix
-    it. ``docs/rules/<CODE>.md`` is generated from it (``ctxres rules --write-docs docs/rules``).
+    it. ``docs/rules/<CODE>.md`` is generated from it (``ctxres rules --write-docs docs/rules``),
+    with the rule's ``options`` (its settings in ``[tool.ctxres]``) listed at the end.
     """
 
     code: str
@@ -55,6 +59,7 @@ class Rule:
     summary: str
     severity: Severity
     explanation: str = ""
+    options: tuple[Option, ...] = ()
 
     @property
     def family(self) -> str:
@@ -67,8 +72,14 @@ class Rule:
         return (
             f"# {self.code}: {self.name}\n\n"
             f"*{self.family} rule; default severity **{self.severity.value}** ({default}).*\n\n"
-            f"{self.summary}\n\n{body}\n"
+            f"{self.summary}\n\n{body}\n{self._options_doc()}"
         )
+
+    def _options_doc(self) -> str:
+        if not self.options:
+            return ""
+        lines = [f"- `{o.toml()}` ({o.expected}): {o.help}" for o in self.options]
+        return "\n## Options\nIn `[tool.ctxres]`, shown with their defaults:\n\n" + "\n".join(lines) + "\n"
 
     def doc_url(self) -> str:
         return f"https://github.com/ctxres/ctxres/blob/main/docs/rules/{self.code}.md"
@@ -77,15 +88,38 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def register(code: str, name: str, summary: str, severity: Severity = Severity.ERROR, explanation: str = "") -> Rule:
-    """Add a rule to the registry; codes are unique and never reused."""
+def register(
+    code: str,
+    name: str,
+    summary: str,
+    severity: Severity = Severity.ERROR,
+    explanation: str = "",
+    options: tuple[Option, ...] = (),
+) -> Rule:
+    """Add a rule to the registry, with the options it reads; codes are unique and never reused."""
     if not _CODE.match(code) or code[0] not in FAMILIES:
         raise ValueError(f"bad rule code {code!r}")
     if code in RULES:
         raise ValueError(f"rule code {code} registered twice")
-    rule = Rule(code, name, summary, severity, explanation)
+    rule = Rule(code, name, summary, severity, explanation, tuple(map(config.declare, options)))
     RULES[code] = rule
     return rule
+
+
+def family_option(family: str, option: Option) -> Option:
+    """Declare an option a rule family's module reads outside one rule (a command of the family)."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown rule family {family!r}")
+    return config.declare(option)
+
+
+def _load_rule_options() -> None:
+    """Import every rule module, so that every rule option is declared."""
+    importlib.import_module("ctxres.linters.rules").rule_modules()
+
+
+# With the linters loaded, the configuration checks every rule option against its declaration.
+config.use_rule_options(_load_rule_options)
 
 
 def get(code: str) -> Rule:

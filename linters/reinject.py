@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxres import protocol
-from ctxres.config import Config
+from ctxres.config import Config, Option
 from ctxres.document import Document
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.registry import Rule, register
@@ -35,6 +35,8 @@ from ctxres.project import inside, project_root
 from ctxres.reinject import (
     CHARS_PER_TOKEN_DENSE,
     CHARS_PER_TOKEN_PROSE,
+    DEFAULT_BUDGET,
+    DEFAULT_TOLERANCE_PERCENT,
     FAR_FACTOR,
     KEYWORD,
     RULE_FILE_KIND,
@@ -50,6 +52,21 @@ from ctxres.reinject import (
 
 if TYPE_CHECKING:
     from ctxres.linters.engine import Workspace
+
+# --- options (declared with the rules that read them below) -------------------------------------
+
+BUDGET = Option("reinject-budget", DEFAULT_BUDGET, "tokens all L2-REINJECT markers of a project may measure", 1)
+TOLERANCE = Option(
+    "reinject-token-tolerance",
+    DEFAULT_TOLERANCE_PERCENT,
+    "percent that widens the plausible range of a marker's `tokens=` (characters/6 to characters/3)",
+)
+MAX_MARKER_TOKENS = Option(
+    "reinject-max-marker-tokens", 0, "tokens one marker may measure; 0: no per-marker cap (opt-in)"
+)
+ENFORCE_UPDATE_PROTOCOL = Option(
+    "enforce-update-protocol", False, "require the marker that reminds of the resumption update protocol"
+)
 
 
 def reminder_marker(rank: int = protocol.RESUMPTION_MARKER_RANK) -> str:
@@ -153,6 +170,7 @@ TOKEN_MISMATCH = register(
     names (`tokens=16`). `ctxres reinject --fix` writes the estimate in place of every figure
     outside the range and changes nothing else.
     """,
+    options=(TOLERANCE,),
 )
 MISSING_TOKENS = register(
     "R004",
@@ -224,6 +242,7 @@ OVER_BUDGET = register(
     Shorten or merge markers, or remove the least important ones. If a larger per-prompt cost is
     intended, raise `reinject-budget` in `[tool.ctxres]`.
     """,
+    options=(BUDGET,),
 )
 TOO_LONG = register(
     "R007",
@@ -249,6 +268,7 @@ TOO_LONG = register(
     Shorten the content to the essential instruction, or split it into two markers with ranks of
     their own.
     """,
+    options=(MAX_MARKER_TOKENS,),
 )
 MARKUP = register(
     "R008",
@@ -293,6 +313,7 @@ MISSING_REMINDER = register(
     {reminder}
     ```
     """.replace("{reminder}", reminder_marker()),
+    options=(ENFORCE_UPDATE_PROTOCOL,),
 )
 
 
@@ -300,19 +321,19 @@ MISSING_REMINDER = register(
 
 
 def budget(config: Config) -> int:
-    return config.reinject_budget
+    return int(config.option(BUDGET.name))
 
 
 def tolerance(config: Config) -> int:
-    return config.reinject_token_tolerance
+    return int(config.option(TOLERANCE.name))
 
 
 def max_marker_tokens(config: Config) -> int:
-    return config.reinject_max_marker_tokens
+    return int(config.option(MAX_MARKER_TOKENS.name))
 
 
 def protocol_enforced(config: Config) -> bool:
-    return config.enforce_update_protocol
+    return bool(config.option(ENFORCE_UPDATE_PROTOCOL.name))
 
 
 # --- per file ---------------------------------------------------------------------------------

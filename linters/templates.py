@@ -12,7 +12,9 @@ import os
 from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
-from ctxres.hooks.templates import (
+from ctxres.linters.registry import register
+from ctxres.orchestration import is_live
+from ctxres.prompts import (
     TEMPLATE1_BUDGET,
     TEMPLATE2_BUDGET,
     TEMPLATE2_CEILING,
@@ -20,8 +22,6 @@ from ctxres.hooks.templates import (
     render_template1,
     render_template2,
 )
-from ctxres.linters.registry import register
-from ctxres.orchestration import is_live
 from ctxres.resumption import detect_version
 
 TEMPLATE1_OVER = register(

@@ -54,8 +54,8 @@ def _preimport() -> None:
     import ctxres.hooks.posttooluse
     import ctxres.hooks.precompact
     import ctxres.hooks.sessionstart
-    import ctxres.hooks.templates
     import ctxres.hooks.userpromptsubmit
+    import ctxres.prompts
     import ctxres.redact  # noqa: F401
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -345,25 +344,23 @@ def test_a_checked_log_is_compared_with_the_rest_of_its_run_read_from_disk(tmp_p
     assert "events/orchestrator/20260115-1000.jsonl:3" in report.findings[0].message
 
 
-@dataclass(frozen=True)
-class SpellingConfig(Config):
-    """The configuration with `event-type-spelling` set (the key the lead adds to Config)."""
-
-    event_type_spelling: str = "underscore"
+def spelling_config(root: Path, event_type_spelling: str = "underscore") -> Config:
+    """The configuration with `event-type-spelling` set."""
+    return Config(root=root, options={"event-type-spelling": event_type_spelling})
 
 
 def test_the_configured_spelling_is_enforced_once_per_type_and_file(tmp_path: Path) -> None:
     shutil.copytree(THREE_ACTORS / ".agent-memory", tmp_path / ".agent-memory")
     default = [f for f in _check(tmp_path) if f[2] == "M010"]
     assert default == []  # both spellings are accepted unless configured
-    underscore = [f for f in _check(tmp_path, SpellingConfig(root=tmp_path)) if f[2] == "M010"]
+    underscore = [f for f in _check(tmp_path, spelling_config(root=tmp_path)) if f[2] == "M010"]
     assert underscore == [
         ("20260115-1030.jsonl", 5, "M010"),
         ("20260115-1100.jsonl", 1, "M010"),
         ("20260115-1100.jsonl", 2, "M010"),
     ]
     hyphen = [
-        f for f in _check(tmp_path, SpellingConfig(root=tmp_path, event_type_spelling="hyphen")) if f[2] == "M010"
+        f for f in _check(tmp_path, spelling_config(root=tmp_path, event_type_spelling="hyphen")) if f[2] == "M010"
     ]
     # once per event type and file: the executor's second `task_started` (line 3) is not repeated
     assert sorted((name, line) for name, line, _code in hyphen) == [

@@ -19,9 +19,9 @@ import jsonschema
 import pytest
 
 from ctxres.hooks import monitor
-from ctxres.hooks.templates import estimate_tokens
 from ctxres.staleness import classify
 from ctxres.tiers import Tier, action_for
+from ctxres.tokens import estimate_tokens
 from ctxres.transcript import read_fill
 
 from .conftest import CORPUS, FIXTURES, ROOT

@@ -15,7 +15,7 @@ import pytest
 from ctxres import checkpoint_names
 from ctxres.hooks import alerts, sessionstart
 from ctxres.hooks.context import HookContext, Settings
-from ctxres.hooks.templates import TEMPLATE2_CEILING, estimate_tokens
+from ctxres.prompts import TEMPLATE2_CEILING, estimate_tokens
 from tests.conftest import FIXTURES
 from tests.test_hook_precompact import (
     SECRETS,

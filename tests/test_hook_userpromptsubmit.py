@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ctxres.hooks import monitor
-from ctxres.hooks.templates import estimate_tokens
+from ctxres.tokens import estimate_tokens
 
 from .test_hook_monitor import (
     NOW,

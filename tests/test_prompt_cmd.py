@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.hooks.templates import estimate_tokens
 from ctxres.linters.cli import main
 from ctxres.linters.cmd_prompt import budget_note
+from ctxres.prompts import estimate_tokens
 from tests.test_hook_precompact import SECRETS, TEMPLATE_ORCHESTRATION, workspace
 from tests.test_hook_sessionstart import ALERT_HEAD, TEMPLATE1_HEAD, put_checkpoint
 

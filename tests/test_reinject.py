@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,7 +44,7 @@ def settings(root: Path, **ours: object) -> Config:
     """The configuration of ``root`` (its ``.ctxres.toml`` if any) with the R settings overridden."""
     source = root / ".ctxres.toml"
     table = tomllib.loads(source.read_text("utf-8")) if source.exists() else {}
-    return replace(parse(table, root, source), **ours)  # type: ignore[arg-type]
+    return parse(table, root, source).with_options(**ours)
 
 
 def documents(root: Path, config: Config, paths: list[Path] | None = None) -> list[Document]:
@@ -179,9 +178,11 @@ def test_r003_is_a_warning_outside_the_range_and_an_error_far_outside(declared: 
 def test_r007_is_opt_in() -> None:
     text = '<!-- L2-REINJECT: rank=1, tokens=113, content="' + "x" * 450 + '" -->'
     doc = _doc(text)
-    assert Config(root=Path(".")).reinject_max_marker_tokens == 0
+    assert Config(root=Path(".")).option("reinject-max-marker-tokens") == 0
     assert rules.check_file(rules.RuleFile.of(doc), Config(root=Path("."))) == []
-    capped = rules.check_file(rules.RuleFile.of(doc), Config(root=Path("."), reinject_max_marker_tokens=100))
+    capped = rules.check_file(
+        rules.RuleFile.of(doc), Config(root=Path("."), options={"reinject-max-marker-tokens": 100})
+    )
     assert [f.code for f in capped] == ["R007"]
 
 

@@ -8,6 +8,7 @@ sha256 c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e).
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.registry import RULES, Rule
 from ctxres.linters.report import Report
-from ctxres.linters.reporters import FORMATS, github, json_, render, sarif, text
+from ctxres.linters.reporters import FORMATS, add_format_option, github, json_, print_findings, render, sarif, text
 from ctxres.linters.rules import all_rules
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -67,6 +68,19 @@ def test_formats_and_dispatch() -> None:
     assert render("json", rep) == json_.render(rep)
     assert render("github", rep) == github.render(rep)
     assert render("sarif", rep) == sarif.render(rep)
+
+
+def test_shared_option_and_printer_for_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    add_format_option(parser)
+    assert parser.parse_args([]).output_format == "text"
+    assert parser.parse_args(["--output-format", "sarif"]).output_format == "sarif"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--output-format", "xml"])
+    capsys.readouterr()
+    print_findings("github", [warn(), err()], 2)  # sorted as check sorts them
+    rendered = github.render(Report(findings=[err(), warn()], files_checked=2))
+    assert capsys.readouterr().out == rendered
 
 
 def test_unknown_format_raises() -> None:

@@ -92,9 +92,23 @@ def test_valid_workspace_has_no_findings_at_all() -> None:
 
 
 # Rules that need a git history rather than a folder of files; each is triggered by the test named.
-HISTORY_RULES = {"S013": "tests/test_stale_git.py::test_check_since_reports_the_stale_commit_as_s013_in_every_format"}
+# Rules that a command reports, not `ctxres check` on files: the test that triggers each.
+COMMAND_RULES = {
+    "S013": "tests/test_stale_git.py::test_check_since_reports_the_stale_commit_as_s013_in_every_format",
+    "L001": "tests/test_command_reporters.py::test_doctor_missing_layers_are_l001",
+    "L002": "tests/test_command_reporters.py::test_doctor_misconfigured_layer_is_l002",
+    "M012": "tests/test_command_reporters.py::test_append_only_rewritten_line_is_m012",
+    "M013": "tests/test_command_reporters.py::test_runs_warnings_are_findings",
+}
+
+
+def test_command_rules_name_tests_that_exist() -> None:
+    root = Path(__file__).resolve().parent.parent
+    for code, test in COMMAND_RULES.items():
+        path, name = test.split("::")
+        assert f"def {name}(" in (root / path).read_text("utf-8"), (code, test)
 
 
 def test_every_rule_has_a_triggering_fixture() -> None:
-    missing = [code for code in all_rules() if code not in HISTORY_RULES and not list((RULE_DIR / code).glob("bad*"))]
+    missing = [code for code in all_rules() if code not in COMMAND_RULES and not list((RULE_DIR / code).glob("bad*"))]
     assert not missing, f"rules without a fixture that triggers them: {missing}"

@@ -8,7 +8,7 @@ import json
 
 import yaml
 
-from ctxres.hooks.templates import (
+from ctxres.prompts import (
     TEMPLATE1_BUDGET,
     TEMPLATE2_BUDGET,
     TEMPLATE2_CEILING,

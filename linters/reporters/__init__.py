@@ -5,8 +5,11 @@ One module per format; :func:`render` picks the module by name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import argparse
+import sys
+from collections.abc import Callable, Iterable
 
+from ctxres.findings import Finding
 from ctxres.linters.report import Report
 from ctxres.linters.reporters import github, json_, sarif, text
 
@@ -33,4 +36,15 @@ def render(fmt: str, report: Report, *, color: bool = False) -> str:
     return renderer(report)
 
 
-__all__ = ["FORMATS", "render"]
+def add_format_option(parser: argparse.ArgumentParser, help: str = "how to print the result") -> None:
+    """``--output-format text|json|github|sarif``, as ``ctxres check`` spells it (default: text)."""
+    parser.add_argument("--output-format", choices=FORMATS, default="text", help=help)
+
+
+def print_findings(fmt: str, findings: Iterable[Finding], files_checked: int) -> None:
+    """Print ``findings`` (sorted as ``check`` sorts them) through the reporter for ``fmt``."""
+    report = Report(sorted(findings, key=Finding.sort_key), files_checked)
+    sys.stdout.write(render(fmt, report))
+
+
+__all__ = ["FORMATS", "add_format_option", "print_findings", "render"]

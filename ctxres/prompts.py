@@ -1,20 +1,25 @@
-"""The two re-orientation prompts, rendered from the state on disk (pure functions).
+"""The two re-orientation prompts and the generic compaction alert, rendered from plain data (pure).
 
 Template 1 (resumption prompt) re-orients a new session on a workflow that was interrupted;
 budget 500-1000 tokens. Template 2 (``<compaction-alert>``) re-orients the same session after a
 compaction from the newest unacknowledged checkpoint; budget 300-400 tokens, hard ceiling 500:
 above it the free-text summaries are shortened, never the structured fields.
 
-Tokens are estimated as characters / 4, as the specification measures them (``ctxres.tokens``).
+Used by the SessionStart and UserPromptSubmit hooks, ``ctxres prompt`` and the T rules; the data they
+render is prepared in ``ctxres.prompt_data``. Tokens are estimated as characters / 4, as the
+specification measures them (``ctxres.tokens``). No typing at run time (the hooks' start-up cost).
 """
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from ctxres.tokens import estimate_tokens as estimate_tokens  # the one estimate; re-exported for the linters
+from ctxres.tokens import estimate_tokens as estimate_tokens  # the one estimate; re-exported for the callers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+    from typing import Any
 
 WIDTH = 89  # the line width of the specification's populated examples
 TEMPLATE1_BUDGET = (500, 1000)
