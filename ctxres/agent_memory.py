@@ -39,8 +39,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxres.artifacts import Format
 from ctxres.document import Document
-from ctxres.formats import Format
 from ctxres.loading import IssueKind, load_file
 from ctxres.timestamps import format_duration, format_utc, parse_datetime
 

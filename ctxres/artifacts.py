@@ -1,6 +1,6 @@
 """The artifact catalog: every kind of file ctxres checks, in one table.
 
-Discovery (``ctxres.discovery``), the configuration's default patterns, conformance (which schemas
+Discovery (``ctxres.linters.checking.discovery``), the configuration's default patterns, conformance (which schemas
 validate a kind), the ``ctxres check`` help, the README's "What it checks" table and the ``files:``
 patterns of ``.pre-commit-hooks.yaml`` are all read or generated from :data:`CATALOG`
 (``ctxres catalog --write`` regenerates the files, ``ctxres catalog --check`` and a test catch drift).
@@ -11,10 +11,21 @@ holds several schemas, then ``ctxres catalog --write``.
 from __future__ import annotations
 
 import re
+from enum import Enum
 
 from ctxres.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
-from ctxres.formats import Format
 from ctxres.orchestration import ORCHESTRATION_PATTERNS
+
+
+class Format(str, Enum):
+    """How an artifact is stored."""
+
+    YAML = "yaml"
+    JSON = "json"
+    JSONL = "jsonl"
+    FRONT_MATTER = "front-matter"
+    TEXT = "text"  # read as text only (Markdown rule files); rules parse what they need
+
 
 # A YAML file whose top level has a `resumption:` key is an orchestration file whatever its name.
 RESUMPTION_KEY = re.compile(rb"^resumption[ \t]*:", re.MULTILINE)

@@ -5,7 +5,7 @@ in the same folder, as ruff does with ``ruff.toml``). Keys use kebab-case; unkno
 error so a typo never silently disables a check.
 
 The core settings (those the hooks read too) are fields of :class:`Config`. A rule's own options
-are declared beside the rule (:class:`Option`, ``ctxres.linters.registry.register(options=...)``),
+are declared beside the rule (:class:`Option`, ``ctxres.linters.checking.registry.register(options=...)``),
 checked here generically and read with :meth:`Config.option`. The hooks never import the rules:
 without them the loader keeps the other keys as written (the hooks read none of them).
 """
@@ -25,7 +25,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from ctxres import defaults
 from ctxres.artifacts import DEFAULT_PATTERNS
-from ctxres.folders import SKIPPED_FOLDERS
+from ctxres.defaults import SKIPPED_FOLDERS
 
 DEFAULT_EXCLUDE = SKIPPED_FOLDERS
 

@@ -1,4 +1,4 @@
-"""The defaults of the settings the hooks read too (no imports).
+"""The defaults of the settings the hooks read too, and the folders no search enters (no imports).
 
 ``ctxres.config.Config`` uses them as its field defaults; the hooks' ``Settings`` starts from them
 without importing the configuration loader (dataclasses, pathlib, tomllib) when a project has no
@@ -17,3 +17,23 @@ WORKFLOW_ENV = "CTXRES_ORCHESTRATION"
 """The environment variable that names the workflow file (relative to the project) and skips the search
 (``ctxres.orchestration.find_live_workflow``). Here so that a hook that has its workflow file cached
 can honour it without importing the workflow model."""
+
+# Version control, virtual environments, tool caches and build output. `ctxres check` skips them
+# unless the configuration's `exclude` says otherwise; the hooks never walk into them.
+SKIPPED_FOLDERS = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".nox",
+    ".tox",
+    "node_modules",
+    "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "build",
+    "dist",
+    "site-packages",
+)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ctxres.artifacts import Format as Format  # re-exported: the loaders take it
 from ctxres.document import Document, JsonPath
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.findings import Position
-from ctxres.formats import Format as Format  # re-exported: the loaders take it
 from ctxres.jsonpos import JsonPosError, parse_json
 from ctxres.yamlpos import YamlPosError, parse_yaml
 

@@ -230,7 +230,7 @@ def workflow_files(
     """Files under ``root`` that match the orchestration patterns and are not examples or templates,
     most recently modified first (then by path). The walk skips version control, virtual
     environments, caches and build output, and stops after ``limit`` directory entries."""
-    from ctxres.folders import SKIPPED_FOLDERS
+    from ctxres.defaults import SKIPPED_FOLDERS
     from ctxres.globs import matches_any
 
     skip = frozenset(SKIPPED_FOLDERS if skipped is None else skipped)

@@ -5,7 +5,7 @@ the file moved and the resumption section did not move with it: a session that r
 section would start from a state that is no longer true. This module compares two parsed
 versions of one file; it is the one comparison behind ``ctxres stale`` (pre-commit and
 ``--since``), ``ctxres check --since`` (rule S013) and ``ctxres audit-history`` (all three through
-``compare_versions`` in ``linters/cmd_stale.py``; the git side lives in ``ctxres.git``), and the
+``compare_versions`` in ``linters/checking/commit_comparison.py``; the git side lives in ``ctxres.git``), and the
 PostToolUse hook imports it too: standard library only at import time (no ``dataclasses``, no
 ``typing``, no ``ctxres.document``), the records are named tuples and a slotted class.
 

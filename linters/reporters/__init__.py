@@ -1,4 +1,4 @@
-"""Reporters: turn a :class:`~ctxres.linters.report.Report` into text for a person or a machine.
+"""Reporters: turn a :class:`~ctxres.linters.checking.report.Report` into text for a person or a machine.
 
 One module per format; :func:`render` picks the module by name.
 """
@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 from ctxres.findings import Finding
-from ctxres.linters.report import Report
+from ctxres.linters.checking.report import Report
 from ctxres.linters.reporters import github, json_, sarif, text
 
 FORMATS: tuple[str, ...] = ("text", "json", "github", "sarif")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxres.findings import Finding, Severity
-from ctxres.linters.report import Report
+from ctxres.linters.checking.report import Report
 from ctxres.linters.reporters.text import summary_line
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from ctxres.findings import Finding
-from ctxres.linters.registry import RULES
-from ctxres.linters.report import Report
+from ctxres.linters.checking.registry import RULES
+from ctxres.linters.checking.report import Report
 
 FORMAT_VERSION = 1
 

@@ -8,8 +8,8 @@ from pathlib import PurePath
 from urllib.parse import quote
 
 from ctxres.findings import Finding, Severity
-from ctxres.linters.registry import RULES
-from ctxres.linters.report import Report
+from ctxres.linters.checking.registry import RULES
+from ctxres.linters.checking.report import Report
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

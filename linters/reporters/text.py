@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxres.findings import Finding, Severity
-from ctxres.linters.report import Report
+from ctxres.linters.checking.report import Report
 
 _BOLD = "\x1b[1m"
 _RED = "\x1b[31m"

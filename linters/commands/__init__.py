@@ -1,0 +1,25 @@
+"""The sub-commands of ``ctxres``, one module each.
+
+Every module here defines ``add_parser(sub)``, which adds its sub-command to the parser and sets
+``handler`` (a function of the parsed arguments that returns the exit status) with
+``set_defaults``. ``ctxres.linters.cli`` registers every module of this package, in the order
+below (the order of ``ctxres --help``); a module that is not listed is registered after them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+# The main job first, then the rule documentation and the schemas; the rest by name.
+FIRST = ("check", "rules", "schema")
+
+
+def command_modules() -> list[ModuleType]:
+    """Every command module of this package (importing one costs nothing until it runs)."""
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+    ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
+    return [importlib.import_module(f"{__name__}.{name}") for name in ordered]

@@ -1,0 +1,126 @@
+"""``ctxres audit-history``: list every commit in a file's git history that the ``ctxres-stale``
+pre-commit hook would have blocked (the workflow state moved, the resumption section did not).
+
+The history follows renames (``git log --follow``); each commit is compared with its parent, as
+``ctxres stale --since`` does. Exit status: 0 none found, 1 stale commits found, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxres import git
+from ctxres.linters.checking.commit_comparison import Comparison, as_json, compare_commits, render_text
+from ctxres.linters.reporters import add_format_option, print_findings
+from ctxres.linters.rules.stale_commits import stale_finding
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "audit-history",
+        help="list the commits of a file's history that left its resumption section stale",
+        description="Walk the git history of each ORCHESTRATION file (following renames) and list every "
+        "commit that the ctxres-stale pre-commit hook would have blocked: a state-bearing part of the file "
+        "moved (workflow, phase, agent or group status, gate iteration or score, checkpoint) while the "
+        "resumption section did not. Each commit is shown with its short hash, its date and what moved.",
+        epilog="Exit status: 0 no stale commit, 1 stale commits found, 2 usage error.",
+    )
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="orchestration files")
+    parser.add_argument(
+        "--rev",
+        metavar="REV-RANGE",
+        default="HEAD",
+        help="the commits to walk, in git syntax (default: HEAD, the whole history; e.g. main..HEAD, v1.0..)",
+    )
+    add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
+    parser.set_defaults(handler=run)
+
+
+@dataclass
+class FileAudit:
+    """The verdict on every commit that changed one file."""
+
+    path: str
+    commits_checked: int = 0
+    stale: list[Comparison] = field(default_factory=list)
+    notes: list[Comparison] = field(default_factory=list)
+
+
+def audit_file(given: Path, root: Path, rev: str) -> FileAudit:
+    """Compare each commit of ``rev`` that changed the file with its parent."""
+    rel = git.repo_path(given, root)
+    commits = git.log([rev], root, [rel], follow=True)
+    if not commits and not given.exists():
+        raise git.GitError(f"{given}: no such file, and no commit in {rev!r} touches it")
+    pairs = [
+        (commit, change)
+        for commit in commits
+        if commit.parents
+        for change in commit.changes[:1]
+        if not change.added and not change.deleted
+    ]
+    audit = FileAudit(str(given))
+    for result in compare_commits(pairs, root, str(given)):
+        if result is None:
+            continue
+        audit.commits_checked += 1
+        if result.note:
+            audit.notes.append(result)
+        elif result.staleness is not None:
+            audit.stale.append(result)
+    return audit
+
+
+def _file_json(audit: FileAudit) -> dict[str, Any]:
+    return {
+        "path": audit.path,
+        "commits_checked": audit.commits_checked,
+        "stale_commits": [as_json(result) for result in audit.stale],
+        "not_compared": [{**as_json(result), "note": result.note} for result in audit.notes],
+    }
+
+
+def _print_notes(audit: FileAudit) -> None:
+    for note in audit.notes:
+        assert note.commit is not None
+        print(f"ctxres audit-history: {audit.path}: {note.commit.short}: {note.note}", file=sys.stderr)
+
+
+def _print_text(audit: FileAudit) -> None:
+    _print_notes(audit)
+    count = len(audit.stale)
+    if not count:
+        print(f"{audit.path}: no stale commit ({audit.commits_checked} changes checked)")
+        return
+    print(f"{audit.path}: {count} of {audit.commits_checked} changes would have been blocked by ctxres-stale")
+    for result in audit.stale:
+        assert result.commit is not None and result.staleness is not None
+        print(f"{result.commit.short} {result.commit.date}")
+        print("\n".join(render_text(result, f"{result.commit.short}^ -> {result.commit.short}", "")))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        root = git.repo_root(Path.cwd())
+        audits = [audit_file(given, root, args.rev) for given in args.files]
+    except git.GitError as exc:
+        print(f"ctxres audit-history: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.output_format == "json":
+        print(json.dumps({"files": [_file_json(audit) for audit in audits]}, indent=2, ensure_ascii=False))
+    elif args.output_format == "text":
+        for audit in audits:
+            _print_text(audit)
+    else:
+        for audit in audits:
+            _print_notes(audit)
+        found = [stale_finding(result, audit.path) for audit in audits for result in audit.stale]
+        print_findings(args.output_format, found, len(audits))
+    return EXIT_FOUND if any(audit.stale for audit in audits) else EXIT_OK

@@ -1,0 +1,61 @@
+"""``ctxres doctor``: which enforcement layers a repository has, and the command that adds each missing one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ctxres.config import load_config
+from ctxres.linters.reporters import add_format_option, print_findings
+from ctxres.linters.rules.layers import diagnose, layer_findings, live_workflow
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "doctor",
+        help="report the enforcement layers (L1-L4, hooks, pre-commit) of a repository",
+        description="Check that a repository has every layer that keeps its resumption section fresh: the "
+        "protocol document (L1), the L2-REINJECT reminder (L2), the PostToolUse staleness hook (L3), the "
+        "context monitor (L4), the checkpoint and re-orientation hooks, and the pre-commit hooks. Each "
+        "missing or misconfigured layer comes with the command that fixes it. The report also names the live "
+        "workflow the hooks and `ctxres ack`/`prompt` act on, or says there is none (which is not a failure). "
+        "Exit 1 when a layer is not present.",
+    )
+    parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
+    add_format_option(parser, "how to print the report (github: annotations, sarif: code scanning; L001, L002)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root: Path = args.path
+    if not root.is_dir():
+        print(f"ctxres: error: {root} is not a folder", file=sys.stderr)
+        return 2
+    config = load_config(root)
+    rows = diagnose(root.resolve(), config)
+    workflow = live_workflow(root.resolve(), config)  # informative: never makes the doctor fail
+    if args.output_format == "json":
+        print(
+            json.dumps(
+                {
+                    "ok": all(r.ok for r in rows),
+                    "layers": [{"layer": r.layer, "status": r.status, "detail": r.detail, "fix": r.fix} for r in rows],
+                    "workflow": workflow.as_json(),
+                },
+                indent=2,
+            )
+        )
+    elif args.output_format != "text":
+        print_findings(args.output_format, layer_findings(rows, root.resolve(), Path.cwd()), 1)
+    else:
+        width = max(len(r.layer) for r in rows)
+        for row in rows:
+            print(f"{row.layer:<{width}}  {row.status:<13} {row.detail}")
+            if row.fix:
+                print(f"{'':<{width}}  {'':<13} fix: {row.fix}")
+        print(f"{'workflow':<{width}}  {'live' if workflow.path else 'none':<13} {workflow.note}")
+        missing = [r.layer for r in rows if not r.ok]
+        print(f"\n{'All layers present.' if not missing else 'Not present: ' + ', '.join(missing) + '.'}")
+    return 0 if all(r.ok for r in rows) else 1

@@ -1,0 +1,178 @@
+"""``ctxres stale``: block a commit that moves the workflow state of an ORCHESTRATION file without
+updating its resumption section.
+
+* As the pre-commit hook ``ctxres-stale`` (``ctxres stale [FILES...]``): each staged
+  orchestration file (the FILES pre-commit passes, else every staged YAML file with a top-level
+  ``resumption:`` section) is compared with HEAD.
+* In CI (``ctxres stale --since REF``): every commit of ``REF..HEAD`` that changes an
+  orchestration file is compared with its parent.
+
+What counts as "the state moved" and "the section moved" is defined (and justified) in
+:mod:`ctxres.statediff`. A new file, a deleted file and a file without a resumption section are
+never blocked. Exit status: 0 clean, 1 blocked, 2 usage error (not a git repository, bad ref).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxres import git
+from ctxres.artifacts import YAML_SUFFIXES
+from ctxres.config import Config, load_config
+from ctxres.findings import Finding
+from ctxres.linters.checking.commit_comparison import (
+    Comparison,
+    as_json,
+    check_range,
+    compare_versions,
+    is_candidate,
+    now_utc,
+    render_text,
+)
+from ctxres.linters.reporters import add_format_option, print_findings
+from ctxres.loading import DEFAULT_MAX_BYTES
+
+if TYPE_CHECKING:
+    pass
+
+EXIT_OK, EXIT_BLOCKED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "stale",
+        help="block commits that move the workflow state without updating the resumption section",
+        description="Compare each staged ORCHESTRATION file with HEAD (or, with --since, each commit of "
+        "REF..HEAD with its parent). When a state-bearing part moved (the workflow, pipeline, phase, task, "
+        "agent or execution-group status, a quality gate's iteration or score, a checkpoint; a state key added "
+        "to or removed from a unit counts too) and the resumption "
+        "section did not (v2.0: recovery_state.updated_at did not advance; v1.0, or v2.0 without updated_at: the "
+        "section is unchanged), "
+        "print what moved and how to fix it, and exit 1. Comments, whitespace, prose, metrics and "
+        "next_actions never block; neither does a new file. This is the pre-commit hook `ctxres-stale`.",
+        epilog="Exit status: 0 clean, 1 blocked, 2 usage error (not a git repository, unknown revision).",
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="orchestration files to check (default: every staged YAML file with a resumption section)",
+    )
+    parser.add_argument(
+        "--since",
+        metavar="REF",
+        help="check every commit in REF..HEAD instead of the staged changes (for CI); FILES, if given, "
+        "limit it to those files",
+    )
+    add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
+    parser.set_defaults(handler=run)
+
+
+def _staged_targets(files: list[Path], root: Path, config: Config) -> list[git.Change]:
+    staged = {change.path: change for change in git.staged_changes(root)}
+    if not files:
+        return [change for change in staged.values() if is_candidate(change, config)]
+    targets = []
+    for given in files:
+        rel = git.repo_path(given, root)
+        change = staged.get(rel, git.Change("M", rel, rel))
+        if not change.added and not change.deleted and rel.endswith(YAML_SUFFIXES):
+            targets.append(change)
+    return targets
+
+
+def _check_index(args: argparse.Namespace, root: Path, config: Config) -> list[Comparison]:
+    if not git.has_commits(root):
+        return []  # the first commit: every file is new
+    targets = _staged_targets(args.files, root, config)
+    specs = [spec for change in targets for spec in (f":{change.path}", f"HEAD:{change.old_path}")]
+    blobs = git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES)  # a hostile 100 MB file is not read
+    now = now_utc()
+    results = []
+    for index, change in enumerate(targets):
+        shown = Path(os.path.relpath(root / change.path)).as_posix()  # as the user would type it here
+        result = compare_versions(shown, blobs[2 * index + 1], blobs[2 * index], example_time=now)
+        if result is not None:
+            results.append(result)
+    return results
+
+
+def _check_range(args: argparse.Namespace, root: Path, config: Config) -> list[Comparison]:
+    return check_range(args.since, args.files, root, config)
+
+
+def _print_text(results: list[Comparison], range_mode: bool) -> None:
+    blocked = [r for r in results if r.staleness is not None]
+    _print_notes(results)
+    for result in blocked:
+        if range_mode and result.commit is not None:
+            short = result.commit.short
+            head, between = f"{short} {result.commit.date} {result.path}", f"{short}^ -> {short}"
+            after = f" (in commit {short} itself: `git rebase -i {short}^`, mark it `edit`, amend it)"
+        else:
+            head, between = result.path, "HEAD -> staged"
+            after = f", then stage the file again (`git add {result.path}`)"
+        print(f"{head}: blocked: the workflow state moved but the resumption section did not")
+        print("\n".join(render_text(result, between, after)))
+    count = len(results)
+    if range_mode:
+        counted = "1 change to an orchestration file" if count == 1 else f"{count} changes to orchestration files"
+    else:
+        counted = "1 staged orchestration file" if count == 1 else f"{count} staged orchestration files"
+    if blocked:
+        verb = "leaves" if len(blocked) == 1 else "leave"
+        print(f"ctxres stale: {len(blocked)} of {counted} {verb} the resumption section stale.")
+    else:
+        print(f"ctxres stale: resumption sections are up to date ({counted} checked).")
+
+
+def findings(results: list[Comparison], root: Path, range_mode: bool) -> list[Finding]:
+    """S013 for every blocked change, at the stale part of its section (paths relative to here)."""
+    from ctxres.linters.rules.stale_commits import stale_finding  # history (the S013 rule) imports this module
+
+    found = []
+    for result in results:
+        if result.staleness is None:
+            continue
+        if range_mode:
+            shown = Path(os.path.relpath(root / result.path)).as_posix()
+            found.append(stale_finding(result, shown))
+        else:
+            found.append(stale_finding(result, result.path, f", then stage the file again (`git add {result.path}`)"))
+    return found
+
+
+def _print_notes(results: list[Comparison]) -> None:
+    for result in results:
+        if result.note:
+            where = f"{result.commit.short} " if result.commit else ""
+            print(f"ctxres stale: {where}{result.path}: {result.note}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        root = git.repo_root(Path.cwd())
+        config = load_config(root)
+        results = _check_range(args, root, config) if args.since is not None else _check_index(args, root, config)
+    except git.GitError as exc:
+        print(f"ctxres stale: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.output_format == "json":
+        payload = {
+            "checked": len(results),
+            "blocked": [as_json(r) for r in results if r.staleness is not None],
+            "not_compared": [{**as_json(r), "note": r.note} for r in results if r.note],
+        }
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    elif args.output_format == "text":
+        _print_text(results, args.since is not None)
+    else:
+        _print_notes(results)
+        print_findings(args.output_format, findings(results, root, args.since is not None), len(results))
+    return EXIT_BLOCKED if any(r.staleness is not None for r in results) else EXIT_OK

@@ -1,0 +1,73 @@
+"""Every rule module, loaded once; rule documentation pages; schema names."""
+
+from __future__ import annotations
+
+import importlib
+from importlib import resources
+from pathlib import Path
+from types import ModuleType
+
+from ctxres.linters.checking.registry import FAMILIES, RULES, Rule
+
+# Importing a rule module registers its rules.
+RULE_MODULES = (
+    "ctxres.linters.rules.parsing",
+    "ctxres.linters.rules.conformance",
+    "ctxres.linters.rules.compatibility",
+    "ctxres.linters.rules.acknowledgement",
+    "ctxres.linters.rules.staleness",
+    "ctxres.linters.rules.stale_commits",
+    "ctxres.linters.rules.reinject",
+    "ctxres.linters.rules.template_budgets",
+    "ctxres.linters.rules.agent_memory",
+    "ctxres.linters.rules.nexus",
+    "ctxres.linters.rules.secrets",
+    "ctxres.linters.rules.unsafe_paths",
+    "ctxres.linters.rules.layers",
+)
+
+
+def rule_modules() -> list[ModuleType]:
+    """The rule modules (importing one registers its rules)."""
+    return [importlib.import_module(name) for name in RULE_MODULES]
+
+
+def all_rules() -> dict[str, Rule]:
+    """Every registered rule, by family (in the documented family order), then code."""
+    rule_modules()
+    order = list(FAMILIES)
+    return dict(sorted(RULES.items(), key=lambda item: (order.index(item[0][0]), item[0])))
+
+
+def _pages() -> dict[str, str]:
+    return {f"{code}.md": rule.doc() for code, rule in all_rules().items()}
+
+
+def write_docs(directory: Path) -> list[Path]:
+    """Write ``<CODE>.md`` per rule into ``directory``; return the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in _pages().items():
+        path = directory / name
+        if not path.exists() or path.read_text("utf-8") != text:
+            path.write_text(text, "utf-8")
+            written.append(path)
+    return written
+
+
+def docs_drift(directory: Path) -> list[str]:
+    """Pages that are missing, differ, or belong to no rule."""
+    pages = _pages()
+    stale = [
+        name
+        for name, text in pages.items()
+        if not (directory / name).is_file() or (directory / name).read_text("utf-8") != text
+    ]
+    stale += sorted(p.name for p in directory.glob("*.md") if p.name not in pages and p.name != "README.md")
+    return stale
+
+
+def schema_names() -> list[str]:
+    """Names of the checked-in schemas (``ctxres schema show NAME``)."""
+    folder = resources.files("ctxres.schemas")
+    return sorted(p.name[: -len(".schema.json")] for p in folder.iterdir() if p.name.endswith(".schema.json"))

@@ -1,0 +1,175 @@
+"""P rules: a file that cannot be read, or is read with a problem."""
+
+from __future__ import annotations
+
+from ctxres.document import format_json_path
+from ctxres.findings import Finding, Severity
+from ctxres.linters.checking.registry import register
+from ctxres.loading import IssueKind, LoadIssue
+
+SYNTAX = register(
+    "P001",
+    "syntax-error",
+    "The file is not valid YAML, JSON or JSON Lines.",
+    explanation="""
+    ## Why
+    A file that does not parse cannot be read by a resuming session or by the hooks: the
+    workflow silently loses its recovery state.
+
+    ## Example
+    ```yaml
+    resumption:
+      next_step: "Run QG-2"
+       files_to_read: []      # indented one space too far
+    ```
+
+    ## Fix
+    Correct the syntax at the reported line and column. For JSON Lines event logs the bad line is
+    reported and skipped; the other lines are still checked.
+    """,
+)
+DUPLICATE = register(
+    "P002",
+    "duplicate-key",
+    "A key appears twice in the same mapping.",
+    explanation="""
+    ## Why
+    YAML and JSON parsers keep only the last value of a repeated key, without a word. Whatever
+    the first occurrence said is lost, and a reader of the file sees two different values.
+
+    ## Fix
+    Keep one occurrence and merge the values.
+    """,
+)
+ENCODING = register(
+    "P003",
+    "not-utf8",
+    "The file is not valid UTF-8 text.",
+    explanation="""
+    ## Why
+    Claude Code, the hooks and the YAML and JSON parsers all read UTF-8. A file saved in another
+    encoding is read as garbage or not at all.
+
+    ## Fix
+    Re-save the file as UTF-8 (the reported position is the first byte that is not UTF-8).
+
+    The file is not checked by the other rules, but it is still scanned for credentials (X001, up
+    to `max-file-size` bytes): a key written into a broken file is leaked all the same.
+    """,
+)
+BINARY = register(
+    "P004",
+    "binary-file",
+    "The file is binary, not text.",
+    explanation="""
+    ## Why
+    The file contains NUL bytes, so it is not the text artifact its name says it is (a wrong
+    file copied into place, or a corrupted write).
+
+    ## Fix
+    Restore the file from version control or re-create it.
+
+    The file is not checked by the other rules, but it is still scanned for credentials (X001, up
+    to `max-file-size` bytes): a key written into a broken file is leaked all the same.
+    """,
+)
+TOO_LARGE = register(
+    "P005",
+    "file-too-large",
+    "The file is larger than the configured size limit.",
+    explanation="""
+    ## Why
+    Resumption artifacts are small by design (a checkpoint is a few kilobytes). A very large file
+    is a mistake (an accidental dump) and would make every hook slow, so it is not read.
+
+    ## Fix
+    Shrink the file. If it really must be this large, raise `max-file-size` (bytes) in
+    `[tool.ctxres]`.
+
+    The file is not checked by the other rules, but it is still scanned for credentials (X001, up
+    to `max-file-size` bytes): a key written into a broken file is leaked all the same.
+    """,
+)
+LIMIT = register(
+    "P006",
+    "resource-limit",
+    "The document expands too much through aliases, or nests too deeply.",
+    explanation="""
+    ## Why
+    YAML aliases can make a tiny file expand into billions of values (the "billion laughs"
+    attack), and very deep nesting exhausts the parser. ctxres refuses such a file quickly rather
+    than hang or run out of memory.
+
+    ## Fix
+    Replace the aliases by plain values, or flatten the nesting.
+    """,
+)
+NON_STRING_KEY = register(
+    "P007",
+    "non-string-key",
+    "A YAML key is read as a number, boolean or date.",
+    Severity.WARNING,
+    explanation="""
+    ## Why
+    YAML reads unquoted keys such as `yes`, `on`, `1` or `2026-01-01` as booleans, numbers or
+    dates. JSON Schema only has string keys, so the key does not mean what it looks like.
+
+    ## Fix
+    Quote the key: `"yes": ...`.
+    """,
+)
+NO_FRONT_MATTER = register(
+    "P008",
+    "missing-front-matter",
+    "A Markdown manifest has no YAML front matter.",
+    explanation="""
+    ## Why
+    `resume-context.md` is a loading manifest: its YAML front matter (between two `---` lines
+    at the very top of the file) is what the SessionStart hook reads. Without it nothing is
+    loaded on resume.
+
+    ## Fix
+    Start the file with a `---` line, the manifest fields, and another `---` line.
+    """,
+)
+UNREADABLE = register(
+    "P009",
+    "unreadable-file",
+    "The file cannot be opened or read.",
+    explanation="""
+    ## Why
+    A permission problem or a broken symbolic link keeps the file from being read, so nothing in
+    it can be checked, and a resuming session cannot read it either.
+
+    ## Fix
+    Fix the permissions or the link, or exclude the path in `[tool.ctxres]` `extend-exclude`.
+    """,
+)
+
+_BY_KIND = {
+    IssueKind.SYNTAX: SYNTAX,
+    IssueKind.DUPLICATE_KEY: DUPLICATE,
+    IssueKind.ENCODING: ENCODING,
+    IssueKind.BINARY: BINARY,
+    IssueKind.TOO_LARGE: TOO_LARGE,
+    IssueKind.LIMIT: LIMIT,
+    IssueKind.NON_STRING_KEY: NON_STRING_KEY,
+    IssueKind.NO_FRONT_MATTER: NO_FRONT_MATTER,
+    IssueKind.UNREADABLE: UNREADABLE,
+}
+
+
+def findings_for(path: str, issues: list[LoadIssue]) -> list[Finding]:
+    """One finding per load issue."""
+    return [
+        Finding(
+            path,
+            _BY_KIND[issue.kind].code,
+            issue.message,
+            _BY_KIND[issue.kind].severity,
+            issue.position,
+            format_json_path(issue.json_path) if issue.json_path else "",
+            issue.fix,
+        )
+        for issue in issues
+    ]

@@ -1,0 +1,198 @@
+"""The `ctxres` command: exit codes, output formats, selection, configuration, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from ..conftest import CORPUS, FIXTURES
+
+EXAMPLE = FIXTURES / "example"
+VALID = FIXTURES / "valid"
+
+
+def ctxres(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxres.linters.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_console_scripts_are_installed() -> None:
+    assert shutil.which("ctxres") or (Path(sys.executable).parent / "ctxres").exists()
+    assert shutil.which("ctxres-hook") or (Path(sys.executable).parent / "ctxres-hook").exists()
+
+
+def test_clean_workspace_exits_zero() -> None:
+    result = ctxres("check", str(VALID))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout == "All checks passed (7 files checked).\n"
+
+
+def test_example_workspace_reports_located_findings_and_exits_one() -> None:
+    result = ctxres("check", ".", cwd=EXAMPLE)
+    assert result.returncode == 1
+    lines = [line for line in result.stdout.splitlines() if not line.startswith(" ")]
+    assert lines[:6] == [
+        '.jerry/checkpoints/cx-001-checkpoint.json:6:23: C003 `trigger.type` is "automatic", expected one of: '
+        "auto, manual",
+        "ORCHESTRATION.yaml:8:3: C007 `resumption.recovery_state` has another shape than expected: missing "
+        "`updated_at`; unexpected `updated`",
+        'ORCHESTRATION.yaml:10:20: C002 `resumption.recovery_state.current_phase` is a string ("PHASE-3"), '
+        "expected an integer",
+        'ORCHESTRATION.yaml:12:22: C003 `resumption.recovery_state.workflow_status` is "COMPLETED", expected one '
+        "of: ACTIVE, PAUSED, COMPLETE, FAILED",
+        "ORCHESTRATION.yaml:15:29: C005 `resumption.recovery_state.context_fill_at_update` is 64.2, must be at most 1",
+        "ORCHESTRATION.yaml:41:3: C007 `resumption.compaction_events` has another shape than expected: missing "
+        "`events`; unexpected `timestamps`, `recovery_notes`",
+    ]
+    assert "  help: rename `updated` to `updated_at`" in result.stdout
+    assert result.stdout.endswith("Found 6 errors and 0 warnings in 2 files checked.\n")
+
+
+def test_corpus_runs_to_the_end_without_traceback() -> None:
+    result = ctxres("check", str(CORPUS))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr + result.stdout
+    assert result.stdout.rstrip().endswith("in 47 files checked.")
+
+
+def test_json_output_is_stable_and_complete() -> None:
+    first = ctxres("check", ".", "--output-format", "json", cwd=EXAMPLE)
+    second = ctxres("check", ".", "--output-format", "json", cwd=EXAMPLE)
+    assert first.stdout == second.stdout
+    data = json.loads(first.stdout)
+    assert data["summary"] == {"files_checked": 2, "errors": 6, "warnings": 0}
+    finding = data["findings"][0]
+    assert finding["path"] == ".jerry/checkpoints/cx-001-checkpoint.json"
+    assert (finding["line"], finding["column"], finding["code"]) == (6, 23, "C003")
+    assert finding["json_path"] == "$.trigger.type"
+
+
+def test_sarif_output_validates_against_sarif_2_1_0() -> None:
+    result = ctxres("check", str(CORPUS), "--output-format", "sarif")
+    sarif = json.loads(result.stdout)
+    schema = json.loads((Path(__file__).parent.parent / "data" / "sarif-schema-2.1.0.json").read_text("utf-8"))
+    jsonschema.validators.validator_for(schema)(schema).validate(sarif)
+    results = sarif["runs"][0]["results"]
+    findings = json.loads(ctxres("check", str(CORPUS), "--output-format", "json").stdout)["findings"]
+    assert len(results) == len(findings) > 30
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results] == [
+        (f["code"], f["line"]) for f in findings
+    ]
+
+
+def test_github_annotations() -> None:
+    result = ctxres("check", ".", "--output-format", "github", cwd=EXAMPLE)
+    assert result.stdout.startswith("::error file=.jerry/checkpoints/cx-001-checkpoint.json,line=6,col=23,title=C003::")
+
+
+def test_select_and_ignore() -> None:
+    only_types = ctxres("check", ".", "--select", "C002", cwd=EXAMPLE)
+    assert [line.split()[1] for line in only_types.stdout.splitlines() if ": C" in line] == ["C002"]
+    no_conformance = ctxres("check", ".", "--ignore", "C", cwd=EXAMPLE)
+    assert no_conformance.returncode == 0
+    specific_wins = ctxres("check", ".", "--ignore", "C", "--extend-select", "C005", cwd=EXAMPLE)
+    assert [line.split()[1] for line in specific_wins.stdout.splitlines() if ": C" in line] == ["C005"]
+
+
+def test_warnings_fail_only_under_strict(tmp_path: Path) -> None:
+    (tmp_path / "ORCHESTRATION.yaml").write_text(
+        "resumption:\n  last_checkpoint: null\n  current_state: s\n  next_step: n\n  files_to_read: []\n  extra: 1\n"
+    )
+    assert ctxres("check", str(tmp_path)).returncode == 0
+    strict = ctxres("check", str(tmp_path), "--strict")
+    assert strict.returncode == 1
+    assert "C006 [warning] unknown key `extra` in `resumption`" in strict.stdout
+    assert ctxres("check", str(tmp_path), "--strict", "--exit-zero").returncode == 0
+
+
+def test_configuration_is_read_and_errors_are_usage_errors(tmp_path: Path) -> None:
+    (tmp_path / "ORCHESTRATION.yaml").write_text(
+        "resumption:\n  last_checkpoint: null\n  current_state: 5\n  next_step: n\n  files_to_read: []\n  bogus: 1\n"
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.ctxres]\nignore = ["C002", "V001"]\nseverity = {C006 = "error"}\n')
+    result = ctxres("check", str(tmp_path))
+    assert result.returncode == 1
+    assert [line.split()[1] for line in result.stdout.splitlines() if ": C" in line] == ["C006"]
+    assert "[warning]" not in result.stdout
+    (tmp_path / "pyproject.toml").write_text("[tool.ctxres]\nignroe = []\n")
+    bad = ctxres("check", str(tmp_path))
+    assert bad.returncode == 2
+    assert "unknown setting `ignroe`" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_per_file_ignores(tmp_path: Path) -> None:
+    (tmp_path / "ORCHESTRATION.yaml").write_text("resumption:\n  current_state: s\n")
+    (tmp_path / ".ctxres.toml").write_text('[per-file-ignores]\n"ORCHESTRATION.yaml" = ["C001"]\n')
+    assert ctxres("check", ".", cwd=tmp_path).returncode == 0
+
+
+def test_usage_errors_exit_two() -> None:
+    assert ctxres("check", "/no/such/path").returncode == 2
+    assert ctxres("check", "--output-format", "xml").returncode == 2
+    assert ctxres("rule", "Z999").returncode == 2
+    assert ctxres("frobnicate").returncode == 2
+
+
+def test_rule_and_rules_explain() -> None:
+    rule = ctxres("rule", "C003")
+    assert rule.returncode == 0
+    assert rule.stdout.startswith("# C003: invalid-value")
+    listing = ctxres("rules", "--output-format", "json")
+    codes = [r["code"] for r in json.loads(listing.stdout)]
+    assert codes[0] == "P001" and {"P001", "C001", "C007"} <= set(codes) and len(codes) == len(set(codes))
+
+
+def test_rule_docs_are_generated_and_current(tmp_path: Path) -> None:
+    assert ctxres("rules", "--check-docs", str(FIXTURES.parent / "docs" / "rules")).returncode == 0
+    (tmp_path / "C001.md").write_text("stale")
+    assert ctxres("rules", "--check-docs", str(tmp_path)).returncode == 1
+
+
+def test_schema_commands() -> None:
+    assert ctxres("schema", "export", "--check").returncode == 0
+    names = ctxres("schema", "list").stdout.split()
+    assert "resumption-v2" in names and "checkpoint" in names
+    shown = json.loads(ctxres("schema", "show", "resumption-v2").stdout)
+    assert shown["$id"].endswith("resumption-v2.schema.json")
+    assert ctxres("schema", "show", "nope").returncode == 2
+
+
+def test_list_files_and_explicit_files(tmp_path: Path) -> None:
+    listing = ctxres("check", "--list-files", ".", cwd=EXAMPLE)
+    assert listing.stdout.splitlines() == [
+        ".jerry/checkpoints/cx-001-checkpoint.json\tcheckpoint",
+        "ORCHESTRATION.yaml\torchestration",
+    ]
+    plain = tmp_path / "notes.yaml"
+    plain.write_text("a: 1\n")
+    result = ctxres("check", str(plain))
+    assert result.returncode == 0 and "no resumption artifacts found" in result.stderr
+
+
+def test_gitignored_files_are_skipped_unless_asked(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("scratch/\n")
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "scratch" / "ORCHESTRATION.yaml").write_text("resumption: [\n")
+    assert ctxres("check", ".", cwd=tmp_path).returncode == 0
+    assert ctxres("check", ".", "--no-respect-gitignore", cwd=tmp_path).returncode == 1
+
+
+@pytest.mark.parametrize("name", ["ORCHESTRATION.yaml", "cx-001-checkpoint.json", "resume-context.md"])
+def test_hostile_bytes_never_traceback(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(b"\xff\xfe\x00\x01" * 100)
+    result = ctxres("check", str(tmp_path))
+    assert result.returncode == 1 and "P004" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_readme_rule_table_matches_the_registry() -> None:
+    readme = (FIXTURES.parent / "README.md").read_text("utf-8")
+    start = readme.index("-->\n", readme.index("<!-- rules-table:")) + 4
+    table = readme[start : readme.index("<!-- rules-table-end -->")]
+    assert table == ctxres("rules", "--output-format", "markdown").stdout, "regenerate the README rule table"

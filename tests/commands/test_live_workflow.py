@@ -1,0 +1,340 @@
+"""Every command names the same live workflow, in the same words, as the hooks do.
+
+`ctxres ack`, `ctxres prompt` and `ctxres doctor` find the workflow through
+``ctxres.orchestration.find_live_workflow`` (the function the hooks use): the configured
+orchestration patterns, ACTIVE or PAUSED, never an example or a template, the most recently
+modified first, ``$CTXRES_ORCHESTRATION`` naming one outright. Each says which one it chose and why
+with the core's sentence (``WorkflowChoice.note``). Everything runs through the real processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ctxres import orchestration
+from ctxres.ack import read_workflow
+from ctxres.config import load_config
+from ctxres.linters.checking import engine
+from tests.conftest import FIXTURES
+from tests.hooks.test_hook_precompact import answer, payload
+
+WORKSPACE = FIXTURES / "ack" / "two-unacknowledged"  # PROJ-002, ACTIVE, v2.0, two checkpoints waiting
+REAL = "projects/PROJ-002/ORCHESTRATION.yaml"
+OTHER = "projects/PROJ-003/ORCHESTRATION.yaml"
+TEMPLATE = "docs/protocol/orchestration-template.yaml"
+HOUR_AHEAD = 3600
+
+
+def env(**extra: str) -> dict[str, str]:
+    result = {k: v for k, v in os.environ.items() if k != orchestration.WORKFLOW_ENV}
+    return {**result, **extra}
+
+
+def ctxres(root: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxres.linters.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env(**extra),
+        timeout=120,
+    )
+
+
+def session_start(root: Path, **extra: str) -> str | None:
+    """The additionalContext of the real SessionStart hook process (startup), None when it injects nothing."""
+    stdin = payload(root, "SessionStart", source="startup", session_id="s")
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", "SessionStart"],
+        input=json.dumps(stdin),
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env(CLAUDE_PROJECT_DIR=str(root), **extra),
+        timeout=60,
+    )
+    output = answer(result, "SessionStart")
+    if not output:
+        return None
+    text: str = output["hookSpecificOutput"]["additionalContext"]
+    return text
+
+
+def touch(path: Path, ahead: int = HOUR_AHEAD) -> None:
+    later = path.stat().st_mtime + ahead
+    os.utime(path, (later, later))
+
+
+def core_note(root: Path) -> str:
+    choice = orchestration.find_live_workflow(str(root), read_workflow)
+    assert choice is not None
+    return choice.note()
+
+
+def events(path: Path) -> list[str]:
+    section = yaml.safe_load(path.read_text())["resumption"]
+    return [event["id"] for event in section["compaction_events"]["events"]]
+
+
+def doctor_json(root: Path, **extra: str) -> tuple[int, dict[str, Any]]:
+    result = ctxres(root, "doctor", "--output-format", "json", **extra)
+    report: dict[str, Any] = json.loads(result.stdout)
+    return result.returncode, report
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A fresh repository given every layer by `ctxres init` (which writes its example template), in
+    which the real workflow (PROJ-002, with two pending checkpoints) is created afterwards."""
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    assert ctxres(root, "init").returncode == 0
+    template = root / TEMPLATE
+    assert orchestration.is_live(yaml.safe_load(template.read_text()))  # ACTIVE, as a section to copy
+    shutil.copytree(WORKSPACE, root, dirs_exist_ok=True)
+    return root
+
+
+def second_workflow(root: Path) -> Path:
+    """PROJ-003: another live workflow (PAUSED), modified after PROJ-002."""
+    other = root / OTHER
+    other.parent.mkdir(parents=True)
+    text = (root / REAL).read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "PAUSED"')
+    other.write_text(text.replace("proj002-docs-20260302-001", "proj003-docs-20260302-001"))
+    touch(other)
+    return other
+
+
+# --- after `ctxres init`, touching the template changes nothing ------------------------------------
+
+
+def test_touching_the_init_template_leaves_every_command_on_the_real_workflow(project: Path) -> None:
+    template = project / TEMPLATE
+    touch(template)  # the most recently modified ACTIVE section in the project
+    template_bytes = template.read_bytes()
+    note = f"using {REAL}: the only live workflow (status ACTIVE)"
+    assert core_note(project) == note
+
+    prompt = ctxres(project, "prompt")
+    assert prompt.returncode == 0, prompt.stderr
+    assert "WORKFLOW: proj002-docs-20260302-001" in prompt.stdout
+    assert f"1. [PRIORITY 1] {REAL}" in prompt.stdout
+    assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
+    assert "orchestration-template" not in prompt.stdout + prompt.stderr
+
+    alert = ctxres(project, "prompt", "--template", "2")
+    assert alert.returncode == 0, alert.stderr
+    assert f"Read ORCHESTRATION.yaml resumption section: {REAL}" in alert.stdout
+
+    hook = session_start(project)
+    assert hook is not None
+    assert "WORKFLOW: proj002-docs-20260302-001" in hook
+    assert f"Read ORCHESTRATION.yaml resumption section: {REAL}" in hook
+    assert "orchestration-template" not in hook
+
+    doctor = ctxres(project, "doctor")
+    assert doctor.returncode == 0, doctor.stdout
+    assert f"workflow    live          {note}\n" in doctor.stdout
+
+    ack = ctxres(project, "ack", "--all", "--now", "2026-03-02T11:30:00Z")
+    assert ack.returncode == 0, ack.stderr
+    assert ack.stdout.splitlines() == [
+        note,
+        f"merged .jerry/checkpoints/cx-001-checkpoint.json as CX-001 into {REAL}",
+        f"merged .jerry/checkpoints/cx-002-checkpoint.json as CX-002 into {REAL}",
+        "compaction_events.count: 0 -> 2; updated_at: 2026-03-02T11:30:00Z",
+    ]
+    assert events(project / REAL) == ["CX-001", "CX-002"]
+    assert template.read_bytes() == template_bytes
+
+
+# --- two live workflows: the same sentence everywhere -------------------------------------------
+
+
+def test_two_live_workflows_every_command_names_the_chosen_one_and_the_other_in_the_same_words(
+    project: Path,
+) -> None:
+    second_workflow(project)
+    note = f"using {OTHER}: the most recently modified of 2 live workflows (status PAUSED); also live: {REAL}"
+    assert core_note(project) == note
+
+    prompt = ctxres(project, "prompt")
+    assert prompt.returncode == 0, prompt.stderr
+    assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
+    assert "WORKFLOW: proj003-docs-20260302-001" in prompt.stdout
+
+    doctor = ctxres(project, "doctor")
+    assert f"workflow    live          {note}\n" in doctor.stdout
+    code, report = doctor_json(project)
+    assert code == 0
+    assert report["workflow"] == {"path": OTHER, "status": "PAUSED", "others": [REAL], "note": note}
+
+    hook = session_start(project)
+    assert hook is not None and "WORKFLOW: proj003-docs-20260302-001" in hook  # the hooks agree
+
+    real_before = (project / REAL).read_bytes()
+    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    assert ack.returncode == 0, ack.stderr
+    assert ack.stdout.splitlines()[:2] == [
+        note,
+        f"merged .jerry/checkpoints/cx-001-checkpoint.json as CX-001 into {OTHER}",
+    ]
+    assert events(project / OTHER) == ["CX-001"]
+    assert (project / REAL).read_bytes() == real_before
+
+
+def test_the_environment_variable_names_the_workflow_for_every_command(project: Path) -> None:
+    second_workflow(project)  # the most recent, and not the one named
+    named = {orchestration.WORKFLOW_ENV: REAL}
+    note = f"using {REAL}: named by ${orchestration.WORKFLOW_ENV}"
+
+    prompt = ctxres(project, "prompt", **named)
+    assert prompt.returncode == 0, prompt.stderr
+    assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
+    assert "WORKFLOW: proj002-docs-20260302-001" in prompt.stdout
+
+    assert doctor_json(project, **named)[1]["workflow"]["note"] == note
+
+    hook = session_start(project, **named)
+    assert hook is not None and "WORKFLOW: proj002-docs-20260302-001" in hook
+
+    other_before = (project / OTHER).read_bytes()
+    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z", **named)
+    assert ack.returncode == 0, ack.stderr
+    assert ack.stdout.splitlines()[0] == note
+    assert events(project / REAL) == ["CX-001"]
+    assert (project / OTHER).read_bytes() == other_before
+
+
+def test_a_named_file_that_cannot_be_read_is_said_plainly(project: Path) -> None:
+    named = {orchestration.WORKFLOW_ENV: "projects/missing/ORCHESTRATION.yaml"}
+    said = (
+        f"${orchestration.WORKFLOW_ENV} names projects/missing/ORCHESTRATION.yaml, which is not a readable "
+        f"workflow file inside the project {project.resolve()}"
+    )
+    ack = ctxres(project, "ack", **named)
+    assert (ack.returncode, ack.stdout, ack.stderr) == (2, "", f"ctxres ack: {said}; name one with --file\n")
+    prompt = ctxres(project, "prompt", **named)
+    assert (prompt.returncode, prompt.stdout) == (2, "")
+    assert prompt.stderr == f"ctxres prompt: {said}; name one with --file\n"
+    code, report = doctor_json(project, **named)
+    assert code == 0 and report["workflow"] == {"path": None, "status": None, "others": [], "note": said}
+
+
+def test_a_workflow_a_symlink_takes_out_of_the_project_is_skipped_as_the_hooks_skip_it(
+    project: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere" / "ORCHESTRATION.yaml"
+    outside.parent.mkdir()
+    outside.write_text((project / REAL).read_text())
+    link = project / OTHER
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside)
+    touch(outside)  # the most recently modified live workflow, were it inside
+    outside_before = outside.read_bytes()
+    note = f"using {REAL}: the only live workflow (status ACTIVE)"
+    prompt = ctxres(project, "prompt")
+    assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
+    assert doctor_json(project)[1]["workflow"]["note"] == note
+    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    assert ack.returncode == 0, ack.stderr
+    assert ack.stdout.splitlines()[:2] == [
+        note,
+        f"merged .jerry/checkpoints/cx-001-checkpoint.json as CX-001 into {REAL}",
+    ]
+    assert outside.read_bytes() == outside_before
+
+
+# --- examples and templates are never the live workflow ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "example",
+    [
+        "examples/ORCHESTRATION.yaml",
+        "docs/templates/ORCHESTRATION.yaml",
+        "ORCHESTRATION-template.yaml",
+        "projects/ORCHESTRATION.example.yaml",
+        "docs/protocol/ORCHESTRATION.yaml",
+    ],
+)
+def test_an_example_or_a_template_is_never_chosen_even_when_it_is_the_only_active_one(
+    project: Path, example: str
+) -> None:
+    real = project / REAL
+    path = project / example
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(real.read_text())  # ACTIVE, v2.0: live in every respect but its place or name
+    real.write_text(real.read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "COMPLETE"'))
+    state = {p: p.read_bytes() for p in project.rglob("*") if p.is_file() and ".git" not in p.parts}
+    none = orchestration.no_live_workflow(str(project.resolve()))
+
+    ack = ctxres(project, "ack", "--all", "--now", "2026-03-02T11:30:00Z")
+    assert (ack.returncode, ack.stdout, ack.stderr) == (2, "", f"ctxres ack: {none}; name one with --file\n")
+    prompt = ctxres(project, "prompt")
+    assert (prompt.returncode, prompt.stdout) == (2, "")
+    assert prompt.stderr == f"ctxres prompt: {none}; name one with --file\n"
+
+    doctor = ctxres(project, "doctor")
+    assert doctor.returncode == 0, doctor.stdout  # no running workflow is normal, not a missing layer
+    assert f"workflow    none          {none}\n" in doctor.stdout
+    code, report = doctor_json(project)
+    assert code == 0 and report["ok"] is True
+    assert report["workflow"] == {"path": None, "status": None, "others": [], "note": none}
+
+    assert {p: p.read_bytes() for p in state} == state  # nothing was written
+
+
+def test_a_live_v1_workflow_is_chosen_and_ack_refuses_it_with_the_migrate_hint(project: Path) -> None:
+    real = project / REAL
+    v1 = yaml.safe_load(real.read_text())
+    v1["resumption"] = {"current_state": "Phase 2 running", "next_step": "Re-score qg-1"}  # a v1.0 section
+    real.write_text(yaml.safe_dump(v1, sort_keys=False))
+    before = real.read_bytes()
+    note = f"using {REAL}: the only live workflow (status ACTIVE)"  # workflow.status ACTIVE: live
+    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    assert ack.returncode == 1
+    assert ack.stdout.splitlines() == [note]
+    assert ack.stderr == (
+        f"ctxres ack: refused, nothing changed: {REAL} has a v1.0 resumption section, which cannot record "
+        f"compactions; convert it first: `ctxres migrate {REAL} --write`\n"
+    )
+    assert real.read_bytes() == before
+
+
+# --- T001 budgets the prompt of a live workflow, by the core's rule ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("recovery", "workflow", "rendered"),
+    [
+        ("ACTIVE", "ACTIVE", True),
+        ("PAUSED", "PAUSED", True),
+        ("IN_PROGRESS", "ACTIVE", True),  # a synonym the core reads as ACTIVE
+        ("COMPLETE", "ACTIVE", False),  # recovery_state.workflow_status is what counts
+        (None, "RUNNING", True),  # no workflow_status in the section: workflow.status
+        (None, "COMPLETE", False),
+    ],
+)
+def test_t001_checks_the_prompt_of_a_live_workflow_only(
+    tmp_path: Path, recovery: str | None, workflow: str, rendered: bool
+) -> None:
+    text = (FIXTURES / "rules" / "T001" / "bad" / "ORCHESTRATION.yaml").read_text()
+    text = text.replace('  status: "ACTIVE"', f'  status: "{workflow}"', 1)
+    line = '    workflow_status: "ACTIVE"\n'
+    assert line in text
+    text = text.replace(line, f'    workflow_status: "{recovery}"\n' if recovery else "")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ORCHESTRATION.yaml").write_text(text)
+    report = engine.run([tmp_path], load_config(tmp_path), cwd=tmp_path)
+    assert ("T001" in {f.code for f in report.findings}) is rendered

@@ -1,0 +1,493 @@
+"""UserPromptSubmit (L4 context monitor), run as the real ``ctxres-hook`` process in tmp workspaces."""
+
+from __future__ import annotations
+
+import errno
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxres.hooks import monitor
+from ctxres.tokens import estimate_tokens
+
+from .test_hook_monitor import (
+    NOW,
+    SESSION,
+    WORKFLOW,
+    add_checkpoint,
+    assistant_line,
+    attachment_line,
+    boundary_line,
+    fill_transcript,
+    prompt_payload,
+    run_hook,
+    user_line,
+    validate,
+    workspace,
+    write_transcript,
+)
+
+EVENT = "UserPromptSubmit"
+HEAVY = ("pydantic", "jsonschema", "ctxres.linters", "ctxres.schemas")
+
+
+def _state(project: Path) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads((project / ".jerry" / monitor.STATE_FILE).read_text())
+    validate(state, "monitor-state")
+    return state
+
+
+def _cache(project: Path) -> dict[str, Any]:
+    cache: dict[str, Any] = json.loads((project / ".jerry" / monitor.CACHE_FILE).read_text())
+    return cache
+
+
+# --------------------------------------------------------------------------- the documented payload
+
+
+def test_documented_payload_gives_valid_output_and_state(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    transcript = fill_transcript(tmp_path, 146_400)
+    payload = prompt_payload(project, transcript)
+    validate(payload, "hook-userpromptsubmit-input")
+    run = run_hook(EVENT, payload, project)
+    assert run.output["hookSpecificOutput"]["hookEventName"] == EVENT
+    assert run.stderr_lines == []
+    state = _state(project)
+    assert state == {
+        "schema_version": "1.0",
+        "session_id": SESSION,
+        "timestamp": NOW,
+        "fill": 0.732,
+        "tokens": 146_400,
+        "window": 200_000,
+        "tier": "WARNING",
+        "transcript_path": transcript,
+        "transcript_offset": os.path.getsize(transcript),
+        "source": "transcript",
+    }
+
+
+def test_without_a_transcript_nothing_is_written(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    run = run_hook(EVENT, {"hook_event_name": EVENT, "prompt": "hi", "session_id": "s"}, project)
+    assert run.output == {}
+    assert run.stderr_lines == []
+    assert not (project / ".jerry").exists()
+
+
+# --------------------------------------------------------------------------- tiers
+
+
+def test_low_fill_injects_nothing_and_records_the_reading(tmp_path: Path) -> None:
+    project = workspace(tmp_path, updated_at="2026-02-16T08:00:00Z")  # even a CRITICAL section stays quiet
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 50_000)), project)
+    assert run.output == {}
+    assert run.stderr_lines == []
+    assert (_state(project)["tier"], _state(project)["fill"]) == ("LOW", 0.25)
+
+
+WARNING_TEXT = """<context-monitor>
+CONTEXT STATUS: WARNING (73.2% filled)
+Tokens used: 146,400 / 200,000
+Estimated remaining: 53,600 tokens (~1.8 QG iterations)
+Compaction events: 1
+Last checkpoint: CP-001
+Resumption last updated: 2026-02-17T11:45:00Z (15 min ago)
+Resumption staleness: FRESH (updated within the last 30 minutes)
+
+ACTION RECOMMENDED:
+- Update the resumption section of ORCHESTRATION.yaml now, so that it is current if compaction comes early.
+</context-monitor>"""
+
+
+def test_warning_injects_the_monitor_with_the_right_figures(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 146_400)), project)
+    assert run.context == WARNING_TEXT
+    assert estimate_tokens(WARNING_TEXT) < 200
+
+
+@pytest.mark.parametrize(
+    ("tokens", "status", "remaining", "action"),
+    [
+        (170_000, "CRITICAL (85.0% filled)", "30,000 tokens (~1.0 QG iterations)", "- Write a full update"),
+        (185_000, "COMPACTION (92.5% filled)", "15,000 tokens (~0.5 QG iterations)", "- Compaction is imminent"),
+    ],
+)
+def test_critical_and_compaction_tiers(tmp_path: Path, tokens: int, status: str, remaining: str, action: str) -> None:
+    project = workspace(tmp_path, updated_at="2026-02-17T11:00:00Z")
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, tokens)), project)
+    assert run.context is not None
+    lines = run.context.splitlines()
+    assert lines[1] == f"CONTEXT STATUS: {status}"
+    assert lines[2] == f"Tokens used: {tokens:,} / 200,000"
+    assert lines[3] == f"Estimated remaining: {remaining}"
+    assert "Resumption last updated: 2026-02-17T11:00:00Z (1 h ago)" in lines
+    assert "Resumption staleness: STALE (1 h old, more than 30 minutes)" in lines
+    assert lines[-3].startswith(action)
+    assert lines[-2] == f"- In {WORKFLOW}: set recovery_state.updated_at and the fields that changed."
+    assert estimate_tokens(run.context) < 200
+    assert _state(project)["tier"] == status.split()[0]
+
+
+def test_a_section_from_before_the_session_is_critical(tmp_path: Path) -> None:
+    project = workspace(tmp_path)  # updated 11:45
+    transcript = fill_transcript(tmp_path, 146_400, start="2026-02-17T11:55:00Z")
+    run = run_hook(EVENT, prompt_payload(project, transcript), project)
+    assert run.context is not None
+    assert (
+        "Resumption staleness: CRITICAL (from a previous session (this one started 2026-02-17T11:55:00Z))"
+        in run.context.splitlines()
+    )
+
+
+def test_a_section_from_before_the_current_phase_is_stale(tmp_path: Path) -> None:
+    text = (Path(__file__).parent.parent.parent / "fixtures/templates/proj001-qg2-ORCHESTRATION.yaml").read_text()
+    text += '\nphases:\n  - id: 2\n    name: "Core License Changes"\n    started_at: "2026-02-17T11:55:00Z"\n'
+    project = workspace(tmp_path, text=text)
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 146_400)), project)
+    assert run.context is not None
+    assert (
+        "Resumption staleness: STALE (from a previous phase (the current one started 2026-02-17T11:55:00Z))"
+        in run.context.splitlines()
+    )
+
+
+def test_the_configured_window_and_staleness_minutes_are_used(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    (project / ".ctxres.toml").write_text("staleness_minutes = 10\n")
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 146_400)), project)
+    assert run.context is not None
+    assert "Resumption staleness: STALE (15 min old, more than 10 minutes)" in run.context.splitlines()
+
+
+def test_a_one_million_window_model(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    transcript = write_transcript(
+        tmp_path, [user_line("2026-02-17T10:00:00Z"), assistant_line("m", 700_000, NOW, model="claude-opus-4-7[1m]")]
+    )
+    run = run_hook(EVENT, prompt_payload(project, transcript), project)
+    assert run.context is not None
+    assert run.context.splitlines()[1:3] == [
+        "CONTEXT STATUS: WARNING (70.0% filled)",
+        "Tokens used: 700,000 / 1,000,000",
+    ]
+
+
+def test_no_workflow_file(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 146_400)), project)
+    assert run.context is not None
+    assert "Resumption: no ACTIVE or PAUSED ORCHESTRATION file found in the project" in run.context.splitlines()
+    assert "Compaction events: 0" in run.context.splitlines()
+
+
+# --------------------------------------------------------------------------- after a compaction
+
+
+def test_compact_boundary_with_post_tokens_gives_a_low_reading(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    transcript = write_transcript(
+        tmp_path,
+        [
+            user_line("2026-02-17T10:00:00Z"),
+            assistant_line("m", 177_200, "2026-02-17T11:44:00Z"),
+            boundary_line("2026-02-17T11:45:00Z", post=31_000),
+        ],
+    )
+    run = run_hook(EVENT, prompt_payload(project, transcript), project)
+    assert run.output == {}
+    state = _state(project)
+    assert (state["tier"], state["tokens"], state["source"]) == ("LOW", 31_000, "compact_boundary")
+
+
+def test_compact_boundary_without_post_tokens_is_unknown(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    transcript = write_transcript(
+        tmp_path,
+        [
+            user_line("2026-02-17T10:00:00Z"),
+            assistant_line("m", 177_200, "2026-02-17T11:44:00Z"),
+            boundary_line("2026-02-17T11:45:00Z"),
+        ],
+    )
+    run = run_hook(EVENT, prompt_payload(project, transcript), project)
+    assert run.output == {}
+    assert len(run.stderr_lines) == 1 and "context fill unknown" in run.stderr_lines[0]
+    state = _state(project)
+    assert (state["tier"], state["fill"], state["tokens"], state["source"]) == ("UNKNOWN", None, None, "unknown")
+
+
+def _compacted(tmp_path: Path, *, delivered: bool, post: int = 31_000) -> str:
+    lines = [
+        user_line("2026-02-17T10:00:00Z"),
+        assistant_line("m1", 177_200, "2026-02-17T11:44:00Z"),
+        attachment_line(["<compaction-alert>\nolder alert\n</compaction-alert>"], "2026-02-17T10:30:00Z"),
+        boundary_line("2026-02-17T11:46:00Z", post=post),
+        user_line("2026-02-17T11:46:01Z", "This session is being continued from a previous conversation..."),
+    ]
+    if delivered:
+        lines.append(
+            attachment_line(["<compaction-alert>\nCOMPACTION DETECTED\n</compaction-alert>"], "2026-02-17T11:46:02Z")
+        )
+    return write_transcript(tmp_path, lines)
+
+
+def test_missing_session_start_alert_is_resent_once(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    add_checkpoint(project, 2)
+    payload = prompt_payload(project, _compacted(tmp_path, delivered=False))
+    first = run_hook(EVENT, payload, project)
+    assert first.context is not None
+    assert first.context.startswith("<compaction-alert>")
+    assert ".jerry/checkpoints/cx-002-checkpoint.json" in first.context
+    assert "<context-monitor>" not in first.context  # the fill is LOW after the compaction
+    assert first.stderr_lines == []
+    assert _cache(project)["alert"] == {
+        "checkpoint": "cx-002-checkpoint.json",
+        "delivered_by_session_start": False,
+        "resent": True,
+    }
+    _state(project)
+    second = run_hook(EVENT, payload, project)
+    assert second.output == {}
+
+
+def test_delivered_session_start_alert_is_not_resent(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    add_checkpoint(project, 2)
+    run = run_hook(EVENT, prompt_payload(project, _compacted(tmp_path, delivered=True)), project)
+    assert run.output == {}
+    assert _cache(project)["alert"]["delivered_by_session_start"] is True
+
+
+def test_a_newer_checkpoint_is_checked_again(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    add_checkpoint(project, 2)
+    payload = prompt_payload(project, _compacted(tmp_path, delivered=True))
+    assert run_hook(EVENT, payload, project).output == {}
+    add_checkpoint(project, 3)
+    write = _compacted(tmp_path, delivered=False)  # a new compaction whose alert did not arrive
+    run = run_hook(EVENT, prompt_payload(project, write), project)
+    assert run.context is not None and "cx-003-checkpoint.json" in run.context
+
+
+def test_acknowledged_checkpoints_are_not_resent(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    add_checkpoint(project, 1, acknowledged=True)
+    run = run_hook(EVENT, prompt_payload(project, _compacted(tmp_path, delivered=False)), project)
+    assert run.output == {}
+    assert "alert" not in _cache(project)
+
+
+def test_resent_alert_comes_before_the_monitor(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    add_checkpoint(project, 2)
+    run = run_hook(EVENT, prompt_payload(project, _compacted(tmp_path, delivered=False, post=150_000)), project)
+    assert run.context is not None
+    alert, _, rest = run.context.partition("</compaction-alert>")
+    assert alert.startswith("<compaction-alert>")
+    assert rest.strip().startswith("<context-monitor>")
+    assert "Compaction events: 2 (1 checkpoint is not yet acknowledged: `ctxres ack` merges it)" in rest
+    assert estimate_tokens(rest.strip()) < 200
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+def test_an_unchanged_workflow_file_is_not_parsed_again(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    payload = prompt_payload(project, fill_transcript(tmp_path, 146_400))
+    assert run_hook(EVENT, payload, project).context == WARNING_TEXT
+    target = project / WORKFLOW
+    info = target.stat()
+    text = target.read_text()
+    assert text.count('"CP-001"') == 1
+    target.write_text(text.replace('"CP-001"', '"CP-009"'))  # same size
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert "Last checkpoint: CP-001" in (run_hook(EVENT, payload, project).context or "")  # from the cache
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert "Last checkpoint: CP-009" in (run_hook(EVENT, payload, project).context or "")  # parsed again
+
+
+def test_the_remembered_workflow_file_is_used_until_it_vanishes(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    payload = prompt_payload(project, fill_transcript(tmp_path, 146_400))
+    run_hook(EVENT, payload, project)
+    other = project / "projects" / "OTHER" / "ORCHESTRATION.yaml"
+    other.parent.mkdir(parents=True)
+    other.write_text((project / WORKFLOW).read_text().replace('"CP-001"', '"CP-777"'))  # newer, also ACTIVE
+    assert "Last checkpoint: CP-001" in (run_hook(EVENT, payload, project).context or "")  # no walk
+    (project / WORKFLOW).unlink()
+    assert "Last checkpoint: CP-777" in (run_hook(EVENT, payload, project).context or "")  # walked again
+    assert _cache(project)["workflow"]["path"] == "projects/OTHER/ORCHESTRATION.yaml"
+
+
+def test_a_finished_workflow_is_dropped(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    payload = prompt_payload(project, fill_transcript(tmp_path, 146_400))
+    run_hook(EVENT, payload, project)
+    target = project / WORKFLOW
+    target.write_text(target.read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "COMPLETE"'))
+    run = run_hook(EVENT, payload, project)
+    assert "Resumption: no ACTIVE or PAUSED ORCHESTRATION file found in the project" in (run.context or "")
+
+
+def test_no_workflow_found_is_remembered_for_a_while(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    payload = prompt_payload(project, fill_transcript(tmp_path, 146_400))
+    run_hook(EVENT, payload, project)
+    assert _cache(project)["workflow"] is None
+    workspace(tmp_path.parent / (tmp_path.name + "-w"))  # build the file elsewhere, then move it in
+    shutil.move(str(tmp_path.parent / (tmp_path.name + "-w") / "proj" / "projects"), str(project / "projects"))
+    assert "no ACTIVE or PAUSED" in (run_hook(EVENT, payload, project, now="2026-02-17T12:04:00Z").context or "")
+    later = run_hook(EVENT, payload, project, now="2026-02-17T12:06:00Z")
+    assert "Last checkpoint: CP-001" in (later.context or "")
+
+
+def test_ctxres_orchestration_names_the_file(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    target = project / WORKFLOW
+    target.write_text(target.read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "COMPLETE"'))
+    run = run_hook(
+        EVENT,
+        prompt_payload(project, fill_transcript(tmp_path, 146_400)),
+        project,
+        env={"CTXRES_ORCHESTRATION": WORKFLOW},
+    )
+    assert "Last checkpoint: CP-001" in (run.context or "")
+
+
+def test_a_broken_workflow_file_keeps_the_cached_facts_and_says_why(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    payload = prompt_payload(project, fill_transcript(tmp_path, 146_400))
+    run_hook(EVENT, payload, project)
+    (project / WORKFLOW).write_text("resumption: [unclosed\n")
+    run = run_hook(EVENT, payload, project)
+    assert "Last checkpoint: CP-001" in (run.context or "")
+    assert len(run.stderr_lines) == 1 and "ORCHESTRATION.yaml" in run.stderr_lines[0]
+
+
+# --------------------------------------------------------------------------- failures: exit 0, valid output, one line
+
+
+def test_garbage_stdin(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    run = run_hook(EVENT, b"\xff\xfe garbage {", project)
+    assert run.output == {}
+    assert len(run.stderr_lines) == 1
+
+
+def test_truncated_last_line_is_skipped(tmp_path: Path) -> None:
+    """The transcript is written asynchronously: a partial last line is normal and skipped."""
+    project = workspace(tmp_path)
+    cut = json.dumps(assistant_line("m3", 190_000, NOW)).encode()[:180]
+    lines = [user_line("2026-02-17T10:00:00Z"), assistant_line("m2", 146_400, "2026-02-17T11:58:00Z")]
+    run = run_hook(EVENT, prompt_payload(project, write_transcript(tmp_path, lines, tail=cut)), project)
+    assert run.context == WARNING_TEXT
+    assert run.stderr_lines == []
+
+
+def test_truncated_transcript_without_any_figure(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    cut = json.dumps(assistant_line("m3", 190_000, NOW)).encode()[:180]
+    transcript = write_transcript(tmp_path, [user_line("2026-02-17T10:00:00Z")], tail=cut)
+    run = run_hook(EVENT, prompt_payload(project, transcript), project)
+    assert run.output == {}
+    assert len(run.stderr_lines) == 1 and "context fill unknown" in run.stderr_lines[0]
+    assert _state(project)["tier"] == "UNKNOWN"
+
+
+def test_missing_transcript(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    run = run_hook(EVENT, prompt_payload(project, str(tmp_path / "nope.jsonl")), project)
+    assert run.output == {}
+    assert len(run.stderr_lines) == 1 and "does not exist" in run.stderr_lines[0]
+
+
+def test_unwritable_state_dir_still_answers(tmp_path: Path) -> None:
+    """Read-only simulated by a regular file where the state directory should be (chmod does not stop
+    root, and these tests may run as root); the in-process test below simulates EROFS."""
+    project = workspace(tmp_path)
+    (project / ".jerry").write_text("not a folder")
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 146_400)), project)
+    assert run.context == WARNING_TEXT
+    assert len(run.stderr_lines) == 1 and "cannot write .jerry/context-monitor-state.json" in run.stderr_lines[0]
+
+
+def test_read_only_file_system_still_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxres import atomic
+    from ctxres.hooks import context, userpromptsubmit
+
+    def refuse(path: object, data: object, **_: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    project = workspace(tmp_path)
+    add_checkpoint(project, 2)  # and a re-sent alert to record, which cannot be recorded either
+    monkeypatch.setattr(atomic, "write_atomic", refuse)
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    monkeypatch.setenv("CTXRES_NOW", NOW)
+    monkeypatch.delenv("CTXRES_ORCHESTRATION", raising=False)
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    payload = prompt_payload(project, _compacted(tmp_path, delivered=False, post=150_000))
+    output = userpromptsubmit.handle(context.make_context(EVENT, payload))
+    validate(output, "hook-userpromptsubmit-output")
+    text = output["hookSpecificOutput"]["additionalContext"]
+    assert text.startswith("<compaction-alert>") and "<context-monitor>" in text
+    lines = stderr.getvalue().splitlines()
+    assert len(lines) == 1 and "Read-only file system" in lines[0]
+    assert not (project / ".jerry" / monitor.STATE_FILE).exists()
+
+
+def test_a_state_dir_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project / ".jerry").symlink_to(outside, target_is_directory=True)
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 146_400)), project)
+    assert run.context == WARNING_TEXT
+    assert len(run.stderr_lines) == 1 and "refusing" in run.stderr_lines[0]
+    assert list(outside.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- start-up cost
+
+
+def _modules_after_dispatch(payload: dict[str, Any], project: Path, *, frozen: bool = True) -> list[str]:
+    code = (
+        "import json, sys; from ctxres.hooks.main import dispatch; "
+        f"dispatch({EVENT!r}, json.loads(sys.argv[1])); print(json.dumps(sorted(sys.modules)))"
+    )
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "CTXRES_NOW": NOW}
+    if not frozen:  # the real clock: CTXRES_NOW is read by ctxres.timestamps, as every command reads it
+        del env["CTXRES_NOW"]
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(payload)], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    modules: list[str] = json.loads(out)
+    return modules
+
+
+def test_no_heavy_module_is_imported(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    modules = _modules_after_dispatch(prompt_payload(project, fill_transcript(tmp_path, 146_400)), project)
+    assert "ctxres.hooks.monitor" in modules  # it did run
+    assert [m for m in modules if m.startswith(HEAVY)] == []
+
+
+def test_a_low_prompt_parses_no_yaml_and_no_timestamps(tmp_path: Path) -> None:
+    project = workspace(tmp_path)
+    modules = _modules_after_dispatch(prompt_payload(project, fill_transcript(tmp_path, 50_000)), project, frozen=False)
+    assert (project / ".jerry" / monitor.STATE_FILE).exists()
+    assert [m for m in modules if m in ("yaml", "ctxres.staleness", "ctxres.timestamps", "ctxres.hooks.alerts")] == []

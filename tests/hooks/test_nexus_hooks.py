@@ -1,0 +1,353 @@
+"""The `nexus` profile's hooks (seed 004) run as real `ctxres-hook` processes.
+
+The dispatcher runs `ctxres.hooks.nexus` for PreCompact and SessionStart when the project selects the
+`nexus` profile; here the process selects it by pointing the dispatcher's event table at the module,
+so every test goes through the real stdin -> dispatcher -> stdout path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from ctxres import nexus
+
+from ..conftest import CORPUS, ROOT
+
+NOW = "2026-01-04T12:00:00Z"
+P24 = "24-project-skills-research-resume-expansion"
+STATE = Path("00-system/.cache/precompact_state.json")
+RUNNER = (
+    "import sys; from ctxres.hooks import main; "
+    "main.MODULES.update(PreCompact='nexus', SessionStart='nexus'); sys.exit(main.main())"
+)
+HEAVY = ("pydantic", "jsonschema", "ctxres.linters", "ctxres.schemas")
+
+
+def schema(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((ROOT / "schemas" / f"{name}.schema.json").read_text())
+    return data
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The real Nexus corpus, writable, with the files project 24's manifest lists (two of five)."""
+    root = tmp_path / "nexus"
+    shutil.copytree(CORPUS / "nexus", root)
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (root / "00-system" / ".cache").mkdir(exist_ok=True)
+    for name in ("overview.md", "plan.md"):
+        (root / "02-projects" / P24 / "01-planning" / name).write_text(f"# {name}\n")
+    return root
+
+
+def tool_line(name: str, **args: str) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "isSidechain": False,
+        "message": {
+            "id": "msg_1",
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "ok"},
+                {"type": "tool_use", "id": "toolu_1", "name": name, "input": args},
+            ],
+        },
+    }
+
+
+def transcript(path: Path, lines: list[dict[str, Any]], tail: bytes = b"") -> Path:
+    path.write_bytes(b"".join(json.dumps(line).encode() + b"\n" for line in lines) + tail)
+    return path
+
+
+def run_hook(event: str, payload: dict[str, Any] | bytes, project: Path) -> subprocess.CompletedProcess[str]:
+    stdin = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "CTXRES_NOW": NOW}
+    result = subprocess.run(
+        [sys.executable, "-c", RUNNER, event], input=stdin, capture_output=True, env=env, timeout=60
+    )
+    return subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode(), result.stderr.decode())
+
+
+def precompact_payload(path: Path | str) -> dict[str, Any]:
+    return {
+        "session_id": "abc123",
+        "transcript_path": str(path),
+        "cwd": "/somewhere",
+        "hook_event_name": "PreCompact",
+        "trigger": "manual",
+        "custom_instructions": "",
+    }
+
+
+def sessionstart_payload(source: str) -> dict[str, Any]:
+    return {
+        "session_id": "abc123",
+        "transcript_path": "/nowhere.jsonl",
+        "cwd": "/somewhere",
+        "hook_event_name": "SessionStart",
+        "source": source,
+        "model": "claude-sonnet-5",
+    }
+
+
+def edits_of_one_project(root: Path) -> list[dict[str, Any]]:
+    project = root / "02-projects" / P24
+    return [
+        {"type": "user", "message": {"role": "user", "content": "continue the resume work"}},
+        tool_line(
+            "Read", file_path=str(root / "02-projects/10-dynamic-subagent-research/01-planning/resume-context.md")
+        ),
+        tool_line("Read", file_path=str(project / "01-planning/plan.md")),
+        tool_line("Edit", file_path=str(project / "01-planning/steps.md"), old_string="a", new_string="b"),
+        tool_line("Write", file_path=str(project / "03-working/notes.md"), content="x" * 5000),
+        tool_line("Edit", file_path=str(project / "01-planning/plan.md"), old_string="c", new_string="d"),
+        tool_line("Bash", command=f"ls 02-projects/{P24}/03-working"),
+    ]
+
+
+def read_state(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / STATE).read_text())
+    return data
+
+
+# --------------------------------------------------------------------------- PreCompact
+
+
+def test_precompact_writes_the_edited_project_with_high_confidence(workspace: Path, tmp_path: Path) -> None:
+    path = transcript(tmp_path / "session.jsonl", edits_of_one_project(workspace))
+    result = run_hook("PreCompact", precompact_payload(path), workspace)
+    assert (result.returncode, result.stderr) == (0, "")
+    output = json.loads(result.stdout)
+    assert output == {}
+    jsonschema.validate(output, schema("hook-precompact-output"))
+    state = read_state(workspace)
+    assert state == {
+        "active_project_id": P24,
+        "confidence": "high",
+        "detection_method": "transcript",
+        "timestamp": NOW,
+    }
+    jsonschema.validate(state, schema("precompact-state"))
+    assert (workspace / STATE).stat().st_size < 1024
+    assert not [p for p in (workspace / STATE).parent.iterdir() if p.name.endswith(".tmp")]  # atomic: no leftovers
+
+
+def test_precompact_splits_confidence_between_projects(workspace: Path, tmp_path: Path) -> None:
+    lines = [
+        tool_line("Read", file_path=str(workspace / "02-projects" / project / "01-planning/resume-context.md"))
+        for project in (P24, "18-hook-research-upgrade", "26-test-resume-project", P24)
+    ]
+    path = transcript(tmp_path / "session.jsonl", lines)
+    assert run_hook("PreCompact", precompact_payload(path), workspace).returncode == 0
+    state = read_state(workspace)
+    assert (state["active_project_id"], state["confidence"]) == (P24, "medium")
+
+
+def test_precompact_ignores_projects_that_do_not_exist(workspace: Path, tmp_path: Path) -> None:
+    lines = [tool_line("Edit", file_path=str(workspace / "02-projects/99-typo-project/plan.md"))] * 3
+    path = transcript(tmp_path / "session.jsonl", lines)
+    assert run_hook("PreCompact", precompact_payload(path), workspace).returncode == 0
+    assert read_state(workspace)["active_project_id"] is None
+    assert read_state(workspace)["detection_method"] == "fallback"
+
+
+def test_precompact_falls_back_to_the_previous_state(workspace: Path, tmp_path: Path) -> None:
+    (workspace / STATE).write_text(json.dumps({"active_project_id": "26-test-resume-project", "confidence": "high"}))
+    path = transcript(tmp_path / "session.jsonl", [{"type": "user", "message": {"role": "user", "content": "hi"}}])
+    result = run_hook("PreCompact", precompact_payload(path), workspace)
+    assert (result.returncode, json.loads(result.stdout), result.stderr) == (0, {}, "")
+    assert read_state(workspace) == {
+        "active_project_id": "26-test-resume-project",
+        "confidence": "low",
+        "detection_method": "cache",
+        "timestamp": NOW,
+    }
+
+
+def test_precompact_reads_only_the_end_of_the_transcript(workspace: Path, tmp_path: Path) -> None:
+    """A project touched only before the last 2 MiB is not seen: the cost does not grow with the file."""
+    old = tool_line("Edit", file_path=str(workspace / "02-projects" / P24 / "01-planning/plan.md"))
+    filler = {"type": "user", "message": {"role": "user", "content": "x" * 4000}}
+    path = transcript(tmp_path / "session.jsonl", [old] * 5 + [filler] * 600)
+    assert path.stat().st_size > 2 * 1024 * 1024
+    assert run_hook("PreCompact", precompact_payload(path), workspace).returncode == 0
+    assert read_state(workspace)["active_project_id"] is None
+
+
+def test_precompact_with_a_truncated_transcript_still_detects(workspace: Path, tmp_path: Path) -> None:
+    path = transcript(tmp_path / "session.jsonl", edits_of_one_project(workspace), tail=b'{"type": "assistant", "mess')
+    result = run_hook("PreCompact", precompact_payload(path), workspace)
+    assert (result.returncode, json.loads(result.stdout), result.stderr) == (0, {}, "")
+    assert read_state(workspace)["active_project_id"] == P24
+
+
+def test_precompact_with_a_missing_transcript_answers_and_says_why(workspace: Path, tmp_path: Path) -> None:
+    result = run_hook("PreCompact", precompact_payload(tmp_path / "gone.jsonl"), workspace)
+    assert (result.returncode, json.loads(result.stdout)) == (0, {})
+    assert len(result.stderr.splitlines()) == 1 and "cannot read the transcript" in result.stderr
+    assert read_state(workspace)["detection_method"] == "fallback"
+
+
+def test_precompact_with_garbage_stdin_answers_validly(workspace: Path) -> None:
+    result = run_hook("PreCompact", b"\xff\x00 not json", workspace)
+    assert (result.returncode, json.loads(result.stdout)) == (0, {})
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_precompact_cannot_write_its_state(workspace: Path, tmp_path: Path) -> None:
+    """A read-only or full disk is simulated by a file where the cache folder should be (chmod has no
+    effect when the tests run as root)."""
+    shutil.rmtree(workspace / "00-system" / ".cache")
+    (workspace / "00-system" / ".cache").write_text("not a folder")
+    path = transcript(tmp_path / "session.jsonl", edits_of_one_project(workspace))
+    result = run_hook("PreCompact", precompact_payload(path), workspace)
+    assert (result.returncode, json.loads(result.stdout)) == (0, {})
+    assert (
+        len(result.stderr.splitlines()) == 1 and "cannot write 00-system/.cache/precompact_state.json" in result.stderr
+    )
+
+
+def test_precompact_refuses_a_state_folder_that_leaves_the_project(workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(workspace / "00-system" / ".cache")
+    (workspace / "00-system" / ".cache").symlink_to(outside)
+    path = transcript(tmp_path / "session.jsonl", edits_of_one_project(workspace))
+    result = run_hook("PreCompact", precompact_payload(path), workspace)
+    assert (result.returncode, json.loads(result.stdout)) == (0, {})
+    assert len(result.stderr.splitlines()) == 1 and "outside the project directory" in result.stderr
+    assert list(outside.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- SessionStart
+
+
+def _context(result: subprocess.CompletedProcess[str]) -> str:
+    output = json.loads(result.stdout)
+    jsonschema.validate(output, schema("hook-sessionstart-output"))
+    assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    text: str = output["hookSpecificOutput"]["additionalContext"]
+    return text
+
+
+@pytest.mark.parametrize("source", ["compact", "resume"])
+def test_sessionstart_injects_the_files_to_load_and_the_questions(workspace: Path, tmp_path: Path, source: str) -> None:
+    path = transcript(tmp_path / "session.jsonl", edits_of_one_project(workspace))
+    run_hook("PreCompact", precompact_payload(path), workspace)
+    manifest = workspace / "02-projects" / P24 / "01-planning" / "resume-context.md"
+    gate = (CORPUS / "nexus" / "02-projects" / P24 / "03-working/test_data/valid_resume_context.md").read_text()
+    manifest.write_text(manifest.read_text() + "\n" + gate.split("---\n", 2)[2])
+    result = run_hook("SessionStart", sessionstart_payload(source), workspace)
+    assert (result.returncode, result.stderr) == (0, "")
+    text = _context(result)
+    folder = f"02-projects/{P24}"
+    lines = text.splitlines()
+    assert lines[0] == nexus.OPEN_TAG and lines[-1] == nexus.CLOSE_TAG
+    assert ("compacted" if source == "compact" else "resumed") in lines[1]
+    files = [line.strip()[2:] for line in lines if line.startswith("   - 02-projects/")]
+    assert files == [
+        f"{folder}/01-planning/overview.md",
+        f"{folder}/01-planning/plan.md",
+        f"{folder}/01-planning/steps.md (missing: tell the user)",
+        f"{folder}/02-resources/FINAL-DESIGN.md (missing: tell the user)",
+        f"{folder}/02-resources/resume-state-REVISED.md (missing: tell the user)",
+    ]
+    assert "   - What are the two main enhancements?" in lines
+    assert "   - What must happen before implementation?" in lines
+    assert "Then continue: next action: execute-project; phase: ready-for-implementation." in lines
+
+
+@pytest.mark.parametrize("source", ["clear", "startup"])
+def test_sessionstart_clear_and_startup_inject_nothing(workspace: Path, tmp_path: Path, source: str) -> None:
+    path = transcript(tmp_path / "session.jsonl", edits_of_one_project(workspace))
+    run_hook("PreCompact", precompact_payload(path), workspace)
+    result = run_hook("SessionStart", sessionstart_payload(source), workspace)
+    assert (result.returncode, result.stdout.strip(), result.stderr) == (0, "{}", "")
+
+
+def test_sessionstart_without_a_state_injects_nothing(workspace: Path) -> None:
+    result = run_hook("SessionStart", sessionstart_payload("compact"), workspace)
+    assert (result.returncode, result.stdout.strip(), result.stderr) == (0, "{}", "")
+
+
+def test_sessionstart_with_a_broken_state_answers_and_says_why(workspace: Path) -> None:
+    (workspace / STATE).write_text('{"active_project_id": ')
+    result = run_hook("SessionStart", sessionstart_payload("compact"), workspace)
+    assert (result.returncode, result.stdout.strip()) == (0, "{}")
+    assert len(result.stderr.splitlines()) == 1 and "not valid JSON" in result.stderr
+
+
+def test_sessionstart_for_a_project_that_is_gone_injects_nothing(workspace: Path) -> None:
+    (workspace / STATE).write_text(json.dumps({"active_project_id": "77-deleted-project", "confidence": "high"}))
+    result = run_hook("SessionStart", sessionstart_payload("compact"), workspace)
+    assert (result.returncode, result.stdout.strip()) == (0, "{}")
+    assert len(result.stderr.splitlines()) == 1 and "77-deleted-project has no folder" in result.stderr
+
+
+def test_sessionstart_never_lists_a_file_outside_the_workspace(workspace: Path) -> None:
+    (workspace / STATE).write_text(json.dumps({"active_project_id": "18-hook-research-upgrade", "confidence": "low"}))
+    manifest = workspace / "02-projects/18-hook-research-upgrade/01-planning/resume-context.md"
+    text = manifest.read_text().replace('  - "01-planning/steps.md"', '  - "../../../secrets.md"\n  - "/etc/passwd"')
+    manifest.write_text(text.replace("*Auto-updated", "token: sk-ant-api03-abcdefghijklmnop\n*Auto-updated"))
+    context = _context(run_hook("SessionStart", sessionstart_payload("resume"), workspace))
+    assert "Low confidence: confirm with the user" in context
+    listed = [line for line in context.splitlines() if line.startswith("   - ")]
+    assert all("secrets" not in line and "/etc/passwd" not in line for line in listed)
+    assert "Not loaded (unsafe entries of files_to_load): ../../../secrets.md (it leaves the workspace)" in context
+    assert "sk-ant-api03" not in context
+
+
+def test_sessionstart_resolves_workspace_root_and_sibling_entries_in_the_workspace(workspace: Path) -> None:
+    """Seed 004 lists files from the workspace root (`00-system/...`); a sibling project's file (`../`)
+    is inside the workspace too. Both are listed where they really are, as the linter (N006/N007) reads them."""
+    (workspace / STATE).write_text(json.dumps({"active_project_id": "18-hook-research-upgrade", "confidence": "high"}))
+    (workspace / "00-system").mkdir(exist_ok=True)
+    (workspace / "00-system/core.md").write_text("core\n")
+    sibling = workspace / "02-projects/19-sibling/01-planning"
+    sibling.mkdir(parents=True)
+    (sibling / "plan.md").write_text("plan\n")
+    manifest = workspace / "02-projects/18-hook-research-upgrade/01-planning/resume-context.md"
+    text = manifest.read_text().replace(
+        '  - "01-planning/steps.md"', '  - "00-system/core.md"\n  - "../19-sibling/01-planning/plan.md"'
+    )
+    manifest.write_text(text)
+    context = _context(run_hook("SessionStart", sessionstart_payload("resume"), workspace))
+    listed = [line.strip() for line in context.splitlines() if line.startswith("   - ")]
+    assert "- 00-system/core.md" in listed
+    assert "- 02-projects/19-sibling/01-planning/plan.md" in listed
+    assert "Not loaded" not in context
+
+
+def test_sessionstart_for_a_project_with_only_a_legacy_manifest(workspace: Path) -> None:
+    project = workspace / "02-projects/10-dynamic-subagent-research"
+    (project / "01-planning" / "resume-context.md").unlink()
+    (workspace / STATE).write_text(json.dumps({"active_project_id": project.name, "confidence": "high"}))
+    context = _context(run_hook("SessionStart", sessionstart_payload("compact"), workspace))
+    # the legacy file has no files_to_load: the model is sent to it and to the planning folder
+    assert f"02-projects/{project.name}/_resume.md lists no file to load" in context
+
+
+def test_the_hook_path_imports_no_heavy_module(workspace: Path, tmp_path: Path) -> None:
+    path = transcript(tmp_path / "session.jsonl", edits_of_one_project(workspace))
+    code = (
+        "import json, sys, os\n"
+        "from ctxres.hooks import main\n"
+        "main.MODULES.update(PreCompact='nexus', SessionStart='nexus')\n"
+        f"main.dispatch('PreCompact', {precompact_payload(path)!r})\n"
+        "main.dispatch('SessionStart', {'source': 'compact'})\n"
+        f"print([m for m in sys.modules if m.startswith({HEAVY!r})])\n"
+    )
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(workspace), "CTXRES_NOW": NOW}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,114 @@
+"""Every rule has a fixture that triggers it (at the expected place) and fixtures that do not."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ctxres.config import load_config
+from ctxres.linters.checking import engine
+from ctxres.linters.rules import all_rules
+
+from ..conftest import FIXTURES
+
+RULE_DIR = FIXTURES / "rules"
+MARKER = re.compile(r"expect:\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
+EXPECTED_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+|\*):(?P<col>\d+|\*):\s*(?P<code>[A-Z]\d{3})$")
+
+
+def _cases(prefix: str) -> list[Path]:
+    return sorted(p for p in RULE_DIR.glob(f"*/{prefix}*") if p.is_dir())
+
+
+def _expected(case: Path) -> set[tuple[str, int | None, int | None, str]]:
+    """(file, line, column or None, code) from `expect: CODE` markers and the EXPECTED file."""
+    found: set[tuple[str, int | None, int | None, str]] = set()
+    for path in sorted(case.rglob("*")):
+        if not path.is_file() or path.name == "EXPECTED":
+            continue
+        rel = path.relative_to(case).as_posix()
+        for number, line in enumerate(path.read_bytes().decode("utf-8", "replace").splitlines(), start=1):
+            match = MARKER.search(line)
+            if match:
+                for code in re.split(r"\s*,\s*", match.group(1)):
+                    found.add((rel, number, None, code))
+    listing = case / "EXPECTED"
+    if listing.exists():
+        for line in listing.read_text().splitlines():
+            match = EXPECTED_LINE.match(line.strip())
+            assert match, f"bad EXPECTED line in {listing}: {line!r}"
+            row = match.group("line")
+            col = match.group("col")
+            found.add(
+                (
+                    match.group("file"),
+                    None if row == "*" else int(row),
+                    None if col == "*" else int(col),
+                    match.group("code"),
+                )
+            )
+    return found
+
+
+def _run(case: Path) -> list[tuple[str, int, int, str]]:
+    report = engine.run([case], load_config(case), cwd=case)
+    return [(f.path, f.position.line, f.position.col, f.code) for f in report.findings]
+
+
+def _matches(actual: tuple[str, int, int, str], expected: tuple[str, int | None, int | None, str]) -> bool:
+    return (
+        actual[0] == expected[0]
+        and actual[3] == expected[3]
+        and expected[1] in (None, actual[1])
+        and expected[2] in (None, actual[2])
+    )
+
+
+@pytest.mark.parametrize("case", _cases("bad"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_bad_fixture_triggers_its_rule_where_expected(case: Path) -> None:
+    code = case.parent.name
+    expected = _expected(case)
+    assert any(e[3] == code for e in expected), f"{case} declares no expected {code} finding"
+    actual = [a for a in _run(case) if a[3] == code]
+    wanted = {e for e in expected if e[3] == code}
+    unmatched_expected = [e for e in wanted if not any(_matches(a, e) for a in actual)]
+    unexpected = [a for a in actual if not any(_matches(a, e) for e in wanted)]
+    assert not unmatched_expected and not unexpected, f"missing: {unmatched_expected}; unexpected: {unexpected}"
+
+
+@pytest.mark.parametrize("case", _cases("good"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_good_fixture_is_clean(case: Path) -> None:
+    """A near miss for its rule, and clean for every other rule too."""
+    assert _run(case) == []
+
+
+def test_valid_workspace_has_no_findings_at_all() -> None:
+    valid = FIXTURES / "valid"
+    report = engine.run([valid], load_config(valid), cwd=valid)
+    assert report.files_checked == 7
+    assert report.findings == []
+
+
+# Rules that need a git history rather than a folder of files; each is triggered by the test named.
+# Rules that a command reports, not `ctxres check` on files: the test that triggers each.
+COMMAND_RULES = {
+    "S013": "tests/commands/test_stale_git.py::test_check_since_reports_the_stale_commit_as_s013_in_every_format",
+    "L001": "tests/commands/test_command_reporters.py::test_doctor_missing_layers_are_l001",
+    "L002": "tests/commands/test_command_reporters.py::test_doctor_misconfigured_layer_is_l002",
+    "M012": "tests/commands/test_command_reporters.py::test_append_only_rewritten_line_is_m012",
+    "M013": "tests/commands/test_command_reporters.py::test_runs_warnings_are_findings",
+}
+
+
+def test_command_rules_name_tests_that_exist() -> None:
+    root = Path(__file__).resolve().parent.parent.parent
+    for code, test in COMMAND_RULES.items():
+        path, name = test.split("::")
+        assert f"def {name}(" in (root / path).read_text("utf-8"), (code, test)
+
+
+def test_every_rule_has_a_triggering_fixture() -> None:
+    missing = [code for code in all_rules() if code not in COMMAND_RULES and not list((RULE_DIR / code).glob("bad*"))]
+    assert not missing, f"rules without a fixture that triggers them: {missing}"
