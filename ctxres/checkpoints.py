@@ -12,7 +12,6 @@ Standard library only (and ``ctxres.atomic``): the runtime hooks import this mod
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -213,15 +212,12 @@ def view(data: Any) -> CheckpointView:
 
 def load(text: str) -> Any:
     """Parse checkpoint text; a JSON object, else :class:`CheckpointError`."""
+    from ctxres.prompt_data import CheckpointUnreadable, json_object
+
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise CheckpointError(f"is not valid JSON ({exc})") from None
-    except RecursionError:  # hostile input: thousands of nested arrays or objects
-        raise CheckpointError("is nested too deeply to read") from None
-    if not isinstance(data, dict):
-        raise CheckpointError("is not a JSON object")
-    return data
+        return json_object(text)
+    except CheckpointUnreadable as exc:
+        raise CheckpointError(str(exc)) from None
 
 
 def read(path: Path) -> CheckpointView:
