@@ -16,17 +16,41 @@ import collections
 import datetime as dt
 import re
 
-_ISO = re.compile(
-    r"""
+_ISO_PATTERN = r"""
     (?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})
     (?:
         [Tt\x20](?P<hour>\d{2}):(?P<minute>\d{2})
         (?::(?P<second>\d{2})(?:[.,](?P<fraction>\d+))?)?
         \x20?(?P<zone>[Zz]|[+-]\d{2}(?::?\d{2})?)?
     )?
-    """,
-    re.VERBOSE,
-)
+    """
+
+
+def _iso_fullmatch(text: str) -> re.Match[str] | None:
+    """The pattern is compiled on first use (``re`` caches it): a hook that reads no time, or only
+    canonical ones (:func:`_canonical`), never pays for compiling it."""
+    return re.fullmatch(_ISO_PATTERN, text, re.VERBOSE)
+
+
+def _canonical(text: str) -> dt.datetime | None:
+    """``2026-02-17T09:20:00Z``, the form every writer of these files uses, without the pattern; None
+    for any other form (the pattern decides) or an impossible date (the caller returns None too)."""
+    if len(text) != 20 or text[19] not in "Zz" or text[10] not in "Tt ":
+        return None
+    if text[4] != "-" or text[7] != "-" or text[13] != ":" or text[16] != ":":
+        return None
+    digits = text[0:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
+    if not (digits.isascii() and digits.isdigit()) or text[11:13] == "24":
+        return None
+    return dt.datetime(
+        int(text[0:4]),
+        int(text[5:7]),
+        int(text[8:10]),
+        int(text[11:13]),
+        int(text[14:16]),
+        int(text[17:19]),
+        tzinfo=dt.timezone.utc,
+    )
 
 
 TYPE_CHECKING = False
@@ -101,7 +125,13 @@ def parse_timestamp(value: object) -> Timestamp | None:
     if not isinstance(value, str):
         return None
     text = value.strip()
-    match = _ISO.fullmatch(text)
+    try:
+        canonical = _canonical(text)
+    except ValueError:  # month 13, February 30: not a real time
+        return None
+    if canonical is not None:
+        return Timestamp(canonical, value)
+    match = _iso_fullmatch(text)
     if match is None:
         return None
     try:
@@ -117,7 +147,7 @@ def invalid_reason(value: object) -> str | None:
     """
     if not isinstance(value, str):
         return None
-    match = _ISO.fullmatch(value.strip())
+    match = _iso_fullmatch(value.strip())
     if match is None:
         return None
     try:
@@ -135,7 +165,7 @@ def parse_datetime(value: object) -> dt.datetime | None:
 
 def looks_like_timestamp(value: object) -> bool:
     """True when ``value`` is written like an ISO-8601 date or time, whether or not it is a real one."""
-    return isinstance(value, str) and _ISO.fullmatch(value.strip()) is not None
+    return isinstance(value, str) and _iso_fullmatch(value.strip()) is not None
 
 
 def format_utc(instant: dt.datetime) -> str:
