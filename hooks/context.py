@@ -217,17 +217,15 @@ def additional_context(event: str, text: str) -> dict[str, Any]:
 
 def read_bytes(path: str, limit: int = MAX_STATE_FILE_BYTES) -> bytes:
     """A state file's bytes, refusing one over ``limit``; :class:`HookError` when it cannot be read."""
-    from ctxres.filereading import open_regular
+    from ctxres.filereading import FileTooLarge, read_regular
 
     try:
-        with os.fdopen(open_regular(path), "rb") as handle:
-            data = handle.read(limit + 1)
+        return read_regular(path, limit)
+    except FileTooLarge:
+        raise HookError(f"{os.path.basename(path)} is larger than {limit:,} bytes; not read") from None
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise HookError(f"cannot read {os.path.basename(path)[:200]}: {reason}") from None
-    if len(data) > limit:
-        raise HookError(f"{os.path.basename(path)} is larger than {limit:,} bytes; not read")
-    return data
 
 
 def read_yaml(path: str) -> Any:

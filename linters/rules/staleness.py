@@ -23,6 +23,7 @@ from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.rules.conformance import schema_text
+from ctxres.linters.rules.schema_errors import dotted
 from ctxres.orchestration import (
     FAILED_WORDS,
     NOT_STARTED_WORDS,
@@ -484,17 +485,9 @@ def _id(value: Any) -> str:
     return re.sub(r"[^0-9a-z]", "", value.casefold()) if isinstance(value, str) else ""
 
 
-def _dotted(path: JsonPath) -> str:
-    """``("quality_gates", "qg-2", "iterations", 0)`` -> ``quality_gates.qg-2.iterations[0]``."""
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
 def _short(path: JsonPath) -> str:
     """Paths inside the resumption section are shown from their sub-section on."""
-    return _dotted(path[1:] if path[:1] == ("resumption",) and len(path) > 2 else path)
+    return dotted(path[1:] if path[:1] == ("resumption",) and len(path) > 2 else path)
 
 
 def _line(doc: Document, path: JsonPath) -> int:
