@@ -1,7 +1,8 @@
 """nox sessions.
 
-CI runs ``nox -s tests lint typecheck schemas replay`` (the default sessions) and then ``nox -s fuzz``
-with a short budget; ``bash .ci/run`` does both on a fresh machine. ``nox -s fuzz`` alone runs 10,000
+CI runs ``nox -s tests lint typecheck schemas replay`` (the default sessions), then ``nox -s claude``
+(end-to-end sessions in the real Claude Code client; needs node and npm) and ``nox -s fuzz`` with a
+short budget; ``bash .ci/run`` does all of it on a fresh machine. ``nox -s fuzz`` alone runs 10,000
 cases per fuzz target. ``nox -s bench`` prints the benchmark table (hooks against a bare interpreter,
 fill estimation, ctxres check against check-jsonschema, audit-history). Extra arguments after ``--``
 go to pytest, ruff, mypy or bench/run.py.
@@ -115,6 +116,28 @@ def replay(session: nox.Session) -> None:
     """The golden fixtures: every recorded hook session in fixtures/replay replays without difference."""
     session.install("-e", ".")
     session.run("ctxres", "replay", *(session.posargs or [str(ROOT / "fixtures" / "replay")]))
+
+
+@nox.session(python=PYTHON)
+def claude(session: nox.Session) -> None:
+    """End-to-end sessions in the real Claude Code client (``e2e/``), offline against a stand-in API.
+
+    The pinned ``@anthropic-ai/claude-code`` (``CLAUDE_CODE_VERSION`` in ``e2e/claude_client.py``) is
+    installed with npm into ``$CTXRES_CLAUDE_CACHE`` or ``.cache/claude-code`` when it is not there yet.
+    Needs node and npm: without them the session fails (it is not skipped).
+    """
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        session.error(
+            f"{' and '.join(missing)} not found on PATH: `nox -s claude` runs the real Claude Code client, "
+            "which npm installs and node runs; install Node.js 18 or newer"
+        )
+    session.install("-e", ".", "pytest>=7", "pytest-xdist>=3")
+    session.run("python", "-c", "from e2e.claude_client import ensure_client; print('claude:', ensure_client())")
+    # Two test files at a time (each client run is mostly waiting on node's start-up and the hooks);
+    # a file's tests stay in one worker, so its one session is shared by them.
+    workers = ("-n", "2", "--dist", "loadfile")
+    session.run("python", "-m", "pytest", str(ROOT / "e2e"), "-p", "no:cacheprovider", *workers, *session.posargs)
 
 
 @nox.session(python=PYTHON)

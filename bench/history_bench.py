@@ -283,11 +283,11 @@ def generate(commits: int) -> History:
     return History(versions, stale)
 
 
-def fast_import_stream(history: History) -> bytes:
+def fast_import_stream(history: History, stamps: list[int] | None = None) -> bytes:
     parts: list[bytes] = []
     for index, (message, content) in enumerate(history.versions):
         blob_mark, commit_mark = 2 * index + 1, 2 * index + 2
-        stamp = f"{START + index * STEP_SECONDS} +0000"
+        stamp = f"{stamps[index] if stamps else START + index * STEP_SECONDS} +0000"
         msg = message.encode()
         parts += [
             b"blob\n",
@@ -323,16 +323,20 @@ class Repository:
 def build(commits: int, cache_root: Path = CACHE_ROOT) -> Repository:
     """The repository of a ``commits``-commit history, built (or reused) under ``cache_root``."""
     history = generate(commits)
-    stream = fast_import_stream(history)
+    return _build(f"history-{commits}", history, fast_import_stream(history), cache_root)
+
+
+def _build(prefix: str, history: History, stream: bytes, cache_root: Path) -> Repository:
+    commits = history.commits
     key = hashlib.sha256(stream).hexdigest()[:16]
-    target = cache_root / f"history-{commits}-{key}"
+    target = cache_root / f"{prefix}-{key}"
     meta = target / ".bench-history.json"
     if meta.is_file() and (target / FILE_NAME).is_file():
         return Repository(target, history, cached=True)
     if target.exists():
         shutil.rmtree(target)
     cache_root.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f"history-{commits}-", dir=cache_root))
+    building = Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=cache_root))
     try:
         _git(["init", "-q", "-b", "main", "."], building)
         _git(["fast-import", "--quiet"], building, stdin=stream)
@@ -352,6 +356,39 @@ def build(commits: int, cache_root: Path = CACHE_ROOT) -> Repository:
         shutil.rmtree(building, ignore_errors=True)
         raise
     return Repository(target, history, cached=False)
+
+
+# The two real lineages of fixtures/corpus/history: every committed version of one file, named
+# `<commit time>-<commit>.yaml`; replayed as commits of ORCHESTRATION.yaml (bench rows "History").
+CORPUS_HISTORY = Path(__file__).resolve().parent.parent / "fixtures" / "corpus" / "history"
+REAL_LINEAGES = ("PROJ-001-oss-release", "PROJ-003-je-ne-sais-quoi")
+BIG_COMMITS, QUICK_BIG_COMMITS = 10_000, 200
+
+
+def lineage(name: str, history_root: Path = CORPUS_HISTORY) -> History:
+    """The versions of a real lineage, oldest first (their stale commits are not listed here:
+    tests/commands/test_audit_history.py reviews them)."""
+    versions = [(path.name, path.read_bytes()) for path in sorted((history_root / name).glob("*.yaml"))]
+    if len(versions) < 2:
+        raise ValueError(f"{history_root / name} holds fewer than 2 versions")
+    return History(versions, [])
+
+
+def _lineage_stamps(history: History) -> list[int]:
+    from datetime import datetime, timezone
+
+    stamps = []
+    for name, _content in history.versions:
+        when = datetime.strptime(name.split("-")[0], "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+        stamps.append(int(when.timestamp()))
+    return stamps
+
+
+def build_lineage(name: str, cache_root: Path = CACHE_ROOT, history_root: Path = CORPUS_HISTORY) -> Repository:
+    """A repository whose ORCHESTRATION.yaml goes through the versions of a real lineage (commit
+    dates from the file names), built (or reused) under ``cache_root``."""
+    history = lineage(name, history_root)
+    return _build(f"lineage-{name}", history, fast_import_stream(history, _lineage_stamps(history)), cache_root)
 
 
 def main(argv: list[str] | None = None) -> int:

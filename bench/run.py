@@ -5,18 +5,25 @@ Every row is a scenario, its median, a baseline measured in the same run, the ba
 their ratio, and the goal DESIGN.md sets for it (if any) with whether it is met:
 
 * Hooks: ``ctxres-hook EVENT`` on a PROJ-001 workspace at its QG-2 point (six realistic payloads
-  over the four events), each run alternating with ``python -c pass`` on the hook's interpreter.
-  Goals: UserPromptSubmit and PostToolUse within 1.5x of ``python -c pass``, PreCompact < 50 ms,
-  SessionStart < 200 ms (whole processes).
+  over the four events), each run alternating with the minimal hook of its event (minimal_hooks.py:
+  the same file I/O in a few lines of stdlib Python, on the hook's interpreter, in its own copy of
+  the workspace) and with ``python -c pass`` (in a note). Goals: UserPromptSubmit and PostToolUse
+  ≤ 1.15× the minimal hook, PreCompact and SessionStart ≤ 1.3×.
 * Fill estimation: ``ctxres.transcript.read_fill`` in-process on 1 MB / 100 MB / 1 GB transcripts
   (sparse files, deleted after; see transcript_bench.py), against a plain read of the last 64 KiB
   of the same file and against the 1 MB case (goal: the same cost).
 * Conformance: ``ctxres check CORPUS`` against check-jsonschema validating the same files with the
   exported schemas (one process per schema; files it cannot read are left out and counted). When
   check-jsonschema is not installed the row says so.
-* History: ``ctxres audit-history`` on a synthetic 1,000-commit history (history_bench.py, built
-  with git fast-import and cached) against ``git log --follow`` of the file, and against that plus
-  ``git cat-file --batch`` of every version (the git work audit-history cannot avoid).
+* Check: ``ctxres check --jobs 1`` on the corpus and on a synthetic monorepo of 1,000 / 5,000 / 10,000
+  artifacts (check_bench.py, generated from the corpus shapes) against the floor (reading the same files
+  and parsing them with the C parsers, one process; goal: ≤ 2×), ``--jobs`` = the cores against
+  ``--jobs 1`` on the largest tree (goal ≤ 0.75×), with peak memory (``ru_maxrss``) at each size.
+* History: ``ctxres audit-history`` on the two real lineages (fixtures/corpus/history) and on
+  synthetic 1,000- and 10,000-commit histories (history_bench.py, built with git fast-import and
+  cached), ``check --since`` and ``stale --since`` on the 10,000-commit one, each against the git
+  I/O it cannot avoid: ``git log --follow`` of the file plus ``git cat-file --batch`` of every
+  version (goal: ≤ 10×).
 
 Processes are timed whole (wall time, time.perf_counter): the median of ``--repeat`` runs after one
 warm-up. ``--quick`` uses small inputs (a smoke run); ``--markdown FILE`` also writes the table.
@@ -251,20 +258,13 @@ def _ratio_goal(limit: float, what: str) -> tuple[str, Callable[[Row], bool | No
     return f"≤ {limit:g}× {what}", met
 
 
-def _absolute_goal(limit_ms: float) -> tuple[str, Callable[[Row], bool | None]]:
-    def met(row: Row) -> bool | None:
-        return None if row.seconds is None else row.seconds * 1000 < limit_ms
-
-    return f"< {limit_ms:g} ms", met
-
-
-# DESIGN.md, "Hooks": PreCompact < 50 ms and SessionStart < 200 ms (seed 004, as whole processes);
-# UserPromptSubmit and PostToolUse "close to bare interpreter start-up", read here as ≤ 1.5×.
+# Against the minimal hook of the event (the same I/O in the fewest lines of stdlib Python, minimal_hooks.py):
+# the prompt and tool hooks run on every prompt and every write, the compaction hooks also render templates.
 HOOK_GOALS = {
-    "UserPromptSubmit": _ratio_goal(1.5, "python -c pass"),
-    "PostToolUse": _ratio_goal(1.5, "python -c pass"),
-    "PreCompact": _absolute_goal(50),
-    "SessionStart": _absolute_goal(200),
+    "UserPromptSubmit": _ratio_goal(1.15, "the minimal hook"),
+    "PostToolUse": _ratio_goal(1.15, "the minimal hook"),
+    "PreCompact": _ratio_goal(1.3, "the minimal hook"),
+    "SessionStart": _ratio_goal(1.3, "the minimal hook"),
 }
 # DESIGN.md: "reading the transcript must cost the same for 1 MB and 1 GB" (1.5×: timer noise on ~0.1 ms).
 FILL_GOAL = _ratio_goal(1.5, "the smallest case")
@@ -378,21 +378,42 @@ def measure_check(ctxres: str, cjs: str | None, corpus: Path, repeat: int) -> tu
     return [Row("Conformance", scenario, ours, baseline, theirs)], notes
 
 
-def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], str]:
+def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
+    """Each scenario: ``ctxres-hook EVENT`` against the minimal hook of its event (minimal_hooks.py, on the same
+    interpreter), alternating with it and with ``python -c pass``. The hook and the minimal hook each run in their
+    own copy of the workspace (each keeps its own files: checkpoints written, the hook's private cache), built
+    the same way; the warm-up run of each scenario leaves both in their steady state."""
     interpreter = _script_interpreter(hook)
-    rows = []
+    here = Path(__file__).resolve().parent
+    _run([interpreter, "-m", "py_compile", str(here / "minimal_hooks.py")])  # loaded from bytecode, like ctxres
+    # Started as the console script starts the hook: a few lines that import the module and call main().
+    minimal = f"import sys; sys.path.insert(0, {str(here)!r}); from minimal_hooks import main; main()"
+    rows, bare_rows = [], []
     with tempfile.TemporaryDirectory(prefix="ctxres-bench-") as scratch:
-        project = Path(scratch)
-        payloads = _workspace(project)
+        ours, theirs = Path(scratch) / "hook", Path(scratch) / "minimal"
+        ours.mkdir()
+        theirs.mkdir()
+        payloads, minimal_payloads = _workspace(ours), _workspace(theirs)
         for label, event, key in HOOK_SCENARIOS:
-            base, seconds = _alternating(
-                [interpreter, "-c", "pass"], [hook, event], repeat, json.dumps(payloads[key]).encode(), project
+            bare, base, seconds = _alternating(
+                [interpreter, "-c", "pass"],
+                ([interpreter, "-c", minimal, event], json.dumps(minimal_payloads[key]).encode(), theirs),
+                ([hook, event], json.dumps(payloads[key]).encode(), ours),
+                repeat,
             )
             goal, met = HOOK_GOALS[event]
-            row = Row("Hooks", f"`ctxres-hook {event}`: {label}", seconds, "`python -c pass`", base, goal)
+            row = Row("Hooks", f"`ctxres-hook {event}`: {label}", seconds, f"minimal hook ({event})", base, goal)
             row.met = met(row)
             rows.append(row)
-    return rows, interpreter
+            bare_rows.append(f"{label} {seconds / bare:.2f}× (minimal hook {base / bare:.2f}×)")
+    notes = [
+        "Hooks: the baseline of each row is the minimal hook of its event (bench/minimal_hooks.py): the same file "
+        "I/O as the hook on the same workspace (stdin JSON, the transcript's tail, the monitor state and cache, the "
+        "workflow YAML parsed with `yaml.CSafeLoader`, checkpoints, atomic writes) in a few lines of stdlib Python "
+        "and PyYAML, on the hook's interpreter, without checks, templates or error handling. Against a bare "
+        "`python -c pass` (measured alternating with both): " + "; ".join(bare_rows) + "."
+    ]
+    return rows, notes, interpreter
 
 
 def measure_fill_rows(sizes: tuple[int, ...], repeat: int) -> tuple[list[Row], list[str]]:
@@ -435,39 +456,129 @@ def measure_fill_rows(sizes: tuple[int, ...], repeat: int) -> tuple[list[Row], l
     return rows, notes
 
 
-def measure_audit(ctxres: str, commits: int, repeat: int, cache: Path) -> tuple[list[Row], list[str]]:
-    from history_bench import FILE_NAME, build
+def measure_check_scale(ctxres: str, corpus: Path, repeat: int, quick: bool) -> tuple[list[Row], list[str]]:
+    """``ctxres check`` against the parser's floor, on the corpus and the synthetic monorepo (check_bench.py)."""
+    from check_bench import measure as measure_scale
 
-    repo = build(commits, cache)
-    cmd = [ctxres, "audit-history", FILE_NAME, "--output-format", "json"]
-    _, out = _run(cmd, ok=(0, 1), cwd=repo.path, capture=True)
-    report = json.loads(out)["files"][0]
-    found, checked = len(report["stale_commits"]), report["commits_checked"]
-    expected = len(repo.history.stale)
-    seconds = _median_time([cmd], repeat, ok=(0, 1), cwd=repo.path)
-    log_cmd = ["git", "log", "--follow", "--format=%H", "--", FILE_NAME]
-    log_seconds = _median_time([log_cmd], repeat, cwd=repo.path)
-    _, hashes = _run(log_cmd, cwd=repo.path, capture=True)
-    specs = [f"{sha}:{FILE_NAME}" for sha in hashes.decode().split()]
-    cat_cmd = ["git", "cat-file", "--batch"]
+    measures, notes = measure_scale(ctxres, corpus, repeat, quick)
+    rows = []
+    for item in measures:
+        row = Row("Check", item.scenario, item.seconds, item.baseline, item.baseline_seconds)
+        if item.goal is not None:
+            row.goal, met = _ratio_goal(item.goal, item.goal_what)
+            row.met = met(row)
+        rows.append(row)
+    return rows, notes
+
+
+# History: each history command against the git I/O it cannot avoid (issue 16: at most 10x).
+HISTORY_GOAL = _ratio_goal(10, "git I/O")
+
+
+def _git_io_seconds(repo: Path, file_name: str, repeat: int) -> tuple[float, int]:
+    """Median of `git log --follow` of the file plus median of one `git cat-file --batch` of every
+    version it lists: the reading of the history no history command can avoid."""
+    log_cmd = ["git", "log", "--follow", "--format=%H", "--", file_name]
+    log_seconds = _median_time([log_cmd], repeat, cwd=repo)
+    _, hashes = _run(log_cmd, cwd=repo, capture=True)
+    specs = [f"{sha}:{file_name}" for sha in hashes.decode().split()]
     stdin = "".join(f"{spec}\n" for spec in specs).encode()
-    cat_samples = [_run(cat_cmd, stdin=stdin, cwd=repo.path)[0] for _ in range(repeat + 1)][1:]
-    io_seconds = log_seconds + statistics.median(cat_samples)
-    scenario = f"`ctxres audit-history` on a {commits:,}-commit history ({found} stale of {checked} changes found)"
-    rows = [
-        Row("History", scenario, seconds, f"`git log --follow --format=%H -- {FILE_NAME}`", log_seconds),
-        Row("History", scenario, seconds, f"that + `git cat-file --batch` of {len(specs):,} versions", io_seconds),
-    ]
-    per_commit = seconds / max(checked, 1) * 1000
-    verdict = "all of them" if found == expected else f"a DIFFERENT number ({found})"
-    origin = "reused from the cache" if repo.cached else "built by git fast-import"
-    notes = [
-        f"The synthetic history ({repo.path}, {origin}) "
-        f"has {_plural(expected, 'commit')} that {'moves' if expected == 1 else 'move'} the state without the "
-        "resumption section; audit-history found "
-        f"{verdict}. That is {per_commit:.1f} ms per commit compared: each version is parsed with positions "
-        "and its state extracted; git itself is the second baseline."
-    ]
+    cat_samples = [_run(["git", "cat-file", "--batch"], stdin=stdin, cwd=repo)[0] for _ in range(repeat + 1)][1:]
+    return log_seconds + statistics.median(cat_samples), len(specs)
+
+
+def _history_row(scenario: str, seconds: float, io_seconds: float, versions: int) -> Row:
+    goal, met = HISTORY_GOAL
+    baseline = f"git I/O: `git log --follow` + `git cat-file --batch` of its {versions:,} versions"
+    row = Row("History", scenario, seconds, baseline, io_seconds, goal)
+    row.met = met(row)
+    return row
+
+
+def _audit_report(ctxres: str, repo: Path, file_name: str) -> dict[str, Any]:
+    _, out = _run([ctxres, "audit-history", file_name, "--output-format", "json"], ok=(0, 1), cwd=repo, capture=True)
+    report: dict[str, Any] = json.loads(out)["files"][0]
+    return report
+
+
+def _parse_floor_note(path: Path, io_per_version: float) -> str:
+    """How long libyaml's C parser alone (events only, no Python object) takes on one version,
+    against the git I/O per version: what parsing every version whole would cost at the least."""
+    try:
+        from yaml import _yaml  # type: ignore[attr-defined]
+    except ImportError:
+        return "The C parser floor was not measured: PyYAML has no libyaml binding here."
+    text = path.read_text("utf-8")
+    samples = []
+    for _ in range(21):
+        start = time.perf_counter()
+        _yaml.CParser(text).raw_parse()
+        samples.append(time.perf_counter() - start)
+    floor = statistics.median(samples)
+    return (
+        f"Floor: libyaml's C parser alone (its events, no Python object built) takes {_ms(floor)} ms on one "
+        f"version of the synthetic file, {floor / io_per_version:.1f}× the git I/O per version "
+        f"({_ms(io_per_version)} ms): parsing each version whole, even that way, costs about the whole 10× "
+        "budget, which is why the history commands parse only the sections that changed."
+    )
+
+
+def measure_audit(
+    ctxres: str, commits: int, repeat: int, cache: Path, quick: bool = False
+) -> tuple[list[Row], list[str]]:
+    """audit-history on the two real lineages and on synthetic histories of ``commits`` and
+    10,000 commits (200 with ``quick``); check --since and stale --since on the largest."""
+    from history_bench import BIG_COMMITS, FILE_NAME, QUICK_BIG_COMMITS, REAL_LINEAGES, build, build_lineage
+
+    rows: list[Row] = []
+    notes: list[str] = []
+    audit = [ctxres, "audit-history", FILE_NAME, "--output-format", "json"]
+    for name in REAL_LINEAGES:
+        repo = build_lineage(name, cache)
+        report = _audit_report(ctxres, repo.path, FILE_NAME)
+        seconds = _median_time([audit], repeat, ok=(0, 1), cwd=repo.path)
+        io_seconds, versions = _git_io_seconds(repo.path, FILE_NAME, repeat)
+        found, checked = len(report["stale_commits"]), report["commits_checked"]
+        scenario = f"`ctxres audit-history` on the real lineage {name} ({found} stale of {checked} changes)"
+        rows.append(_history_row(scenario, seconds, io_seconds, versions))
+    for size in (commits, QUICK_BIG_COMMITS if quick else BIG_COMMITS):
+        repo = build(size, cache)
+        report = _audit_report(ctxres, repo.path, FILE_NAME)
+        found, checked = len(report["stale_commits"]), report["commits_checked"]
+        expected = len(repo.history.stale)
+        io_seconds, versions = _git_io_seconds(repo.path, FILE_NAME, repeat)
+        seconds = _median_time([audit], repeat, ok=(0, 1), cwd=repo.path)
+        scenario = f"`ctxres audit-history` on a {size:,}-commit history ({found} stale of {checked} changes found)"
+        rows.append(_history_row(scenario, seconds, io_seconds, versions))
+        verdict = "all of them" if found == expected else f"a DIFFERENT number ({found})"
+        origin = "reused from the cache" if repo.cached else "built by git fast-import"
+        notes.append(
+            f"The synthetic {size:,}-commit history ({repo.path}, {origin}) has {_plural(expected, 'commit')} that "
+            f"{'moves' if expected == 1 else 'move'} the state without the resumption section; audit-history found "
+            f"{verdict} ({seconds / max(checked, 1) * 1000:.2f} ms per commit compared)."
+        )
+    _, root = _run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=repo.path, capture=True)
+    since = root.decode().split()[0]
+    for command in ("check", "stale"):
+        cmd = [ctxres, command, "--since", since, "--output-format", "json"]
+        seconds = _median_time([cmd], repeat, ok=(0, 1), cwd=repo.path)
+        scenario = f"`ctxres {command} --since ROOT` on the {size:,}-commit history ({size - 1:,} changes)"
+        rows.append(_history_row(scenario, seconds, io_seconds, versions))
+    notes.append(_parse_floor_note(repo.path / FILE_NAME, io_seconds / max(versions, 1)))
+    startup = _median_time([[ctxres, "--version"]], repeat)
+    notes.append(
+        f"`ctxres --version` (interpreter start-up and the command-line imports, no work) took {_ms(startup)} ms in "
+        "this run: on the real lineages (8 and 4 versions) that start-up is most of the time, so their ratio is a "
+        "ratio of start-ups; the per-version work shows on the long histories."
+    )
+    notes.append(
+        "History rows: the git I/O baseline is the median of `git log --follow --format=%H -- ORCHESTRATION.yaml` "
+        "plus the median of one `git cat-file --batch` of every version it lists, timed in the same run. The "
+        "history commands read each distinct version once (one `git cat-file --batch` by the blob hashes of "
+        "`git log --raw`), parse it section by section (a section unchanged since an earlier version is not "
+        "parsed again), extract its state only when the resumption section did not move, and compute line "
+        "numbers only for the commits they report. `check --since` also checks the files of the work tree."
+    )
     return rows, notes
 
 
@@ -488,14 +599,16 @@ def measure(settings: Settings) -> dict[str, Any]:
     }
     rows: list[Row] = []
     notes: list[str] = []
-    hook_rows, interpreter = measure_hooks(hook, settings.repeat)
+    hook_rows, hook_notes, interpreter = measure_hooks(hook, settings.repeat)
     rows += hook_rows
+    notes += hook_notes
     info["interpreter"] = f"{interpreter} ({_version([interpreter, '--version'])})"
     info["bytecode"] = bytecode_info(interpreter)
     sections = (
         measure_fill_rows(settings.fill_sizes, settings.fill_repeat),
         measure_check(ctxres, cjs, settings.corpus, settings.repeat),
-        measure_audit(ctxres, settings.commits, settings.audit_repeat, settings.cache),
+        measure_check_scale(ctxres, settings.corpus, settings.repeat, settings.quick),
+        measure_audit(ctxres, settings.commits, settings.audit_repeat, settings.cache, settings.quick),
     )
     for section_rows, section_notes in sections:
         rows += section_rows
@@ -581,16 +694,19 @@ def _workspace(project: Path) -> dict[str, dict[str, Any]]:
     }
 
 
-def _alternating(base: Sequence[str], cmd: Sequence[str], repeat: int, stdin: bytes, cwd: Path) -> tuple[float, float]:
-    """Medians of the baseline and the command, run one after the other ``repeat`` times (after a warm-up)."""
-    base_samples, cmd_samples = [], []
+def _alternating(
+    bare: Sequence[str], base: tuple[Sequence[str], bytes, Path], cmd: tuple[Sequence[str], bytes, Path], repeat: int
+) -> tuple[float, float, float]:
+    """Medians of a bare command, the baseline and the command (each ``(argv, stdin, cwd)``), run one after the
+    other ``repeat`` times after a warm-up."""
+    samples: tuple[list[float], list[float], list[float]] = ([], [], [])
     for attempt in range(repeat + 1):
-        b = _run(base, cwd=cwd)[0]
-        c = _run(cmd, stdin=stdin, cwd=cwd)[0]
+        times = (_run(bare)[0], _run(base[0], stdin=base[1], cwd=base[2])[0], _run(cmd[0], stdin=cmd[1], cwd=cmd[2])[0])
         if attempt:
-            base_samples.append(b)
-            cmd_samples.append(c)
-    return statistics.median(base_samples), statistics.median(cmd_samples)
+            for kept, elapsed in zip(samples, times, strict=True):
+                kept.append(elapsed)
+    bare_median, base_median, cmd_median = (statistics.median(kept) for kept in samples)
+    return bare_median, base_median, cmd_median
 
 
 def _ms(seconds: float | None) -> str:
@@ -655,9 +771,9 @@ def render(results: dict[str, Any]) -> str:
         f"- Python: the bench runs on {machine['python']}; hooks run on {info['interpreter']}",
         f"- Bytecode: {_bytecode_line(info['bytecode'])}",
         f"- Repeats: medians of {_plural(settings.repeat, 'run')} after 1 warm-up (hooks, alternating with "
-        f"`python -c pass`; `ctxres check` and check-jsonschema), "
+        f"their minimal hook and `python -c pass`; `ctxres check` and check-jsonschema), "
         f"{settings.fill_repeat} calls (fill estimation, {sizes}), "
-        f"{_plural(settings.audit_repeat, 'run')} (audit-history, {settings.commits:,} commits)",
+        f"{_plural(settings.audit_repeat, 'run')} (history commands and their git I/O)",
         f"- Corpus: {settings.corpus}",
         "",
     ]

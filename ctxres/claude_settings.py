@@ -2,12 +2,13 @@
 
 Claude Code reads hooks from ``.claude/settings.json`` (committed), ``.claude/settings.local.json``
 and a plugin's ``hooks/hooks.json``, as event -> list of matcher groups -> list of handlers.
-Timeouts are in seconds. These functions are pure: they take and return the parsed JSON.
+Timeouts are in seconds. These functions are pure: they take and return the parsed JSON (or its text).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ HOOKS: tuple[HookSpec, ...] = (
     # Context monitor on every prompt (UserPromptSubmit takes no matcher).
     HookSpec("UserPromptSubmit", None, 5),
     # Staleness check after the model writes an ORCHESTRATION file.
-    HookSpec("PostToolUse", "Write|Edit|MultiEdit", 5),
+    HookSpec("PostToolUse", "Write|Edit", 5),
 )
 
 
@@ -90,16 +91,73 @@ def uninstall(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
 def install(settings: dict[str, Any], command: str = "ctxres-hook") -> dict[str, Any]:
     """The settings with exactly one ctxres handler per event (others' entries untouched).
 
-    Idempotent: an existing ctxres handler is replaced in place, so installing twice, or
-    re-installing with another command, leaves one copy of each.
+    Idempotent, and in place: the first group that holds only ctxres handlers is replaced where it
+    stands (so the file's order of events and groups stays), any other ctxres handler is taken out,
+    and an event without one gets a group appended. Installing twice, or re-installing with another
+    command (a bare ``ctxres-hook``, an older path), leaves one copy of each.
     """
-    result, _ = uninstall(settings)
-    for spec in HOOKS:
-        group: dict[str, Any] = {"hooks": [handler_for(spec, command)]}
-        if spec.matcher is not None:
-            group = {"matcher": spec.matcher, **group}
-        _groups(result, spec.event).append(group)
+    result = copy.deepcopy(settings)
+    wanted = {spec.event: spec for spec in HOOKS}
+    for item in HOOKS:
+        _groups(result, item.event)  # validates the shape (ValueError) before anything changes
+    hooks = result["hooks"]
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        spec = wanted.get(event)
+        placed = False
+        kept: list[Any] = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
+                kept.append(group)
+                continue
+            if spec is not None and not placed and all(is_ours(h) for h in handlers):
+                kept.append(_group_for(spec, command))
+                placed = True
+                continue
+            others = [h for h in handlers if not is_ours(h)]
+            if others:
+                kept.append({**group, "hooks": others})
+        if spec is not None and not placed:
+            kept.append(_group_for(spec, command))
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
     return result
+
+
+def _group_for(spec: HookSpec, command: str) -> dict[str, Any]:
+    group: dict[str, Any] = {"hooks": [handler_for(spec, command)]}
+    if spec.matcher is not None:
+        group = {"matcher": spec.matcher, **group}
+    return group
+
+
+def indentation(text: str) -> str | int | None:
+    """The indentation a JSON text uses, for :func:`json.dumps`: a tab, a number of spaces, or None for a
+    file written on one line; 2 (Claude Code's own) for an empty or new file."""
+    if not text.strip():
+        return 2
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if not stripped:
+            continue
+        lead = line[: len(line) - len(stripped)]
+        if lead.startswith("\t"):
+            return "\t"
+        if lead:
+            return len(lead)
+    return None if "\n" not in text.strip() else 2
+
+
+def render(data: dict[str, Any], original: str = "") -> str:
+    """``data`` as the text of a settings file that was ``original`` (its indentation and its trailing
+    newline kept; keys keep their order, which :func:`install` preserves)."""
+    text = json.dumps(data, indent=indentation(original), ensure_ascii=False)
+    return text + "\n" if not original or original.endswith("\n") else text
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ without them the loader keeps the other keys as written (the hooks read none of 
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -107,6 +108,39 @@ def use_rule_options(loader: Callable[[], object]) -> None:
     _rule_loader = loader
 
 
+_code_check: Callable[[str, bool], str | None] | None = None
+
+
+def use_code_check(check: Callable[[str, bool], str | None]) -> None:
+    """Check every rule code the configuration names: ``check(selector, exact)`` says what is wrong with
+    it (``exact``: a rule code, not a prefix), or None. The linters set it; the hooks read no code."""
+    global _code_check
+    _code_check = check
+
+
+def _check_codes(codes: Any, key: str, where: Path, *, exact: bool = False) -> None:
+    """A :class:`ConfigError` naming the file (and line, when the code is written once) and the key, for
+    the first code that selects no rule."""
+    check = _code_check
+    if check is None:
+        return
+    for code in codes:
+        problem = check(code, exact)
+        if problem:
+            raise ConfigError(f"{_located(where, code)}: `{key}`: {problem}")
+
+
+def _located(path: Path, token: str) -> str:
+    """``path:line:col`` of ``token`` when it is written exactly once in the file, else ``path``."""
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(path)
+    pattern = re.compile(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])")
+    hits = [(n, m.start() + 1) for n, line in enumerate(lines, 1) for m in pattern.finditer(line.split("#")[0])]
+    return f"{path}:{hits[0][0]}:{hits[0][1]}" if len(hits) == 1 else str(path)
+
+
 def _declared() -> dict[str, Option] | None:
     """The declared rule options, or None when the rules are not loaded (the hooks)."""
     if _rule_loader is None:
@@ -125,6 +159,7 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
+    force_exclude: bool = False  # files named on the command line are filtered by the excludes too
     select: tuple[str, ...] = ("ALL",)
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
@@ -132,7 +167,6 @@ class Config:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     patterns: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_PATTERNS))
     sniff_resumption: bool = True
-    require_resumption: bool = False
     staleness_minutes: int = defaults.STALENESS_MINUTES
     max_file_size: int = 10 * 1024 * 1024
     strict: bool = False
@@ -157,7 +191,8 @@ class Config:
 
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
-_BOOL_KEYS = {"respect_gitignore", "sniff_resumption", "require_resumption", "strict"}
+_CODE_KEYS = {"select", "extend_select", "ignore"}
+_BOOL_KEYS = {"respect_gitignore", "force_exclude", "sniff_resumption", "strict"}
 _INT_KEYS = {"staleness_minutes", "max_file_size"}
 _CHOICES = {"profile": ("jerry", "nexus")}
 _CORE = {f.name for f in fields(Config)} - {"root", "source", "options"}
@@ -185,6 +220,8 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             rule_options[raw_key.replace("_", "-")] = (raw_key, value)
         elif key in _TUPLE_KEYS:
             values[key] = _string_list(value, raw_key, source)
+            if key in _CODE_KEYS:
+                _check_codes(values[key], raw_key, source)
         elif key in _BOOL_KEYS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: `{raw_key}` must be true or false")
@@ -205,13 +242,16 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             sev = _table(value, raw_key, source)
             for code, level in sev.items():
                 if level not in ("error", "warning"):
-                    raise ConfigError(f'{source}: severity of {code} must be "error" or "warning"')
+                    raise ConfigError(f'{_located(source, code)}: `severity`: {code} must be "error" or "warning"')
+            _check_codes(sev, raw_key, source, exact=True)
             values[key] = dict(sev)
         elif key == "per_file_ignores":
             values[key] = {
                 glob: _string_list(codes, f"per-file-ignores.{glob}", source)
                 for glob, codes in _table(value, raw_key, source).items()
             }
+            for glob, codes in values[key].items():
+                _check_codes(codes, f'{raw_key}."{glob}"', source)
         elif key == "patterns":
             merged = dict(DEFAULT_PATTERNS)
             for kind, globs in _table(value, raw_key, source).items():

@@ -2,12 +2,64 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ctxres.findings import Position
 
 JsonPath = tuple[str | int, ...]
+
+_COLUMN_BITS = 32
+
+
+class PositionMap(MutableMapping[JsonPath, Position]):
+    """Path -> :class:`Position`, stored as one integer per path until it is read.
+
+    A parsed file has a position for every key and value, and most are never read (only those of findings
+    are): a ``Position`` is made when one is looked up, not for each of the thousands of nodes of a file.
+    """
+
+    __slots__ = ("_packed",)
+
+    def __init__(self) -> None:
+        self._packed: dict[JsonPath, int] = {}
+
+    @staticmethod
+    def pack(line: int, col: int) -> int:
+        return (line << _COLUMN_BITS) | col
+
+    def put(self, path: JsonPath, packed: int) -> None:
+        self._packed[path] = packed
+
+    def put_first(self, path: JsonPath, packed: int) -> None:
+        """Like ``setdefault``: an earlier position of ``path`` stays."""
+        self._packed.setdefault(path, packed)
+
+    def drop(self, path: JsonPath) -> None:
+        self._packed.pop(path, None)
+
+    def __getitem__(self, path: JsonPath) -> Position:
+        packed = self._packed[path]
+        return Position(packed >> _COLUMN_BITS, packed & ((1 << _COLUMN_BITS) - 1))
+
+    def __setitem__(self, path: JsonPath, position: Position) -> None:
+        self._packed[path] = self.pack(position.line, position.col)
+
+    def __delitem__(self, path: JsonPath) -> None:
+        del self._packed[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._packed
+
+    def __iter__(self) -> Iterator[JsonPath]:
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    def __repr__(self) -> str:
+        return f"PositionMap({dict(self.items())!r})"
 
 
 def format_json_path(path: JsonPath) -> str:
@@ -37,8 +89,8 @@ class Document:
     kind: str
     text: str
     data: Any
-    value_pos: dict[JsonPath, Position] = field(default_factory=dict)
-    key_pos: dict[JsonPath, Position] = field(default_factory=dict)
+    value_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
+    key_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
     yaml_timestamps: list[JsonPath] = field(default_factory=list)
     # For JSON Lines: the file line of each item of ``data``.
     line_numbers: list[int] = field(default_factory=list)
@@ -59,6 +111,29 @@ class Document:
                 return Position(1, 1)
             probe = probe[:-1]
 
+    def stub(self) -> Document:
+        """Who the document is (path, kind, place on disk) without its text, data or positions: what a
+        check across files keeps of a file it does not need to read again."""
+        return Document(path=self.path, kind=self.kind, text="", data=None, fs_path=self.fs_path)
+
+    def slim(self, paths: tuple[JsonPath, ...]) -> Document:
+        """A stub that still answers :meth:`get` and :meth:`locate` for ``paths`` (their values, and the
+        positions of them, their ancestors and what they hold): what a cross-file check reports on."""
+        if any(not isinstance(part, str) for path in paths for part in path):
+            raise ValueError("slim() keeps paths through mappings only")
+        kept = self.stub()
+        if isinstance(self.data, dict):
+            kept.data = {}
+            for path in paths:
+                value = self.get(path, _ABSENT)
+                if value is not _ABSENT and path:
+                    _put(kept.data, path, value)
+        for source, target in ((self.value_pos, kept.value_pos), (self.key_pos, kept.key_pos)):
+            for where, position in source.items():
+                if any(where[: len(path)] == path or path[: len(where)] == where for path in paths):
+                    target[where] = position
+        return kept
+
     def get(self, path: JsonPath, default: Any = None) -> Any:
         """The value at ``path``, or ``default`` when any step is missing."""
         node = self.data
@@ -70,3 +145,14 @@ class Document:
                 return default
             node = node[part]
         return node
+
+
+_ABSENT = object()
+
+
+def _put(data: dict[str, Any], path: JsonPath, value: Any) -> None:
+    """Set ``path`` (keys of mappings only) in ``data``, making the mappings on the way."""
+    node = data
+    for part in path[:-1]:
+        node = node.setdefault(str(part), {})
+    node[str(path[-1])] = value

@@ -2,7 +2,8 @@
 index, the staged changes, and the commits of a range or of one file's history.
 
 Every failure is a :class:`GitError` with a one-line message meant for the user (not a git
-repository, unknown revision, git not installed). Paths passed to and returned by these
+repository, unknown revision, git not installed; :class:`ShallowClone` when the history asked for
+was not fetched, the default checkout of most CI services). Paths passed to and returned by these
 functions are relative to the repository root, with ``/`` separators, as git prints them.
 """
 
@@ -23,6 +24,17 @@ class GitError(Exception):
     """A git command failed; ``str(error)`` is a one-line explanation."""
 
 
+class ShallowClone(GitError):
+    """The history a command needs is cut off: the repository is a shallow clone (``git clone --depth N``)."""
+
+
+# How to fetch what a shallow clone lacks, where it is usually made.
+UNSHALLOW_FIX = (
+    "fetch the full history: `git fetch --unshallow` (GitHub Actions: `actions/checkout` with `fetch-depth: 0`; "
+    "GitLab CI: the variable `GIT_DEPTH: 0`)"
+)
+
+
 @dataclass(frozen=True)
 class Change:
     """One file changed by a commit or staged in the index (``status`` is git's letter: A, M, R, ...)."""
@@ -30,6 +42,9 @@ class Change:
     status: str
     path: str
     old_path: str
+    # The blob of the file before and after the change (unique abbreviations), from ``git log --raw``.
+    old_blob: str = ""
+    new_blob: str = ""
 
     @property
     def added(self) -> bool:
@@ -107,13 +122,50 @@ def has_commits(cwd: Path) -> bool:
 
 
 def resolve_commit(rev: str, cwd: Path) -> str:
-    """The full hash of ``rev``; :class:`GitError` when it names no commit."""
+    """The full hash of ``rev``; :class:`GitError` when it names no commit (:class:`ShallowClone` when,
+    in a shallow clone, it may name one that was not fetched)."""
     if not rev or rev.startswith("-"):
         raise GitError(f"invalid revision {rev!r}")
     try:
         return run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], cwd).decode().strip()
     except GitError:
+        if shallow_boundary(cwd):
+            raise shallow_clone(cwd, f"{rev!r} is not among them") from None
         raise GitError(f"unknown revision {rev!r}: no such commit, branch or tag") from None
+
+
+def shallow_boundary(cwd: Path) -> frozenset[str]:
+    """The commits at which a shallow clone's history is cut (their parents were not fetched): the
+    hashes listed in ``.git/shallow``. Empty in a complete clone."""
+    where = run(["rev-parse", "--git-path", "shallow"], cwd).decode("utf-8", "surrogateescape").strip()
+    try:
+        text = (cwd / where).read_text(encoding="ascii", errors="replace")
+    except FileNotFoundError:
+        return frozenset()
+    except OSError as exc:
+        raise GitError(f"cannot read {cwd / where}: {exc.strerror or exc}") from None
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
+
+
+def shallow_clone(cwd: Path, problem: str) -> ShallowClone:
+    """The error for history that a shallow clone lacks; ``problem`` says what was asked for."""
+    try:
+        count = int(run(["rev-list", "--count", "HEAD"], cwd).decode().strip() or 0)
+    except (GitError, ValueError):
+        count = 0
+    noun = "commit" if count == 1 else "commits"
+    return ShallowClone(f"this is a shallow clone (only {count} {noun} of history) and {problem}; {UNSHALLOW_FIX}")
+
+
+def require_full_history(commits: list[Commit], cwd: Path, walked: str) -> None:
+    """:class:`ShallowClone` when one of ``commits`` (from :func:`log`) is where a shallow clone's
+    history is cut: what it changed cannot be compared with its parent, which was not fetched."""
+    if not commits:
+        return
+    boundary = shallow_boundary(cwd)
+    cut = [commit for commit in commits if commit.sha in boundary]
+    if cut:
+        raise shallow_clone(cwd, f"{walked} reaches commit {cut[0].short}, the oldest fetched, whose parent is missing")
 
 
 class Oversized(bytes):
@@ -198,6 +250,28 @@ def _parse_changes(tokens: list[str]) -> list[Change]:
     return changes
 
 
+def _parse_raw_changes(tokens: list[str]) -> list[Change]:
+    """``git log --raw -z`` changes: ``:MODE MODE OLD NEW STATUS``, then one path (two for a rename or
+    copy). The blob hashes are abbreviated (as ``%h`` is), which git keeps unique in the repository."""
+    changes: list[Change] = []
+    index = 0
+    while index < len(tokens):
+        meta = tokens[index].split()
+        if len(meta) != 5 or not meta[0].startswith(":"):
+            index += 1
+            continue
+        old_blob, new_blob, letter = meta[2].rstrip("."), meta[3].rstrip("."), meta[4][:1]  # GIT_PRINT_SHA1_ELLIPSIS
+        if letter in ("R", "C") and index + 2 < len(tokens):
+            changes.append(Change(letter, tokens[index + 2], tokens[index + 1], old_blob, new_blob))
+            index += 3
+        elif index + 1 < len(tokens):
+            changes.append(Change(letter, tokens[index + 1], tokens[index + 1], old_blob, new_blob))
+            index += 2
+        else:
+            break
+    return changes
+
+
 def staged_changes(cwd: Path) -> list[Change]:
     """The files staged for the next commit, compared with HEAD (renames detected)."""
     out = run(["diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff"], cwd)
@@ -211,18 +285,19 @@ def _parse_log(out: bytes) -> list[Commit]:
             continue
         header, _, rest = record.partition(_END)
         sha, short, date, parents = [*header.split(_FIELD), "", "", "", ""][:4]
-        changes = _parse_changes(rest.strip("\0\n").split("\0")) if rest.strip("\0\n") else []
+        changes = _parse_raw_changes(rest.strip("\0\n").split("\0")) if rest.strip("\0\n") else []
         commits.append(Commit(sha, short, date, tuple(parents.split()), tuple(changes)))
     return commits
 
 
 def log(revisions: list[str], cwd: Path, paths: list[str] | None = None, *, follow: bool = False) -> list[Commit]:
     """The commits of ``revisions`` (``git log`` syntax, e.g. ``["main..HEAD"]``), oldest first,
-    each with the files it changed compared with its first parent. ``follow`` tracks one file
-    through renames (``git log --follow``); merge commits are left out."""
+    each with the files it changed compared with its first parent (with the blobs before and after,
+    so that each version can be read by its hash). ``follow`` tracks one file through renames
+    (``git log --follow``); merge commits are left out."""
     if any(rev.startswith("-") for rev in revisions):
         raise GitError(f"invalid revision range {' '.join(revisions)!r}")
-    args = ["log", _LOG_FORMAT, "--name-status", "-z", "-M", "--no-merges", "--no-ext-diff", "--no-color"]
+    args = ["log", _LOG_FORMAT, "--raw", "-z", "-M", "--no-merges", "--no-ext-diff", "--no-color"]
     if follow:
         args.append("--follow")
     args += ["--end-of-options", *revisions, "--", *(paths or [])]
@@ -231,6 +306,8 @@ def log(revisions: list[str], cwd: Path, paths: list[str] | None = None, *, foll
     except GitError as exc:
         text = str(exc)
         if "bad revision" in text or "unknown revision" in text or "ambiguous argument" in text:
+            if shallow_boundary(cwd):
+                raise shallow_clone(cwd, f"{' '.join(revisions)!r} is not among them") from None
             raise GitError(f"unknown revision or range {' '.join(revisions)!r}") from None
         raise
     return list(reversed(_parse_log(out)))

@@ -20,6 +20,14 @@ from ctxres.findings import Position
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
 _WS = re.compile(r"[ \t\n\r]*")
 _LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+# ``json.decoder.scanstring`` messages (they end in "at", completed by json.loads with the place).
+_STRING_ERRORS = {
+    "Unterminated string starting at": "unterminated string starting at {place}: a closing '\"' is missing",
+    "Invalid control character at": "invalid control character {char!r} in a string at {place}; "
+    "write it as an escape (\\n, \\t, \\u0000)",
+    "Invalid \\escape": "invalid escape in a string at {place}; write a backslash as \\\\",
+    "Invalid \\uXXXX escape": "invalid \\uXXXX escape in a string at {place} (four hex digits are needed)",
+}
 
 
 class JsonPosError(ValueError):
@@ -51,9 +59,27 @@ class _Parser:
         line = bisect_right(self.starts, index) - 1
         return Position(line + 1 + self.line_offset, index - self.starts[line] + 1)
 
-    def fail(self, message: str, index: int) -> JsonPosError:
-        # an error at the end of the text is shown after its last character, not on a line past the end
-        return JsonPosError(message, self.pos(min(index, len(self.text.rstrip()))))
+    def fail(self, message: str, index: int, opened: int = -1) -> JsonPosError:
+        """The error at ``index``. At the end of the text it is shown after the last character (not on
+        a line past the end), says that the text ends there and, given ``opened`` (the index of the
+        innermost ``{`` or ``[``), which bracket is left open: a truncated file reads as one."""
+        end = len(self.text.rstrip())
+        if index >= end and not message.startswith("unexpected end"):
+            message = f"the JSON ends early: {message}"
+            if opened >= 0:
+                where = self.pos(opened)
+                message += f" (the {self.text[opened]!r} at line {where.line} column {where.col} is never closed)"
+        return JsonPosError(message, self.pos(min(index, end)))
+
+    def string_error(self, exc: json.JSONDecodeError) -> JsonPosError:
+        """``scanstring``'s error with its position kept: its message ends in "at", which
+        ``json.loads`` completes with the place; here the place is the error's own line:column."""
+        where = self.pos(exc.pos)
+        place = f"line {where.line} column {where.col}"
+        template = _STRING_ERRORS.get(exc.msg)
+        if template is None:
+            return JsonPosError(f"{exc.msg.removesuffix(' at')} at {place}", where)
+        return JsonPosError(template.format(char=self.text[exc.pos : exc.pos + 1], place=place), where)
 
     def skip(self, index: int) -> int:
         match = _WS.match(self.text, index)
@@ -75,7 +101,7 @@ class _Parser:
                 string, end = scanstring(text, index + 1, True)
                 return string, end
             except json.JSONDecodeError as exc:
-                raise self.fail(exc.msg, exc.pos) from None
+                raise self.string_error(exc) from None
         for word, literal in _LITERALS.items():
             if text.startswith(word, index):
                 return literal, index + len(word)
@@ -91,24 +117,25 @@ class _Parser:
 
     def object(self, index: int, path: JsonPath, depth: int) -> tuple[dict[str, Any], int]:
         out: dict[str, Any] = {}
+        opened = index - 1
         index = self.skip(index)
         if self.text.startswith("}", index):
             return out, index + 1
         while True:
             if not self.text.startswith('"', index):
-                raise self.fail("expected a property name in double quotes", index)
+                raise self.fail("expected a property name in double quotes", index, opened)
             key_index = index
             try:
                 key, index = scanstring(self.text, index + 1, True)
             except json.JSONDecodeError as exc:
-                raise self.fail(exc.msg, exc.pos) from None
+                raise self.string_error(exc) from None
             child: JsonPath = (*path, key)
             if key in out:
                 self.result.duplicates.append((child, self.pos(key_index)))
             self.result.key_pos[child] = self.pos(key_index)
             index = self.skip(index)
             if not self.text.startswith(":", index):
-                raise self.fail("expected ':' after a property name", index)
+                raise self.fail("expected ':' after a property name", index, opened)
             index = self.skip(index + 1)
             out[key], index = self.value(index, child, depth + 1)
             index = self.skip(index)
@@ -117,10 +144,11 @@ class _Parser:
                 continue
             if self.text.startswith("}", index):
                 return out, index + 1
-            raise self.fail("expected ',' or '}' after a property value", index)
+            raise self.fail("expected ',' or '}' after a property value", index, opened)
 
     def array(self, index: int, path: JsonPath, depth: int) -> tuple[list[Any], int]:
         out: list[Any] = []
+        opened = index - 1
         index = self.skip(index)
         if self.text.startswith("]", index):
             return out, index + 1
@@ -133,7 +161,7 @@ class _Parser:
                 continue
             if self.text.startswith("]", index):
                 return out, index + 1
-            raise self.fail("expected ',' or ']' after an array item", index)
+            raise self.fail("expected ',' or ']' after an array item", index, opened)
 
 
 def parse_json(text: str, *, line_offset: int = 0, max_depth: int = 200) -> JsonParse:

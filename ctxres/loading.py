@@ -107,7 +107,7 @@ def _from_yaml(doc: Document, text: str, line_offset: int, limits: Limits) -> li
                 IssueKind.SYNTAX,
                 exc.message,
                 exc.position,
-                fix="check the indentation and quoting of this line and the lines just above it",
+                fix=exc.fix or "check the indentation and quoting of this line and the lines just above it",
             )
         ]
     doc.data = parsed.data

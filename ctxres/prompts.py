@@ -238,11 +238,14 @@ def render_template2(
     orchestration_path: str,
     event_number: int = 1,
     event_total: int = 1,
+    after_fill: Sequence[str] = (),
 ) -> str:
     """Template 2, the ``<compaction-alert>``, from a checkpoint file (seed layout).
 
-    Within the 500-token hard ceiling: the critical-context and pending-decision texts are
-    shortened when needed; the structured fields are never cut.
+    ``after_fill``: lines put after the pre-compaction fill (the SessionStart hook says there how
+    full the context is after the compaction). Within the 500-token hard ceiling: the
+    critical-context and pending-decision texts are shortened when needed; the structured fields
+    are never cut.
     """
     trigger = _mapping(checkpoint.get("trigger"))
     context = _mapping(checkpoint.get("context_state"))
@@ -267,6 +270,7 @@ def render_template2(
             f"CHECKPOINT: {checkpoint_path}",
             f"TRIGGER: {trigger_text}",
             f"PRE-COMPACTION FILL: {_fill_percent(context.get('estimated_fill_before_compaction'))}",
+            *after_fill,
             "",
             f"YOU WERE DOING: Phase {_value(state.get('current_phase'))} "
             f"({_value(state.get('current_phase_name'))}), {_value(state.get('current_activity'))}",

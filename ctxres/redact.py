@@ -36,6 +36,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from collections.abc import Iterator
     from typing import Any
 
 REDACTED = "[REDACTED]"
@@ -76,6 +77,8 @@ _HARMLESS = frozenset(
 )  # fmt: skip
 _PLACEHOLDER_STARTS = ("${", "$(", "{{", "<", "[", "%(", "*", "/", "~/", "./", "../", "your", "my_", "my-")
 _NAME_WORDS = ("pass", "token", "key", "credential", "secret")  # a secret name contains one of these
+# How an ASCII name that _SECRET_WORD ends must end (checked before compiling the pattern).
+_NAME_ENDINGS = ("password", "passwd", "passphrase", "secret", "token", "key", "credential", "credentials")
 _TOKEN_HINTS = ("sk-", "AKIA", "ASIA", "xox", "hooks.slack.com", "AIza", "eyJ", "pypi-", "glpat-")
 _UNDERSCORE_HINTS = ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "_live_", "npm_")  # after one "_" test
 _ANY = r"[A-Za-z0-9_\-]"
@@ -203,9 +206,78 @@ def _keyed(text: str, start: int, end: int) -> bool:
     return standalone and _pattern("tail").match(text, end) is not None
 
 
-def _assignments(text: str) -> list[Secret]:
-    found = []
-    for match in _pattern("assignment").finditer(text):
+# Where a match can start. Every alternative of "tokens" begins with one of these literals (at the offset
+# given: the Stripe key one character before "k_live_", the webhook path after the host); the secret word
+# that begins "assignment" begins with one of the other ones (matched case-insensitively).
+_TOKEN_STARTS = (
+    ("sk-", 0), ("AKIA", 0), ("ASIA", 0), ("gh", 0), ("github_pat_", 0), ("xox", 0), ("hooks.slack.com/", 16),
+    ("AIza", 0), ("k_live_", -1), ("npm_", 0), ("pypi-", 0), ("glpat-", 0), ("eyJ", 0),
+)  # fmt: skip
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_-")  # the characters of a lowercased _SECRET_WORD
+_WORD_STARTS = tuple(
+    (word, 0)
+    for word in ("pass", "secret", "token", "api", "access", "private", "signing", "encryption", "master", "credential")
+)
+
+
+def _starts(text: str, literals: tuple[tuple[str, int], ...]) -> list[int]:
+    """The positions where one of ``literals`` occurs (shifted by its offset), in order."""
+    found = set()
+    for literal, shift in literals:
+        at = text.find(literal)
+        while at != -1:
+            if at + shift >= 0:
+                found.add(at + shift)
+            at = text.find(literal, at + 1)
+    return sorted(found)
+
+
+def _matches(pattern: re.Pattern[str], text: str, starts: list[int] | None) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)``, trying only ``starts`` when a match cannot begin anywhere else (the regular
+    expression engine would try every position of the text; None: it does)."""
+    if starts is None:
+        yield from pattern.finditer(text)
+        return
+    end = 0
+    for start in starts:
+        if start >= end:
+            match = pattern.match(text, start)  # \b and look-behinds still see the text before ``start``
+            if match is not None:
+                end = match.end()
+                yield match
+
+
+def _folded(text: str, lower: str) -> str | None:
+    """``lower`` when it lines up with ``text`` and every character that matches an ASCII letter case-insensitively
+    is that letter in it (not so for a dotless i or a long s, which have no lowercase ASCII form)."""
+    if len(lower) != len(text) or "\u0131" in text or "\u017f" in text:
+        return None
+    return lower
+
+
+def _may_assign(folded: str, start: int) -> bool:
+    """Whether the ``assignment`` pattern can match at ``start`` of the lowercased text: its word (letters,
+    ``_``, ``-``) is followed by an optional quote, blanks and ``:`` or ``=``. Checked without the regular
+    expression, whose compilation costs a hook more than the search (``Tokens used: ...`` never assigns)."""
+    at, end = start, len(folded)
+    while at < end and folded[at] in _WORD_CHARS:
+        at += 1
+    if at < end and folded[at] in "\"'":
+        at += 1
+    while at < end and folded[at] in " \t":
+        at += 1
+    return at < end and folded[at] in ":="
+
+
+def _assignments(text: str, lower: str | None = None) -> list[Secret]:
+    found: list[Secret] = []
+    folded = _folded(text, text.lower() if lower is None else lower)
+    starts = None
+    if folded is not None:
+        starts = [start for start in _starts(folded, _WORD_STARTS) if _may_assign(folded, start)]
+        if not starts:
+            return found
+    for match in _matches(_pattern("assignment"), text, starts):
         name_start = match.start()
         while name_start and text[name_start - 1] in _NAME_CHARS:
             name_start -= 1
@@ -250,14 +322,14 @@ def _candidates(text: str) -> list[Secret]:
     if "://" in text and "@" in text:
         found += _labelled("url_password", text)
     if secret or any(word in lower for word in _NAME_WORDS):
-        found += _assignments(text)
+        found += _assignments(text, lower)
     return found
 
 
 def _tokens(text: str) -> list[Secret]:
     """The formats with a fixed shape (one pattern; the name of the group that matched is the kind)."""
     found = []
-    for match in _pattern("tokens").finditer(text):
+    for match in _matches(_pattern("tokens"), text, _starts(text, _TOKEN_STARTS)):
         kind = match.lastgroup
         if kind is not None:
             found.append(Secret(match.start(kind), match.end(kind), kind))
@@ -319,6 +391,8 @@ def redact(text: str) -> str:
 def is_secret_name(name: str) -> bool:
     """Whether a key such as ``password``, ``client_secret`` or ``apiKey`` names a secret value (pure)."""
     lower = name.lower()
+    if name.isascii() and "\n" not in name and not lower.endswith(_NAME_ENDINGS):  # its last word ends the name
+        return False
     return any(word in lower for word in _NAME_WORDS) and bool(_pattern("name").match(name))
 
 

@@ -347,8 +347,10 @@ def _list_value(key: str, value: list[Any]) -> list[Any]:
     return value
 
 
-class _Extraction:
-    """The facts of one version, and the units it has (by identity path -> their root path)."""
+class Extraction:
+    """The facts of one version, and the units it has (by identity path -> their root path); made by
+    :func:`extract`, compared by :func:`moves_between`. Read-only once made: a caller comparing many
+    versions (``ctxres audit-history``) extracts each distinct version once and reuses it."""
 
     __slots__ = ("facts", "locate", "units")
 
@@ -417,8 +419,9 @@ class _Extraction:
                 self.walk(item, child_path, child_ident, child_unit)
 
 
-def _extract(data: Any, locate: Locate | None = None) -> _Extraction:
-    out = _Extraction(locate)
+def extract(data: Any, locate: Locate | None = None) -> Extraction:
+    """The state-bearing values and units of a parsed version (``locate``: see :func:`state_facts`)."""
+    out = Extraction(locate)
     if not isinstance(data, dict):
         return out
     top = out.unit("workflow", "", (), ())
@@ -442,7 +445,7 @@ def state_facts(data: Any, locate: Locate | None = None) -> dict[Key, Fact]:
 
     ``locate(path)`` gives the line of a path (a caller holding a :class:`ctxres.document.Document`
     passes ``lambda p: doc.locate(p, key=True).line``); without it, every ``Fact.line`` is None."""
-    return _extract(data, locate).facts
+    return extract(data, locate).facts
 
 
 def _normal(value: Any) -> Any:
@@ -468,7 +471,7 @@ def _same(before: Any, after: Any) -> bool:
     return bool(_normal(before) == _normal(after))
 
 
-def _unit_line(fact: Fact, new: _Extraction) -> int | None:
+def _unit_line(fact: Fact, new: Extraction) -> int | None:
     """Where a key removed from a unit was, in the new version: the line of the unit."""
     root = new.units.get(fact.unit.key)
     if root is None or new.locate is None:
@@ -483,7 +486,11 @@ def moved_state(old: Any, new: Any, locate: Locate | None = None) -> list[Move]:
     have (``status: BLOCKED -> (removed)``). A unit that appears not started, or disappears before
     it started, is re-planning: not a move. ``locate`` gives lines in ``new`` (see :func:`state_facts`).
     """
-    was_, now_ = _extract(old), _extract(new, locate)
+    return moves_between(extract(old), extract(new, locate))
+
+
+def moves_between(was_: Extraction, now_: Extraction) -> list[Move]:
+    """:func:`moved_state` of two extracted versions (the lines are those ``now_`` was extracted with)."""
     old_facts, new_facts = was_.facts, now_.facts
     moves: list[Move] = []
     for key in [*new_facts, *(k for k in old_facts if k not in new_facts)]:
@@ -604,17 +611,26 @@ def _v2_stale(old_section: dict[str, Any] | None, new_section: dict[str, Any]) -
     return f"`resumption.recovery_state.updated_at` went backwards ({old_value} -> {new_value})"
 
 
-def assess(old: Any, new: Any, *, example_time: str = "", locate: Locate | None = None) -> Staleness | None:
+def assess(
+    old: Any,
+    new: Any,
+    *,
+    example_time: str = "",
+    locate: Locate | None = None,
+    extracted: Callable[[], tuple[Extraction, Extraction]] | None = None,
+) -> Staleness | None:
     """Whether the change from ``old`` to ``new`` must be blocked: state moved, the section did not.
 
     ``example_time`` (an ISO 8601 timestamp) is quoted in the fix as the value to write; ``locate``
-    gives the lines of the moves in ``new`` (see :func:`state_facts`).
+    gives the lines of the moves in ``new`` (see :func:`state_facts`). ``extracted`` returns the two
+    versions already extracted (:func:`extract`), for a caller that keeps them; it is called only
+    when the section did not move (otherwise nothing is blocked, whatever moved).
     """
     new_section = resumption_section(new)
-    if new_section is None or not isinstance(old, dict):
+    if new_section is None or not isinstance(old, dict) or resumption_moved(old, new):
         return None
-    moves = moved_state(old, new, locate)
-    if not moves or resumption_moved(old, new):
+    moves = moves_between(*extracted()) if extracted is not None else moved_state(old, new, locate)
+    if not moves:
         return None
     latest = _latest_checkpoint(new)
     version = _version(new_section)

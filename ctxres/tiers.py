@@ -1,12 +1,26 @@
-"""Fill tiers of the context monitor, in one place.
+"""The context fill and its tiers, in one place.
 
-A fill (fraction of the context window in use, 0.642 = 64.2%) falls in one of four bands set
-by three thresholds, by default 60%, 80% and 90%:
+**The fill** is the figure Claude Code itself shows as ``N% context used`` (read from the client's
+code, 2.1.328, and confirmed on screen), so that the monitor and the user see the same number:
+
+- ``T``, the tokens in use: ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens
+  + output_tokens`` of the newest model reply (what SessionStart ``resume`` receives as
+  ``context_tokens``);
+- ``W``, the usable window: the context window less the client's output reserve,
+  ``window - min(max output tokens, 20,000)``, so 180,000 for a 200,000-token window;
+- ``N = 100 - max(0, round((W - T) / W * 100))`` (JavaScript rounding: halves go up), and the
+  fill is ``N / 100``.
+
+The client compacts when a request no longer fits the window (the API answers "prompt is too
+long"); it does not compact at a fixed percentage.
+
+**The tiers.** A fill falls in one of four bands set by three thresholds, by default 60%, 80% and
+90% of the usable window (seed 001):
 
 - ``LOW``: below 60%, nothing to do;
 - ``WARNING``: from 60% to below 80%;
 - ``CRITICAL``: from 80% to below 90%;
-- ``COMPACTION``: 90% and above, compaction is near;
+- ``COMPACTION``: 90% and above: the next large request may not fit, and the client compacts then;
 
 and ``UNKNOWN`` when the fill is not known (for example right after a compaction, before the
 next model reply reports its usage). The names and bands are those of the monitor state file
@@ -36,6 +50,10 @@ class Tier(str, Enum):
     UNKNOWN = "UNKNOWN"
 
 
+OUTPUT_RESERVE = 20_000
+"""Tokens the client keeps free for the model's answer: ``min(max output tokens, 20,000)``, which is
+20,000 for every current model."""
+
 DEFAULT_THRESHOLDS: Thresholds = (0.60, 0.80, 0.90)
 """Lower bounds of WARNING, CRITICAL and COMPACTION, as fractions of the window."""
 
@@ -48,12 +66,36 @@ ACTIONS: Mapping[Tier, str] = {
     "comes early.",
     Tier.CRITICAL: "Write a full update of the resumption section and verify every sub-section, finish the "
     "current quality-gate iteration, then write a checkpoint.",
-    Tier.COMPACTION: "Compaction is imminent: the PreCompact hook writes a checkpoint file, and after compaction "
-    "`ctxres ack` merges it into the resumption section.",
+    Tier.COMPACTION: "The client compacts once a request no longer fits: the PreCompact hook then writes a "
+    "checkpoint, which `ctxres ack` merges after compaction.",
     Tier.UNKNOWN: "The fill is unknown (for example right after a compaction, until the next model reply); keep "
     "the resumption section current.",
 }
 """The recommended action for each tier, one sentence each."""
+
+
+def usable_window(window: int) -> int:
+    """``W``: the context window less the client's output reserve (180,000 for 200,000). The reserve
+    is never more than a tenth of the window, so a small configured window stays usable."""
+    return window - min(OUTPUT_RESERVE, window // 10)
+
+
+def percent_used(tokens: int, window: int) -> int:
+    """``N``, the client's ``N% context used`` for ``tokens`` (``T``) in a ``window``-token context:
+    ``100 - max(0, Math.round((W - T) / W * 100))``, computed as the client computes it (the same
+    floating-point operations, and ``Math.round``'s halves up), so the figures match to the unit."""
+    usable = usable_window(window)
+    left = usable - tokens
+    if left <= 0:
+        return 100
+    share = left / usable * 100
+    whole = int(share)  # share > 0: int() is floor()
+    return 100 - (whole + 1 if share - whole >= 0.5 else whole)
+
+
+def fill_of(tokens: int, window: int) -> float:
+    """The fill as a fraction (``N / 100``): what the tiers, the monitor state and checkpoints use."""
+    return percent_used(tokens, window) / 100
 
 
 def _fraction(value: object) -> float | None:

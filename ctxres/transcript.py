@@ -1,12 +1,14 @@
 """How full the context window is, read from the end of a Claude Code transcript.
 
-Claude Code gives hooks no context figures, but every model reply in the session transcript
-(a JSON Lines file that only grows) records the tokens of the request that produced it:
-``message.usage.input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` is the
-size of the context at that moment. The newest such figure of the main conversation is the
-fill; a compaction recorded after it (``{"type": "system", "subtype": "compact_boundary"}``)
-means the figure no longer holds, and then only the boundary's ``compactMetadata.postTokens``
-(when present) tells the new size.
+Claude Code gives most hooks no context figures (SessionStart ``resume`` is the exception: its
+``context_tokens``, read by :func:`payload_fill`), but every model reply in the session transcript
+(a JSON Lines file that only grows) records its usage:
+``message.usage.input_tokens + cache_creation_input_tokens + cache_read_input_tokens +
+output_tokens`` is the size of the context after that reply, the ``T`` the client itself counts.
+The newest such figure of the main conversation gives the fill (``ctxres.tiers.fill_of``: the
+client's ``N% context used``); a compaction recorded after it
+(``{"type": "system", "subtype": "compact_boundary"}``) means the figure no longer holds, and then
+only the boundary's ``compactMetadata.postTokens`` (when present) tells the new size.
 
 The file is read backwards from its end in blocks, newest line first, and reading stops at
 the first line that settles the question or after ``max_scan_bytes``: the cost is the same for
@@ -24,6 +26,7 @@ import json
 import os
 
 from ctxres.filereading import open_regular
+from ctxres.tiers import fill_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: it would cost the hooks a few milliseconds
@@ -47,8 +50,10 @@ BLOCK_BYTES = 64 * 1024
 SOURCE_TRANSCRIPT = "transcript"
 SOURCE_COMPACT_BOUNDARY = "compact_boundary"
 SOURCE_UNKNOWN = "unknown"
+SOURCE_CLIENT = "client"
+"""The figure came from the hook's payload (SessionStart ``resume``: ``context_tokens``)."""
 
-_USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+_INPUT_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 _USAGE_KEY = b'"usage"'
 _BOUNDARY_TAG = b"compact_boundary"
 _ATTACHMENT_KEY = b'"attachment"'
@@ -58,13 +63,17 @@ _HOOK_KINDS = (b'"hook_additional_context"', b'"hook_success"')
 class FillReading:
     """One estimate of the context fill, and where it came from.
 
-    ``tokens``: tokens in the context, None when unknown. ``window``: the context window used.
-    ``fill``: ``tokens / window`` capped at 1.0, None when unknown. ``source``: ``"transcript"``
-    (usage of the newest model reply), ``"compact_boundary"`` (the count a compaction recorded)
-    or ``"unknown"``. ``reason``: one sentence saying where the figure comes from or why there
-    is none. ``model``: the model of the newest model reply read, if any. ``message_id``: the
-    ``message.id`` the figure comes from. ``transcript_size``: byte size of the transcript when
-    it was read (0 when it could not be). ``bytes_scanned``: bytes actually read.
+    ``tokens``: tokens in the context (``T``), None when unknown. ``window``: the context window
+    used. ``fill``: ``ctxres.tiers.fill_of(tokens, window)`` (the client's ``N% context used`` as a
+    fraction), None when unknown. ``source``: ``"transcript"`` (usage of the newest model reply),
+    ``"compact_boundary"`` (the count a compaction recorded), ``"client"`` (a figure of the hook's
+    payload) or ``"unknown"``. ``reason``: one sentence saying where the figure comes from or why
+    there is none. ``trouble``: True when the figure is unknown because of a problem worth
+    reporting (the transcript cannot be read, the scan budget ran out), False in the normal cases
+    (no transcript yet, no reply yet, a compaction not measured yet). ``model``: the model of the
+    newest model reply read, if any. ``message_id``: the ``message.id`` the figure comes from.
+    ``transcript_size``: byte size of the transcript when it was read (0 when it could not be).
+    ``bytes_scanned``: bytes actually read.
     ``window_source``: ``"config"``, ``"model"`` (a ``[1m]`` model id), ``"usage"`` (more tokens
     than the default window can hold, so the window must be the 1M one) or ``"default"``.
     """
@@ -78,6 +87,7 @@ class FillReading:
         "source",
         "tokens",
         "transcript_size",
+        "trouble",
         "window",
         "window_source",
     )
@@ -95,6 +105,7 @@ class FillReading:
         transcript_size: int = 0,
         bytes_scanned: int = 0,
         window_source: str = "default",
+        trouble: bool = False,
     ) -> None:
         self.tokens = tokens
         self.window = window
@@ -106,6 +117,7 @@ class FillReading:
         self.transcript_size = transcript_size
         self.bytes_scanned = bytes_scanned
         self.window_source = window_source
+        self.trouble = trouble
 
     def _fields(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
@@ -312,18 +324,19 @@ def _real_model(message: dict[str, Any]) -> str | None:
 
 
 def _context_tokens(message: dict[str, Any]) -> int | None:
-    """input + cache creation + cache read of a reply, None when it carries no real figure.
+    """``T`` of a reply: input + cache creation + cache read + output tokens, as the client counts
+    them; None when it carries no real figure.
 
     Error replies (``isApiErrorMessage``) and placeholders written without a request (model
-    ``<synthetic>``) carry an all-zero usage; a real request always has at least one input token.
+    ``<synthetic>``) carry no input figures; a real request always has at least one input token.
     """
     usage = message.get("usage")
     if not isinstance(usage, dict):
         return None
-    total = sum(_count(usage.get(name)) or 0 for name in _USAGE_FIELDS)
-    if total == 0:
+    sent = sum(_count(usage.get(name)) or 0 for name in _INPUT_FIELDS)
+    if sent == 0:
         return None
-    return total
+    return sent + (_count(usage.get("output_tokens")) or 0)
 
 
 # --------------------------------------------------------------------------- the window
@@ -371,7 +384,10 @@ class _Found:
 
 
 def _scan_fill(tail: _Tail) -> _Found:
-    """The newest main-chain usage, or the newest compaction boundary if that comes first."""
+    """The newest main-chain usage, or the newest compaction boundary if that comes first.
+
+    Several lines of one reply share ``message.id``; the newest stands for the reply (its
+    ``output_tokens`` are the final ones, as in the client's own count)."""
     found = _Found()
     for line in tail.lines():
         has_usage = _USAGE_KEY in line
@@ -392,16 +408,20 @@ def _scan_fill(tail: _Tail) -> _Found:
         tokens = _context_tokens(message)
         if tokens is not None:
             found.tokens = tokens
-            # Several lines of one reply share message.id and carry the same input figures:
-            # the newest of them stands for the reply, so no de-duplication is needed here.
             message_id = message.get("id")
             found.message_id = message_id if isinstance(message_id, str) else None
             return found
     return found
 
 
-def _explain(found: _Found, tail: _Tail) -> tuple[int | None, str, str, int | None]:
+def _explain(found: _Found, tail: _Tail, compacted: bool) -> tuple[int | None, str, str, int | None]:
     """(tokens, source, reason, tokens that hint at the window) for what the scan found."""
+    if found.tokens is not None and compacted:
+        reason = (
+            "the compaction that just happened is not in the transcript yet (the client writes it after "
+            "the hooks run); the next reply will tell"
+        )
+        return None, SOURCE_UNKNOWN, reason, found.tokens
     if found.tokens is not None:
         what = f"reply {found.message_id}" if found.message_id else "reply"
         reason = f"token usage of the newest model {what} in the transcript"
@@ -426,7 +446,9 @@ def _explain(found: _Found, tail: _Tail) -> tuple[int | None, str, str, int | No
     return None, SOURCE_UNKNOWN, "no model reply with token usage in the transcript yet", None
 
 
-def _unknown(reason: str, window: int | None, model: str | None, size: int = 0, scanned: int = 0) -> FillReading:
+def _unknown(
+    reason: str, window: int | None, model: str | None, size: int = 0, scanned: int = 0, *, trouble: bool = False
+) -> FillReading:
     size_window, window_source = context_window(window=window, model=model)
     return FillReading(
         tokens=None,
@@ -437,6 +459,7 @@ def _unknown(reason: str, window: int | None, model: str | None, size: int = 0, 
         transcript_size=size,
         bytes_scanned=scanned,
         window_source=window_source,
+        trouble=trouble,
     )
 
 
@@ -454,12 +477,16 @@ def read_fill(
     model: str | None = None,
     max_scan_bytes: int = MAX_SCAN_BYTES,
     max_line_bytes: int = MAX_LINE_BYTES,
+    compacted: bool = False,
 ) -> FillReading:
     """The context fill of the session whose transcript is ``path``; never raises on file problems.
 
     ``window``: the context window from the configuration (wins over everything). ``model``: a
     model id known to the caller (for example SessionStart's ``model``); a ``[1m]`` in it or in
-    the transcript's model selects the 1M window. ``ValueError`` only for a non-positive ``window``.
+    the transcript's model selects the 1M window. ``compacted``: the caller knows a compaction has
+    just happened (SessionStart ``compact``), so a reply newer than every compaction boundary
+    predates it (the client had not written the boundary yet) and says nothing about the context
+    now. ``ValueError`` only for a non-positive ``window``.
     """
     if window is not None:
         context_window(window=window)  # validate before any I/O
@@ -468,7 +495,8 @@ def read_fill(
     try:
         handle, size = _open_regular(path)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        return _unknown(_open_failure(path, exc), window, model)
+        # A missing transcript is normal: the client creates it after a new session's first prompt.
+        return _unknown(_open_failure(path, exc), window, model, trouble=not isinstance(exc, FileNotFoundError))
     with handle:
         if size == 0:
             return _unknown("the transcript is empty", window, model)
@@ -476,18 +504,17 @@ def read_fill(
         try:
             found = _scan_fill(tail)
         except OSError as exc:
-            return _unknown(_open_failure(path, exc), window, model, size, tail.scanned)
-    tokens, source, reason, window_hint = _explain(found, tail)
+            return _unknown(_open_failure(path, exc), window, model, size, tail.scanned, trouble=True)
+    tokens, source, reason, window_hint = _explain(found, tail, compacted)
     if tail.skipped:
         reason += f"; {tail.skipped} line(s) over {_mib(max_line_bytes)} skipped unread"
     hint = model if model and EXTENDED_HINT in model.lower() else found.model
     size_window, window_source = context_window(window=window, model=hint, tokens=window_hint)
     fill = None
     if tokens is not None:
-        fill = tokens / size_window
-        if fill > 1.0:
+        fill = fill_of(tokens, size_window)
+        if tokens > size_window:
             reason += f"; {tokens:,} tokens exceed the {size_window:,}-token window, so the fill is capped at 100%"
-            fill = 1.0
     return FillReading(
         tokens=tokens,
         window=size_window,
@@ -498,6 +525,31 @@ def read_fill(
         message_id=found.message_id if source == SOURCE_TRANSCRIPT else None,
         transcript_size=size,
         bytes_scanned=tail.scanned,
+        window_source=window_source,
+        trouble=tokens is None and tail.exhausted,
+    )
+
+
+def payload_fill(payload: dict[str, Any], *, window: int | None = None) -> FillReading | None:
+    """The fill from the figures the client put in a hook's payload, None when there are none.
+
+    SessionStart ``resume`` carries ``context_tokens`` (the same ``T`` as a reply's usage), and
+    SessionStart payloads may carry ``model`` (a ``[1m]`` id selects the 1M window). A figure
+    sent by the client wins over the transcript, which may lag the conversation.
+    """
+    tokens = _count(payload.get("context_tokens"))
+    if tokens is None:
+        return None
+    model = payload.get("model")
+    model = model if isinstance(model, str) and model else None
+    size_window, window_source = context_window(window=window, model=model, tokens=tokens)
+    return FillReading(
+        tokens=tokens,
+        window=size_window,
+        fill=fill_of(tokens, size_window),
+        source=SOURCE_CLIENT,
+        reason="context_tokens sent by Claude Code in the hook's payload",
+        model=model,
         window_source=window_source,
     )
 

@@ -32,11 +32,14 @@ MAX_EXPANSION = 50_000
 """Values that aliases may add to a document, as ``ctxres.loading.DEFAULT_MAX_NODES``."""
 _BLOCK_PREFIX = re.compile(r"^[ \t?:-]{%d,}" % (C_SAFE_DEPTH // 2), re.M)  # noqa: UP031 - a constant pattern
 _FLOW = re.compile(r"[\[\]{}]")
+_INDENTATION = re.compile(r"(?:[ \t]|[-?:](?=[ \t]))*")  # leading blanks and block indicators ("- ", ": ")
+TAB_FIX = "indent with spaces: replace the tab by as many spaces as the lines around it use"
 
 
 class YamlGuardError(ValueError):
-    """The document is refused (too deeply nested, or an alias bomb); the message says which and
-    ``offset`` where in the text (-1 when the whole document is meant)."""
+    """The document is refused (too deeply nested, an alias bomb, or a tab in the indentation, which
+    :func:`load` names with its line and column); the message says which and ``offset`` where in
+    the text (-1 when the whole document is meant)."""
 
     def __init__(self, message: str, offset: int = -1) -> None:
         super().__init__(message)
@@ -62,6 +65,34 @@ def deep_block_offset(text: str) -> int:
     ``C_SAFE_DEPTH / 2`` levels deep, or -1."""
     match = _BLOCK_PREFIX.search(text)
     return match.start() if match else -1
+
+
+def indentation_tab(text: str, line: int) -> int:
+    """The column (0-based) of the first tab in the indentation of ``line`` (0-based) of ``text``, or
+    -1. The indentation is the leading blanks with the block indicators among them (``-\t- x``)."""
+    lines = text.split("\n")
+    if not 0 <= line < len(lines):
+        return -1
+    match = _INDENTATION.match(lines[line])
+    return match.group().find("\t") if match else -1
+
+
+def tab_error_place(text: str, exc: Any) -> tuple[int, int] | None:
+    """(line, column), 0-based, of the tab in the indentation that made PyYAML stop with ``exc`` (a
+    ``MarkedYAMLError``), or None when the error is something else. libyaml says "found character
+    that cannot start any token" or "found a tab character that violates indentation" (naming the
+    block the line continues, which misleads), the Python loader "found character '\\t' ..."."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or ""
+    if mark is None or not ("tab" in problem or "\\t" in problem or "cannot start any token" in problem):
+        return None
+    column = indentation_tab(text, mark.line)
+    return (mark.line, column) if column >= 0 else None
+
+
+def tab_message(line: int, column: int) -> str:
+    """The problem a tab in the indentation causes, at 1-based ``line`` and ``column``."""
+    return f"a tab character is used for indentation at line {line} column {column}; YAML allows spaces only"
 
 
 def loader_for(text: str | bytes) -> Any:
@@ -127,16 +158,26 @@ def _children(node: Any, yaml: Any) -> list[Any]:
 def load(text: str | bytes, limit: int = MAX_EXPANSION) -> Any:
     """The data of one YAML document, like ``yaml.safe_load``, but never crashing on deep nesting and
     refusing alias bombs. Raises ``yaml.YAMLError``, :class:`YamlGuardError` (alias bomb, recursive
-    alias, too deep) or ``UnicodeDecodeError``."""
+    alias, too deep, a tab in the indentation) or ``UnicodeDecodeError``."""
+    import yaml
+
     loader = loader_for(text)(text)
     try:
         try:
             node = loader.get_single_node()
         except RecursionError:
             raise YamlGuardError("the document is nested too deeply to read") from None
+        except yaml.MarkedYAMLError as exc:  # a tab in the indentation is named as such, with its place
+            decoded = text.decode("utf-8-sig", "replace") if isinstance(text, bytes) else text
+            place = tab_error_place(decoded, exc)
+            if place is None:
+                raise
+            raise YamlGuardError(tab_message(place[0] + 1, place[1] + 1)) from None
         if node is None:
             return None
-        added = expansion(node, limit)
+        # A document without a ``*`` has no alias: nothing to expand (the walk costs a hook more than the parse).
+        aliased = b"*" in text if isinstance(text, bytes) else "*" in text
+        added = expansion(node, limit) if aliased else 0
         if added > limit:
             raise YamlGuardError(f"aliases expand the document by more than {limit:,} values (an alias bomb?)")
         try:

@@ -14,27 +14,29 @@ from typing import Any
 
 import yaml
 
-from ctxres.document import JsonPath
+from ctxres.document import JsonPath, PositionMap
 from ctxres.findings import Position
-from ctxres.yamlguard import YamlGuardError, deep_block_offset, loader_for
+from ctxres.yamlguard import TAB_FIX, YamlGuardError, deep_block_offset, loader_for, tab_error_place, tab_message
 
 _TAG = "tag:yaml.org,2002:"
+_STR = _TAG + "str"
 
 
 class YamlPosError(ValueError):
     """The text is not YAML we can read, with where and why."""
 
-    def __init__(self, message: str, position: Position) -> None:
+    def __init__(self, message: str, position: Position, fix: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.position = position
+        self.fix = fix  # what to change, when the cause is known (a tab in the indentation)
 
 
 @dataclass
 class YamlParse:
     data: Any
-    value_pos: dict[JsonPath, Position] = field(default_factory=dict)
-    key_pos: dict[JsonPath, Position] = field(default_factory=dict)
+    value_pos: PositionMap = field(default_factory=PositionMap)
+    key_pos: PositionMap = field(default_factory=PositionMap)
     duplicates: list[tuple[JsonPath, Position]] = field(default_factory=list)
     timestamps: list[JsonPath] = field(default_factory=list)
     non_string_keys: list[tuple[JsonPath, Position]] = field(default_factory=list)
@@ -45,11 +47,20 @@ def _mark(node: yaml.Node, line_offset: int) -> Position:
     return Position(mark.line + 1 + line_offset, mark.column + 1)
 
 
+def _packed(node: yaml.Node, line_offset: int) -> int:
+    """:func:`_mark` as :meth:`PositionMap.pack` stores it (no Position made)."""
+    mark = node.start_mark
+    return PositionMap.pack(mark.line + 1 + line_offset, mark.column + 1)
+
+
 class _Builder:
-    def __init__(self, line_offset: int, max_nodes: int, max_depth: int) -> None:
+    def __init__(self, line_offset: int, max_nodes: int, max_depth: int, *, shared: bool = True) -> None:
         self.line_offset = line_offset
         self.max_nodes = max_nodes
         self.max_depth = max_depth
+        # False when the text has no anchor: then no node is reached twice (there is no alias to follow), and
+        # the bookkeeping of aliases (expansion count, recursion) is skipped.
+        self.shared = shared
         self.expanded = 0  # values built again because an alias points at them
         self.built: set[int] = set()
         self.stack: set[int] = set()
@@ -67,55 +78,66 @@ class _Builder:
         return node.value  # unknown or custom tags: keep the text, never construct objects
 
     def build(self, node: yaml.Node, path: JsonPath, depth: int) -> Any:
-        if id(node) in self.built:
-            self.expanded += 1
-            if self.expanded > self.max_nodes:
-                raise YamlPosError(
-                    f"aliases expand the document by more than {self.max_nodes:,} values "
-                    "(an alias bomb?); refusing to load it",
-                    _mark(node, self.line_offset),
-                )
-        else:
-            self.built.add(id(node))
+        if self.shared:
+            if id(node) in self.built:
+                self.expanded += 1
+                if self.expanded > self.max_nodes:
+                    raise YamlPosError(
+                        f"aliases expand the document by more than {self.max_nodes:,} values "
+                        "(an alias bomb?); refusing to load it",
+                        _mark(node, self.line_offset),
+                    )
+            else:
+                self.built.add(id(node))
         if depth > self.max_depth:
             raise YamlPosError(
                 f"the document is nested deeper than {self.max_depth} levels",
                 _mark(node, self.line_offset),
             )
-        self.result.value_pos.setdefault(path, _mark(node, self.line_offset))
+        self.result.value_pos.put_first(path, _packed(node, self.line_offset))
         if isinstance(node, yaml.ScalarNode):
             value = self.scalar(node)
             if isinstance(value, (dt.date, dt.datetime)):
                 self.result.timestamps.append(path)
                 return value.isoformat()
             return value
-        if id(node) in self.stack:
-            raise YamlPosError("a recursive alias refers to itself", _mark(node, self.line_offset))
-        self.stack.add(id(node))
+        if self.shared:
+            if id(node) in self.stack:
+                raise YamlPosError("a recursive alias refers to itself", _mark(node, self.line_offset))
+            self.stack.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
                 return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
             assert isinstance(node, yaml.MappingNode)
-            self.constructor.flatten_mapping(node)  # resolve "<<" merge keys
-            out: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                key_pos = _mark(key_node, self.line_offset)
-                if isinstance(key_node, yaml.ScalarNode):
-                    key_value = self.scalar(key_node)
-                    key = key_value if isinstance(key_value, str) else str(key_node.value)
-                    if not isinstance(key_value, str):
-                        self.result.non_string_keys.append(((*path, key), key_pos))
-                else:
-                    raise YamlPosError("a mapping key is itself a list or a mapping", key_pos)
-                child: JsonPath = (*path, key)
-                if key in out:
-                    self.result.duplicates.append((child, key_pos))
-                self.result.key_pos[child] = key_pos
-                self.result.value_pos.pop(child, None)
-                out[key] = self.build(value_node, child, depth + 1)
-            return out
+            return self.mapping(node, path, depth)
         finally:
-            self.stack.discard(id(node))
+            if self.shared:
+                self.stack.discard(id(node))
+
+    def mapping(self, node: yaml.MappingNode, path: JsonPath, depth: int) -> dict[str, Any]:
+        self.constructor.flatten_mapping(node)  # resolve "<<" merge keys
+        out: dict[str, Any] = {}
+        result, line_offset = self.result, self.line_offset
+        plain = not self.shared and depth < self.max_depth  # a string value needs no more than a position
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key_value = key_node.value if key_node.tag == _STR else self.scalar(key_node)
+                key = key_value if isinstance(key_value, str) else str(key_node.value)
+                if not isinstance(key_value, str):
+                    result.non_string_keys.append(((*path, key), _mark(key_node, line_offset)))
+            else:
+                raise YamlPosError("a mapping key is itself a list or a mapping", _mark(key_node, line_offset))
+            child: JsonPath = (*path, key)
+            if key in out:
+                result.duplicates.append((child, _mark(key_node, line_offset)))
+            result.key_pos.put(child, _packed(key_node, line_offset))
+            result.value_pos.drop(child)
+            if plain and value_node.tag == _STR and isinstance(value_node, yaml.ScalarNode):
+                result.value_pos.put(child, _packed(value_node, line_offset))
+                out[key] = value_node.value
+            else:
+                out[key] = self.build(value_node, child, depth + 1)
+        return out
 
 
 def _offset_position(text: str, offset: int, line_offset: int) -> Position:
@@ -142,6 +164,10 @@ def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_
         raise YamlPosError(exc.message, _offset_position(text, exc.offset, line_offset)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        tab = tab_error_place(text, exc)
+        if tab is not None:
+            line, column = tab[0] + 1 + line_offset, tab[1] + 1
+            raise YamlPosError(f"invalid YAML: {tab_message(line, column)}", Position(line, column), TAB_FIX) from None
         position = Position(mark.line + 1 + line_offset, mark.column + 1) if mark else Position()
         position = _within(text, position, line_offset)
         problem = exc.problem or "invalid YAML"
@@ -163,7 +189,7 @@ def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_
     except RecursionError:  # located at the first deeply indented line, when there is one
         deep = _offset_position(text, deep_block_offset(text), line_offset)
         raise YamlPosError("the document is nested too deeply to read", deep) from None
-    builder = _Builder(line_offset, max_nodes, max_depth)
+    builder = _Builder(line_offset, max_nodes, max_depth, shared="&" in text)
     if node is None:
         return builder.result
     try:

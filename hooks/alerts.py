@@ -72,10 +72,20 @@ def _workflow_reference(ctx: HookContext) -> str:
     return found.relpath if found else ""
 
 
-def compaction_alert(ctx: HookContext) -> str | None:
+def with_lines(alert: str, lines: list[str]) -> str:
+    """``alert`` with ``lines`` before its closing tag (the generic alert has no fill line to follow)."""
+    if not lines:
+        return alert
+    closing = alert.rfind("</compaction-alert>")
+    at = closing if closing >= 0 else len(alert)
+    return alert[:at] + "".join(f"{line}\n" for line in lines) + alert[at:]
+
+
+def compaction_alert(ctx: HookContext, after_fill: list[str] | None = None) -> str | None:
     """Template 2 for the newest unacknowledged checkpoint ("COMPACTION EVENT: N of M" when several),
     the generic alert when that checkpoint is corrupt, None when nothing is pending. Credentials in
-    the checkpoint are redacted."""
+    the checkpoint are redacted. ``after_fill``: lines about the context after the compaction, put
+    after the pre-compaction fill (before the closing tag of the generic alert)."""
     pending = pending_checkpoints(ctx)
     if not pending:
         return None
@@ -87,7 +97,8 @@ def compaction_alert(ctx: HookContext) -> str | None:
     try:
         data = load_checkpoint(newest)
     except HookError as exc:
-        return redact(render_generic_alert(orchestration_path=_workflow_reference(ctx), reason=f"{shown} {exc}"))
+        generic = render_generic_alert(orchestration_path=_workflow_reference(ctx), reason=f"{shown} {exc}")
+        return redact(with_lines(generic, after_fill or []))
     text = render_template2(
         redact_value(data),
         checkpoint_path=shown,
@@ -96,5 +107,6 @@ def compaction_alert(ctx: HookContext) -> str | None:
         or "ORCHESTRATION.yaml",
         event_number=len(pending),
         event_total=len(pending),
+        after_fill=after_fill or (),
     )
     return redact(text)  # credentials never reach the model, whoever wrote the checkpoint

@@ -7,15 +7,20 @@ interpreter.
 
 Each event is handled by a module ``ctxres.hooks.<name>`` with ``handle(ctx: HookContext) -> dict``
 (imported only for its own event). ``{}`` is the answer when there is nothing to say: Claude
-Code accepts it for every event.
+Code accepts it for every event. PreCompact is the exception: it prints nothing at all, because
+the client shows a PreCompact hook's stdout to the user ("completed successfully: {}"), keeps
+that line in the conversation for every later request, and hands it to the summarizer as
+instructions.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 
+from ctxres import defaults
 from ctxres.hooks.context import HookError, make_context, warn
 
 TYPE_CHECKING = False
@@ -23,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
     from typing import Any
 
 EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
+SILENT_WHEN_EMPTY = frozenset({"PreCompact"})
+"""Events whose empty answer is no output at all (see the module docstring)."""
 MAX_STDIN_BYTES = 8 * 1024 * 1024
 
 # event -> the module of ctxres.hooks that handles it
@@ -32,6 +39,24 @@ MODULES = {
     "UserPromptSubmit": "userpromptsubmit",
     "PostToolUse": "posttooluse",
 }
+
+
+USAGE = """\
+usage: ctxres-hook EVENT < payload.json
+
+The command Claude Code runs for its hook events (registered by `ctxres install-hooks` or the
+ctxres plugin). It reads the event's JSON payload on stdin, prints the event's JSON answer on
+stdout, always exits 0 and reports any problem as one line on stderr.
+
+events:
+  PreCompact        write a checkpoint of the workflow state before the context is compacted
+  SessionStart      point a new or resumed session at the workflow state to reload
+  UserPromptSubmit  measure how full the context is and warn as it nears a compaction
+  PostToolUse       warn when an edit moves a workflow's state but not its resumption section
+
+Without EVENT the payload's hook_event_name is used. `ctxres --help` lists the linter commands.
+"""
+HELP_FLAGS = ("-h", "--help")
 
 
 def _warn(message: str) -> None:
@@ -85,6 +110,8 @@ def run(argv: list[str], raw: bytes) -> str:
         except Exception as exc:  # fail-open is the contract
             _warn(f"{event} failed: {type(exc).__name__}: {exc}")
             output = {}
+    if not output and event in SILENT_WHEN_EMPTY:
+        return ""
     return json.dumps(output, ensure_ascii=False)
 
 
@@ -95,6 +122,8 @@ def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
     if ctx.settings.profile == "nexus" and event in ("PreCompact", "SessionStart"):
         name = "nexus"  # the Nexus system: precompact_state.json and resume-context.md
     module = importlib.import_module(f"ctxres.hooks.{name}")
+    if os.environ.get(defaults.PROBE_ENV) == "1":
+        return {}  # `ctxres doctor` runs the command: the handler is loaded, not run (nothing read or written)
     answer = module.handle(ctx)
     if not isinstance(answer, dict):
         raise HookError(f"the handler answered {type(answer).__name__}, not an object")
@@ -103,6 +132,9 @@ def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in HELP_FLAGS:  # before stdin is read: `ctxres-hook --help` in a terminal must not wait
+        sys.stdout.write(USAGE)
+        return 0
     try:
         raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)  # one byte more tells an oversized payload
     except Exception as exc:
@@ -112,10 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         text = run(args, raw)
     except Exception as exc:
         _warn(f"internal error: {type(exc).__name__}: {exc}")
-        text = "{}"
+        text = "" if args[:1] and args[0] in SILENT_WHEN_EMPTY else "{}"
     try:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        if text:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
     except Exception:
         pass
     return 0

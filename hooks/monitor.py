@@ -132,6 +132,41 @@ def monitor_state(
     }
 
 
+def replace_reading(ctx: HookContext, reading: FillReading | None) -> None:
+    """Replace the monitor state's reading with ``reading`` (None: unknown): after a compaction,
+    which made the reading wrong (PreCompact, SessionStart ``compact``), and when the client sends
+    a figure (SessionStart ``resume``). Only an existing state of this session is rewritten (no
+    state folder is created); a failure is said on stderr, never raised."""
+    from ctxres.tiers import DEFAULT_THRESHOLDS, tier_for
+
+    session = ctx.payload.get("session_id")
+    session = session if isinstance(session, str) else ""
+    transcript = ctx.payload.get("transcript_path")
+    transcript = transcript if isinstance(transcript, str) and transcript else None
+    try:
+        folder = state_folder(ctx)
+    except Exception:  # HookError: the state directory leads out of the project; nothing to reset there
+        return
+    current = load_json(os.path.join(folder, STATE_FILE))
+    if current is None or current.get("session_id") not in (session, None, ""):
+        return
+    if reading is None:
+        from ctxres.transcript import SOURCE_UNKNOWN, FillReading, context_window
+
+        size, _ = context_window(window=ctx.settings.context_window)
+        reading = FillReading(tokens=None, window=size, fill=None, source=SOURCE_UNKNOWN, reason="")
+    from ctxres.hooks.context import iso, now
+
+    tier = tier_for(reading.fill, ctx.settings.thresholds or DEFAULT_THRESHOLDS)
+    state = monitor_state(
+        session_id=session, timestamp=iso(now()), reading=reading, tier=tier.value, transcript_path=transcript
+    )
+    try:
+        save_json(folder, STATE_FILE, state)
+    except OSError as exc:
+        warn(ctx, f"cannot reset {STATE_FILE} after the compaction: {exc.strerror or exc}")
+
+
 # --------------------------------------------------------------------------- facts of a workflow file
 
 
@@ -326,12 +361,16 @@ def format_monitor(
     resumption: list[str],
     actions: list[str],
 ) -> str:
-    """The ``<context-monitor>`` text (seed 001 "Injection Format Integration")."""
-    remaining = max(window - tokens, 0)
+    """The ``<context-monitor>`` text (seed 001 "Injection Format Integration"). The fill is the
+    client's ``N% context used`` (``ctxres.tiers``): tokens against the usable window."""
+    from ctxres.tiers import usable_window
+
+    usable = usable_window(window)
+    remaining = max(usable - tokens, 0)
     lines = [
         "<context-monitor>",
-        f"CONTEXT STATUS: {tier} ({fill * 100:.1f}% filled)",
-        f"Tokens used: {tokens:,} / {window:,}",
+        f"CONTEXT STATUS: {tier} ({fill * 100:.0f}% context used)",
+        f"Tokens used: {tokens:,} / {usable:,} usable",
         f"Estimated remaining: {remaining:,} tokens (~{remaining / QG_ITERATION_TOKENS:.1f} QG iterations)",
         compactions,
         *resumption,

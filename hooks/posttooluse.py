@@ -1,11 +1,12 @@
 """PostToolUse (L3): is the resumption section still fresh after a write to a workflow file?
 
-Runs after Write, Edit and MultiEdit. A file is a workflow file when it matches the configured
-``orchestration`` patterns (``*ORCHESTRATION*.yaml`` by default), or when it is any other YAML file
-whose top level has a ``resumption:`` key (the rule ``ctxres check`` uses; see
-``ctxres/artifacts.py``); examples and templates (``ctxres.orchestration.is_example_path``) are
-never a live workflow and are not checked. Other tools and files, and files outside the project,
-get ``{}`` before anything but ``os`` is used.
+Runs after Write and Edit (the hook matcher is ``Write|Edit``: the tools the client has; a
+``MultiEdit`` payload, from an older client or an older matcher, is still treated as a write). A
+file is a workflow file when it matches the configured ``orchestration`` patterns
+(``*ORCHESTRATION*.yaml`` by default), or when it is any other YAML file whose top level has a
+``resumption:`` key (the rule ``ctxres check`` uses; see ``ctxres/artifacts.py``); examples and
+templates (``ctxres.orchestration.is_example_path``) are never a live workflow and are not checked.
+Other tools and files, and files outside the project, get ``{}`` before anything but ``os`` is used.
 
 Seed 000 "Staleness Detection": STALE is "``updated_at`` is from a previous phase *or* more than 30
 minutes old". For a running workflow (ACTIVE or PAUSED, or no status recorded) two checks run:
@@ -45,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
 
     from ctxres.hooks.context import HookContext
 
-WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
+WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})  # MultiEdit: older clients only, kept harmless
 YAML_SUFFIXES = (".yaml", ".yml")
 
 

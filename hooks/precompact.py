@@ -15,8 +15,11 @@ resumption section):
 With no ACTIVE or PAUSED workflow nothing is written (that is normal, so nothing is said). Secrets
 are redacted before the file is written. The content is written to a temporary file that is then
 hard-linked to the free name (which fails when another hook took it: the next number is tried), so
-concurrent hooks never share a number and no file is ever seen half-written. The answer is always
-``{}``: PreCompact cannot add context for the model.
+concurrent hooks never share a number and no file is ever seen half-written. (The context
+monitor's reading, which the compaction makes wrong, is replaced by SessionStart ``compact``, the
+next hook to run.) The answer is always ``{}``, which the dispatcher
+prints as nothing: PreCompact cannot add context for the model, and the client shows its stdout
+to the user and keeps it in the conversation.
 """
 
 from __future__ import annotations

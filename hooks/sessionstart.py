@@ -3,10 +3,20 @@
 - ``compact`` (right after a compaction): Template 2, the ``<compaction-alert>``, for the newest
   unacknowledged checkpoint ("COMPACTION EVENT: N of M" when several wait), pointing at
   ``ctxres ack``; the generic alert when that checkpoint cannot be read, or when an ACTIVE/PAUSED
-  workflow has no checkpoint at all (the PreCompact hook did not write one).
+  workflow has no checkpoint at all (the PreCompact hook did not write one). The alert says how
+  full the context is after the compaction (the transcript's ``compact_boundary`` records it, when
+  the client has written it already) and that earlier ``<context-monitor>`` readings are
+  superseded: after a reactive compaction the client retries the same prompt with the monitor
+  reading taken before it. The monitor state is reset to that figure.
 - ``startup``, ``resume``, ``fork``: Template 1, the resumption prompt, when a workflow is ACTIVE or
   PAUSED; preceded by the compaction alert when a checkpoint still waits to be acknowledged.
 - ``clear``: nothing (the user asked for a clean slate).
+
+Each session gets one alert per compaction and the resumption prompt once between compactions,
+whatever the sequence of sources (``claude -p --continue`` right after a compaction runs
+``compact`` then ``resume``): what a session received is recorded per session
+(``ctxres.hooks.deliveries``). On ``resume`` and ``fork`` the client sends ``context_tokens``;
+that figure replaces the monitor's reading (not right after a compaction, when it may predate it).
 
 The injected text is redacted (no credential copied from the workflow file reaches the model).
 """
@@ -24,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
     from typing import Any
 
     from ctxres.orchestration import WorkflowChoice
+    from ctxres.transcript import FillReading
 
 EVENT = "SessionStart"
 PLAN_FILE = prompt_data.PLAN_FILE
@@ -110,12 +121,53 @@ def _state_dir_refused(ctx: HookContext) -> bool:
     return True
 
 
-def after_compaction(ctx: HookContext) -> str | None:
-    """The compaction alert; the generic one when an active workflow has no checkpoint to point at."""
-    from ctxres.hooks.alerts import compaction_alert
+def newest_pending(ctx: HookContext) -> str | None:
+    """The file name of the newest unacknowledged checkpoint (the one an alert is about), if any."""
+    from ctxres.hooks.alerts import checkpoints_folder, pending_checkpoints
+
+    if checkpoints_folder(ctx) is None:
+        return None
+    pending = pending_checkpoints(ctx)
+    return os.path.basename(pending[-1]) if pending else None
+
+
+def fill_after_compaction(ctx: HookContext) -> FillReading:
+    """How full the context is right after the compaction: the newest ``compact_boundary``'s
+    ``postTokens``; unknown when the client has not written the boundary yet (the hooks may run
+    first) or it records no count. The payload's ``model`` (a ``[1m]`` id) selects the window."""
+    from ctxres.transcript import read_fill
+
+    transcript = ctx.payload.get("transcript_path")
+    model = ctx.payload.get("model")
+    return read_fill(
+        transcript if isinstance(transcript, str) else None,
+        window=ctx.settings.context_window,
+        model=model if isinstance(model, str) else None,
+        compacted=True,
+    )
+
+
+def fill_lines(reading: FillReading) -> list[str]:
+    """What the alert says about the context after the compaction."""
+    if reading.fill is not None and reading.tokens is not None:
+        from ctxres.tiers import usable_window
+
+        now_line = (
+            f"CONTEXT NOW: {reading.fill * 100:.0f}% used after the compaction "
+            f"({reading.tokens:,} of {usable_window(reading.window):,} usable tokens)."
+        )
+    else:
+        now_line = "CONTEXT NOW: not measured yet after the compaction (the next reply tells)."
+    return [now_line, "Context-monitor readings from before the compaction are superseded."]
+
+
+def after_compaction(ctx: HookContext, after_fill: list[str] | None = None) -> str | None:
+    """The compaction alert; the generic one when an active workflow has no checkpoint to point at.
+    ``after_fill``: what the alert says about the context after the compaction."""
+    from ctxres.hooks.alerts import compaction_alert, with_lines
 
     refused = _state_dir_refused(ctx)
-    alert = None if refused else compaction_alert(ctx)
+    alert = None if refused else compaction_alert(ctx, after_fill)
     if alert is not None:
         return _with_note(alert, active_workflow(ctx) if _several_workflows_possible(ctx) else None)
     found = active_workflow(ctx)
@@ -128,19 +180,60 @@ def after_compaction(ctx: HookContext) -> str | None:
     reason = f"there is no unacknowledged checkpoint in {folder}/; the PreCompact hook did not write one"
     if refused:
         reason = f"{ctx.settings.state_dir}/ leads outside the project, so its checkpoints were not read"
-    return _with_note(render_generic_alert(orchestration_path=found.relpath, reason=reason), found)
+    return _with_note(
+        with_lines(render_generic_alert(orchestration_path=found.relpath, reason=reason), after_fill or []), found
+    )
 
 
-def session_opening(ctx: HookContext) -> str | None:
-    """Template 1 for the active workflow, preceded by the compaction alert when a checkpoint waits."""
+def session_opening(ctx: HookContext, record: dict[str, Any]) -> str | None:
+    """Template 1 for the active workflow, preceded by the compaction alert when a checkpoint waits;
+    without what this session already received since its last compaction (``record``, updated)."""
     found = active_workflow(ctx)
     if found is None:
         return None
     from ctxres.hooks.alerts import compaction_alert
 
-    alert = None if _state_dir_refused(ctx) else compaction_alert(ctx)
-    prompt = _with_note(resumption_prompt(ctx, found.path, found.data), found)
-    return f"{alert}\n{prompt}" if alert else prompt
+    alert = None
+    if not _state_dir_refused(ctx):
+        newest = newest_pending(ctx)
+        if newest is not None and newest != record.get("alerted_checkpoint"):
+            alert = compaction_alert(ctx)
+            record["alerted_checkpoint"] = newest
+    prompt = None
+    if record.get("prompt_delivered") is not True:
+        prompt = _with_note(resumption_prompt(ctx, found.path, found.data), found)
+        record["prompt_delivered"] = True
+    return "\n".join(text for text in (alert, prompt) if text) or None
+
+
+def _compacted(ctx: HookContext, record: dict[str, Any]) -> str | None:
+    """SessionStart ``compact``: the alert with the fill after the compaction; the monitor reset."""
+    from ctxres.hooks.monitor import replace_reading
+
+    reading = fill_after_compaction(ctx)
+    replace_reading(ctx, reading if reading.fill is not None else None)
+    text = after_compaction(ctx, fill_lines(reading))
+    count = record.get("compactions")
+    record.update(
+        compactions=(count if isinstance(count, int) and not isinstance(count, bool) else 0) + 1,
+        alerted_checkpoint=newest_pending(ctx) if text else None,
+        prompt_delivered=False,
+    )
+    return text or None
+
+
+def _resumed(ctx: HookContext, record: dict[str, Any]) -> None:
+    """``resume``/``fork``: the client's ``context_tokens`` replace the monitor's reading, unless the
+    session was compacted since its last reply (the figure may predate the compaction)."""
+    if record.get("last_source") == "compact":
+        return
+    from ctxres.transcript import payload_fill
+
+    reading = payload_fill(ctx.payload, window=ctx.settings.context_window)
+    if reading is not None:
+        from ctxres.hooks.monitor import replace_reading
+
+        replace_reading(ctx, reading)
 
 
 def handle(ctx: HookContext) -> dict[str, Any]:
@@ -151,7 +244,22 @@ def handle(ctx: HookContext) -> dict[str, Any]:
         raise HookError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
     if source == "clear":
         return {}
-    text = after_compaction(ctx) if source == "compact" else session_opening(ctx)
+    from ctxres.hooks import deliveries
+
+    record = deliveries.load(ctx)
+    before = deliveries.dumps(record)
+    if source == "compact":
+        text = _compacted(ctx, record)
+    else:
+        if source in ("resume", "fork"):
+            _resumed(ctx, record)
+        text = session_opening(ctx, record)
+    record["last_source"] = source
+    # Only a session that received something keeps a record: a project without a workflow gets no file.
+    if (text or before != deliveries.dumps({})) and deliveries.dumps(record) != before:
+        problem = deliveries.save(ctx, record)
+        if problem:
+            _warn(problem)
     if not text:
         return {}
     from ctxres.redact import redact

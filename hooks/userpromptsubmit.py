@@ -1,6 +1,8 @@
 """UserPromptSubmit (L4): the context monitor, on every prompt.
 
-1. Reads how full the context is from the end of the session transcript (``ctxres.transcript``).
+1. Reads how full the context is from the end of the session transcript (``ctxres.transcript``):
+   the figure Claude Code shows as ``N% context used`` (``ctxres.tiers``). A transcript that does
+   not exist yet (a new session's first prompt) or has no reply yet is normal: nothing is said.
 2. Rewrites ``<state_dir>/context-monitor-state.json`` (the PreCompact hook records that fill in
    its checkpoint).
 3. At WARNING, CRITICAL and COMPACTION, injects ``<context-monitor>`` (seed 001 "Injection Format
@@ -57,7 +59,7 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     reading = read_fill(transcript, window=ctx.settings.context_window)
     tier = tier_for(reading.fill, ctx.settings.thresholds or DEFAULT_THRESHOLDS)
     problems: list[str] = []
-    if transcript is not None and reading.fill is None:
+    if reading.trouble:  # not a missing transcript (a new session's first prompt), nor "no reply yet"
         problems.append(f"context fill unknown: {reading.reason}")
     folder = monitor.state_folder_or_none(ctx, problems)
     cache = monitor.load_cache(folder) if folder else {"version": monitor.CACHE_VERSION}

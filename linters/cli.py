@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 from collections.abc import Sequence
@@ -12,6 +13,41 @@ from ctxres.config import ConfigError
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK, command_modules
 
 
+class SubCommandParser(argparse.ArgumentParser):
+    """The parser of a sub-command: an argument it does not know is its own error.
+
+    argparse hands a sub-command's unknown arguments back to the top-level parser, which then prints
+    ``usage: ctxres [-h] [--version] COMMAND ...``; here the sub-command that was typed reports them,
+    with its own usage line and the nearest option it has ("did you mean --output-format?").
+    Nested sub-commands (``ctxres schema export``) use this class too, so the innermost one reports.
+    """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(unrecognized_message(extras, self.option_strings()))
+        return parsed, extras
+
+    def option_strings(self) -> list[str]:
+        return [option for action in self._actions for option in action.option_strings]
+
+
+def unrecognized_message(extras: Sequence[str], options: Sequence[str]) -> str:
+    """``unrecognized arguments: ...``, with the closest known option for each misspelt one."""
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    hints = []
+    for extra in extras:
+        if not extra.startswith("-"):
+            continue
+        name = extra.split("=", 1)[0]
+        close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+        if close:
+            hints.append(f"did you mean {close[0]}?" if len(extras) == 1 else f"{name}: did you mean {close[0]}?")
+    return "; ".join([message, *hints])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ctxres",
@@ -19,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 no findings, 1 findings, 2 usage or internal error.",
     )
     parser.add_argument("--version", action="version", version=f"ctxres {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=SubCommandParser)
     for module in command_modules():
         module.add_parser(sub)
     return parser

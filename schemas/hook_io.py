@@ -105,6 +105,22 @@ class SessionStartInput(HookInput):
         None, description="Id of the model of the session, when Claude Code provides it (not guaranteed)."
     )
     session_title: str | None = Field(None, description="Title of the session, when it has one.")
+    # Seen on `resume` in Claude Code 2.1.328 (run against a stand-in API); ctxres uses `context_tokens`.
+    context_tokens: int | None = Field(
+        None,
+        ge=0,
+        description="On `resume`: the tokens of the conversation as the client counts them (the last reply's "
+        "input, cache-creation, cache-read and output tokens), the figure behind its `% context used`.",
+    )
+    seconds_since_last_response: float | None = Field(
+        None, ge=0, description="On `resume`: seconds since the session's last model reply."
+    )
+    prompt_cache_likely_expired: bool | None = Field(
+        None, description="On `resume`: whether the client expects the prompt cache to have expired."
+    )
+    estimated_cache_write_usd: float | None = Field(
+        None, ge=0, description="On `resume`: the client's estimate of the cost of re-writing the prompt cache."
+    )
 
 
 class UserPromptSubmitInput(HookInput):

@@ -30,6 +30,7 @@ class FillSource(str, Enum):
 
     TRANSCRIPT = "transcript"
     COMPACT_BOUNDARY = "compact_boundary"
+    CLIENT = "client"
     UNKNOWN = "unknown"
 
 
@@ -40,13 +41,14 @@ class MonitorState(StrictModel):
     session_id: str = Field(description="Id of the Claude Code session the reading belongs to.")
     timestamp: IsoDateTime = Field(description="When the reading was taken (ISO-8601).")
     fill: Fill | None = Field(
-        description="Fraction of the context window in use, between 0 and 1 (0.642 means 64.2%); null when "
+        description="Fraction of the usable context window in use, between 0 and 1, as Claude Code shows it "
+        "(`N% context used`: the window less 20,000 tokens kept for the answer; 0.64 means 64%); null when "
         "unknown, for example right after a compaction, before the next model reply reports its usage."
     )
     tokens: int | None = Field(
         ge=0,
-        description="Tokens in the context (input + cache creation + cache read of the newest model reply); "
-        "null when unknown.",
+        description="Tokens in the context (input + cache creation + cache read + output tokens of the newest "
+        "model reply, as Claude Code counts them); null when unknown.",
     )
     window: int = Field(gt=0, description="Size of the context window, in tokens.")
     tier: FillTier = Field(
@@ -64,7 +66,8 @@ class MonitorState(StrictModel):
     source: FillSource = Field(
         description="Where the figure came from: `transcript` (the usage of the newest model reply in the "
         "transcript), `compact_boundary` (a compaction marker newer than any usage, so the old figure no "
-        "longer holds) or `unknown`."
+        "longer holds), `client` (the figure Claude Code sent in the hook's payload, `context_tokens`) or "
+        "`unknown`."
     )
 
 

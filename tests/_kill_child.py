@@ -113,7 +113,8 @@ def _child(command: dict[str, Any]) -> int:
         if command["kind"] == "hook":
             from ctxres.hooks.main import run
 
-            sys.stdout.write(run(command["argv"], command.get("stdin", "").encode()) + "\n")
+            text = run(command["argv"], command.get("stdin", "").encode())
+            sys.stdout.write(text + "\n" if text else "")  # as ctxres.hooks.main.main: PreCompact prints nothing
         else:
             from ctxres.linters.cli import main
 

@@ -3,12 +3,19 @@ without updating the resumption section (the comparison itself is :mod:`ctxres.s
 
 Shared by ``ctxres stale`` (staged changes and ``--since``), ``ctxres audit-history`` and rule S013
 (``ctxres check --since``).
+
+A history is read near the cost of git's own I/O: the versions are named by the blob hashes of one
+``git log --raw`` and read by one ``git cat-file --batch``, each distinct version once; each is
+parsed once, section by section without positions (:mod:`ctxres.linters.checking.yaml_sections`);
+its state is extracted only when the resumption section did not move (else nothing can be
+blocked); and only the version of a blocked change is parsed again with positions, for its lines.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
+import gc
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +24,10 @@ from ctxres.artifacts import RESUMPTION_KEY, YAML_SUFFIXES
 from ctxres.config import Config
 from ctxres.document import Document, JsonPath
 from ctxres.globs import is_ignored, parse_ignore
+from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
 from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.staleness import utc_now
-from ctxres.statediff import Move, Staleness, assess
+from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,7 +41,7 @@ class Comparison:
 
     path: str
     staleness: Staleness | None
-    document: Document | None
+    document: Document | None  # the new version with positions: for a blocked change only
     commit: git.Commit | None = None
     note: str = ""
 
@@ -42,37 +50,93 @@ def now_utc() -> str:
     return utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-# Consecutive comparisons share a version (audit-history compares each commit with its parent, so
-# every version is the new side of one pair and the old side of the next): parse it once. The
-# parsed Document is only read, never modified.
-@lru_cache(maxsize=8)
-def _parse(path: str, raw: bytes) -> Document | None:
-    text, _issue = decode(raw)
-    if text is None:
-        return None
-    return parse_text(path, "orchestration", Format.YAML, text).document
+_INVALID: Any = object()  # a version that is not valid YAML
+# RESUMPTION_KEY past the first line (the engine skips to each newline instead of trying every offset).
+_RESUMPTION_LINE = re.compile(b"\n" + RESUMPTION_KEY.pattern.removeprefix(b"^"))
+
+
+def has_resumption_key(raw: bytes) -> bool:
+    """``RESUMPTION_KEY.search(raw)``: a top-level ``resumption:`` line."""
+    return RESUMPTION_KEY.match(raw) is not None or _RESUMPTION_LINE.search(raw) is not None
+
+
+@dataclass
+class Versions:
+    """The versions of files read so far, each distinct version (by its blob hash, else its bytes)
+    parsed once, without positions, and its state extracted once when a comparison needs it.
+    Histories repeat versions: each is the new side of one comparison and the old side of the next,
+    and a revert brings an old one back. The data is shared and only read."""
+
+    sections: SectionParser = field(default_factory=SectionParser)
+    data: dict[str | bytes, Any] = field(default_factory=dict)
+    extractions: dict[str | bytes, Extraction] = field(default_factory=dict)
+
+    def parsed(self, key: str | bytes, raw: bytes) -> Any:
+        """The data of a version, or ``_INVALID`` when it is not valid YAML (``ctxres check`` says why)."""
+        try:
+            return self.data[key]
+        except KeyError:
+            pass
+        text, _issue = decode(raw)
+        if text is None:
+            data = _INVALID
+        else:
+            data = self.sections.parse(text)
+            if data is WHOLE:
+                document = parse_text("", "orchestration", Format.YAML, text).document
+                data = _INVALID if document is None else document.data
+        self.data[key] = data
+        return data
+
+    def extracted(self, key: str | bytes, data: Any) -> Extraction:
+        found = self.extractions.get(key)
+        if found is None:
+            found = self.extractions[key] = extract(data)
+        return found
 
 
 def compare_versions(
-    path: str, old: bytes | None, new: bytes | None, *, example_time: str = "", commit: git.Commit | None = None
+    path: str,
+    old: bytes | None,
+    new: bytes | None,
+    *,
+    example_time: str = "",
+    commit: git.Commit | None = None,
+    versions: Versions | None = None,
+    keys: tuple[str, str] = ("", ""),
 ) -> Comparison | None:
     """Compare two versions of a file; None when there is nothing to compare (a new or deleted file,
-    or no top-level ``resumption:`` section in the new version)."""
+    or no top-level ``resumption:`` section in the new version). ``versions`` keeps the versions
+    read so far, by ``keys`` (their blob hashes; by default their bytes). Positions are computed
+    for a blocked change only: its new version is parsed again, with them."""
     if isinstance(new, git.Oversized) and old is not None:
         return Comparison(
             path, None, None, commit, f"not compared: this version is {new.size:,} bytes, too large to read"
         )
-    if old is None or new is None or not RESUMPTION_KEY.search(new):
+    if old is None or new is None or not has_resumption_key(new):
         return None
-    new_doc = _parse(path, new)
-    if new_doc is None:
+    known = versions or Versions()
+    old_key, new_key = keys[0] or old, keys[1] or new
+    new_data = known.parsed(new_key, new)
+    if new_data is _INVALID:
         return Comparison(
             path, None, None, commit, "not compared: this version is not valid YAML (`ctxres check` says why)"
         )
-    old_doc = _parse(path, old)
-    if old_doc is None:
-        return Comparison(path, None, new_doc, commit, "not compared: the previous version is not valid YAML")
-    staleness = assess(old_doc.data, new_doc.data, example_time=example_time, locate=_locator(new_doc))
+    old_data = known.parsed(old_key, old)
+    if old_data is _INVALID:
+        return Comparison(path, None, None, commit, "not compared: the previous version is not valid YAML")
+    staleness = assess(
+        old_data,
+        new_data,
+        example_time=example_time,
+        extracted=lambda: (known.extracted(old_key, old_data), known.extracted(new_key, new_data)),
+    )
+    if staleness is None:
+        return Comparison(path, None, None, commit)
+    text, _issue = decode(new)
+    new_doc = parse_text(path, "orchestration", Format.YAML, text or "").document
+    assert new_doc is not None  # parsed above
+    staleness = assess(old_data, new_doc.data, example_time=example_time, locate=_locator(new_doc))
     return Comparison(path, staleness, new_doc, commit)
 
 
@@ -147,14 +211,18 @@ def is_candidate(change: git.Change, config: Config) -> bool:
     )
 
 
-def check_range(since: str, files: list[Path], root: Path, config: Config) -> list[Comparison]:
+def check_range(
+    since: str, files: list[Path], root: Path, config: Config, progress: Callable[[int, int], None] | None = None
+) -> list[Comparison]:
     """Each change to an orchestration file in the commits of ``since..HEAD`` (limited to ``files``
     when given: files or folders), compared with the version before it. :class:`git.GitError` when
-    ``since`` names no commit."""
+    ``since`` names no commit, :class:`git.ShallowClone` when the range reaches past the history a
+    shallow clone fetched. ``progress``: see :func:`compare_commits`."""
     git.resolve_commit(since, root)
     only = [git.repo_path(given, root) for given in files]
     only = [] if "" in only or "." in only else only  # the repository's top folder: everything
     commits = git.log([f"{since}..HEAD"], root, only or None)
+    git.require_full_history(commits, root, f"the range {since}..HEAD")
     pairs: list[tuple[git.Commit, git.Change]] = [
         (commit, change)
         for commit in commits
@@ -162,25 +230,49 @@ def check_range(since: str, files: list[Path], root: Path, config: Config) -> li
         for change in commit.changes
         if is_candidate(change, config) or (only and change.path in only and not change.added and not change.deleted)
     ]
-    return [result for result in compare_commits(pairs, root) if result is not None]
+    return [result for result in compare_commits(pairs, root, progress=progress) if result is not None]
 
 
 def compare_commits(
-    pairs: list[tuple[git.Commit, git.Change]], root: Path, shown: str | None = None
+    pairs: list[tuple[git.Commit, git.Change]],
+    root: Path,
+    shown: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Comparison | None]:
     """Each change of each commit compared with the version before it (in the commit's first parent,
     under the file's old name when it was renamed); the one comparison behind ``stale --since``,
     ``check --since`` (S013) and ``audit-history``. ``shown`` is the path to print (default: the
-    path in the commit). A version larger than ``DEFAULT_MAX_BYTES`` is not read."""
-    specs = [
-        spec
+    path in the commit). Each distinct version is read once (one ``git cat-file`` for all, by the
+    blob hashes of ``git log --raw``) and parsed once; a version larger than ``DEFAULT_MAX_BYTES``
+    is not read. ``progress(done, total)`` is called as the comparisons advance."""
+    sides = [
+        (change.old_blob or f"{commit.parents[0]}:{change.old_path}", change.new_blob or f"{commit.sha}:{change.path}")
         for commit, change in pairs
-        for spec in (f"{commit.parents[0]}:{change.old_path}", f"{commit.sha}:{change.path}")
     ]
-    blobs = git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES)
-    return [
-        compare_versions(
-            shown or change.path, blobs[2 * index], blobs[2 * index + 1], example_time=commit.date, commit=commit
-        )
-        for index, (commit, change) in enumerate(pairs)
-    ]
+    specs = list(dict.fromkeys(spec for side in sides for spec in side))
+    blobs = dict(zip(specs, git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES), strict=True))
+    versions = Versions()
+    results: list[Comparison | None] = []
+    collecting = gc.isenabled()
+    gc.disable()  # the parsed versions are kept to the end: the collector would only walk them again and again
+    try:
+        for index, ((commit, change), (old, new)) in enumerate(zip(pairs, sides, strict=True)):
+            if progress is not None:
+                progress(index, len(pairs))
+            results.append(
+                compare_versions(
+                    shown or change.path,
+                    blobs[old],
+                    blobs[new],
+                    example_time=commit.date,
+                    commit=commit,
+                    versions=versions,
+                    keys=(old, new),
+                )
+            )
+    finally:
+        if collecting:
+            gc.enable()
+    if progress is not None:
+        progress(len(pairs), len(pairs))
+    return results

@@ -1,9 +1,17 @@
-"""Finding the artifacts to check under the given paths."""
+"""Finding the artifacts to check under the given paths.
+
+Inside a git work tree the files under a folder are those git lists (``git status`` sees the same),
+elsewhere those a walk finds that the ``.gitignore`` files it meets keep; the configured excludes apply
+to both (:func:`candidate_files`). A file named on the command line is checked with its unit
+(:mod:`ctxres.linters.checking.units`).
+"""
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -79,36 +87,179 @@ def _excluded(relpath: str, is_dir: bool, config: Config) -> bool:
     return is_ignored(relpath, is_dir, _exclude_rules((*config.exclude, *config.extend_exclude)))
 
 
+def _excluded_path(relpath: str, config: Config) -> bool:
+    """Whether the excludes drop a file at ``relpath`` or one of the folders above it."""
+    parts = relpath.split("/")
+    return any(_excluded("/".join(parts[: i + 1]), i < len(parts) - 1, config) for i in range(len(parts)))
+
+
+def force_excluded(path: Path, config: Config, cwd: Path | None = None) -> bool:
+    """Whether ``exclude``/``extend-exclude`` drop a file named on the command line (``--force-exclude``).
+
+    The patterns are matched against the path from the folder of the configuration file (without one: from
+    ``cwd``), as they are against the paths below a checked folder. Only the configured excludes apply, as
+    in ruff: a file git ignores but that is named explicitly is one git tracks (pre-commit passes no other).
+    """
+    base = Path(os.path.abspath(config.root if config.source is not None else (cwd or Path.cwd())))
+    absolute = Path(os.path.abspath(path))
+    try:
+        relpath = absolute.relative_to(base).as_posix()
+    except ValueError:
+        relpath = absolute.name
+    return relpath not in ("", ".") and _excluded_path(relpath, config)
+
+
 def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list[Artifact]:
-    """Every artifact under ``paths`` (files given explicitly are checked whatever the excludes)."""
+    """Every artifact under ``paths``.
+
+    A file given explicitly is checked whatever the excludes, unless ``force-exclude`` is on. When one
+    belongs to a workflow (:mod:`ctxres.linters.checking.units`), the other files of that unit are added,
+    so that the rules comparing several files run as they do on the whole folder.
+    """
     cwd = cwd or Path.cwd()
     found: dict[Path, Artifact] = {}
+    explicit: list[Artifact] = []
+    listed = candidate_files([given for given in paths if not given.is_file()], config)
     for given in paths:
         if given.is_file():
+            if config.force_exclude and force_excluded(given, config, cwd):
+                continue
             kind = kind_of(_display(given, cwd), given, config)
             if kind:
-                found.setdefault(given.resolve(), Artifact(given, _display(given, cwd), kind))
+                artifact = Artifact(given, _display(given, cwd), kind)
+                explicit.append(found.setdefault(given.resolve(), artifact))
             continue
-        for path, rel in walk_files(given, config):
+        for path, rel in listed.get(given, []):
             kind = kind_of(rel, path, config)
             if kind:
                 found.setdefault(path.resolve(), Artifact(path, _display(path, cwd), kind))
+    if explicit:
+        from ctxres.linters.checking.units import unit_members
+
+        for member in unit_members(explicit, config, cwd):
+            found.setdefault(member.path.resolve(), member)
     return sorted(found.values(), key=lambda a: a.display)
 
 
 def find_named(paths: list[Path], config: Config, names: tuple[str, ...]) -> list[Path]:
     """The files called one of ``names`` under ``paths`` (a given file: itself), with the excludes and
-    ``.gitignore`` rules of :func:`discover`: for files that are not an artifact kind but that a rule
-    looks for wherever the check is run from (the legacy Nexus ``_resume.md``)."""
+    ignore rules of :func:`discover`: for files that are not an artifact kind but that a rule looks for
+    wherever the check is run from (the legacy Nexus ``_resume.md``)."""
     found: dict[Path, Path] = {}
+    listed = candidate_files([given for given in paths if not given.is_file()], config, lambda n: n in names)
     for given in paths:
         if given.is_file():
             if given.name in names:
                 found.setdefault(given.resolve(), given)
             continue
-        for path, _rel in walk_files(given, config, lambda name: name in names):
+        for path, _rel in listed.get(given, []):
             found.setdefault(path.resolve(), path)
     return sorted(found.values())
+
+
+# --------------------------------------------------------------------------- which files: git or a walk
+
+
+def candidate_files(
+    folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
+) -> dict[Path, list[tuple[Path, str]]]:
+    """For each folder: (path, path relative to the folder) of every file the excludes and ignore rules keep
+    (and whose name ``wanted`` accepts).
+
+    Inside a git work tree (with ``respect-gitignore``), git says which files there are: what
+    ``git ls-files --cached --others --exclude-standard`` lists, so the ``.gitignore`` files above and below
+    the folder, ``.git/info/exclude`` and the global excludes file apply as they do for ``git status``; a
+    tracked file is kept even where a pattern ignores it (git shows it too), one deleted from the disk is
+    not. One git process per repository. A submodule (or a nested repository) is one entry for git: its
+    files are not listed (check it from inside). Outside git, or when git fails: :func:`walk_files`.
+    """
+    result: dict[Path, list[tuple[Path, str]]] = {}
+    by_repository: dict[Path, list[tuple[Path, str]]] = {}
+    for folder in folders:
+        top = _work_tree(folder) if config.respect_gitignore and folder.is_dir() else None
+        if top is None:
+            result[folder] = list(walk_files(folder, config, wanted))
+        else:
+            rel = os.path.relpath(os.path.realpath(folder), top).replace(os.sep, "/")
+            by_repository.setdefault(top, []).append((folder, "" if rel == "." else rel))
+    for top, members in by_repository.items():
+        listing = _git_files(top, sorted({rel for _, rel in members}))
+        for folder, rel in members:
+            if listing is None:
+                result[folder] = list(walk_files(folder, config, wanted))
+            else:
+                result[folder] = _under(folder, rel, listing, config, wanted)
+    return result
+
+
+def _work_tree(folder: Path) -> Path | None:
+    """The top of the git work tree holding ``folder`` (the nearest folder with a ``.git`` entry), else None."""
+    here = Path(os.path.realpath(folder))
+    for candidate in (here, *here.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+# Variables git exports to hooks (pre-commit runs under one): they would point this listing at the
+# repository of the commit, not at the one holding the checked folder.
+_GIT_LOCATION_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
+
+
+def _git_files(top: Path, folders: list[str]) -> list[str] | None:
+    """The files git lists under ``folders`` (relative to ``top``; "" is all of it), relative to ``top``;
+    None when git is missing or fails (not really a repository, an unsafe owner, ...)."""
+    args = ["git", "-C", str(top), "--literal-pathspecs", "ls-files", "-z", "--cached", "--others"]
+    args.append("--exclude-standard")
+    if "" not in folders:
+        args += ["--", *folders]
+    env = {key: value for key, value in os.environ.items() if key not in _GIT_LOCATION_VARIABLES}
+    try:
+        proc = subprocess.run(args, capture_output=True, check=False, env=env, stdin=subprocess.DEVNULL)
+    except OSError:
+        return None
+    if proc.returncode != 0:
+        return None
+    # A path appears once per stage in a merge conflict; sorted, so that a folder's files are together.
+    return sorted({os.fsdecode(entry) for entry in proc.stdout.split(b"\0") if entry})
+
+
+def _under(
+    folder: Path, rel: str, listing: list[str], config: Config, wanted: Callable[[str], bool] | None
+) -> list[tuple[Path, str]]:
+    prefix = f"{rel}/" if rel else ""
+    start = bisect.bisect_left(listing, prefix)
+    kept: list[tuple[Path, str]] = []
+    dropped_folders: dict[str, bool] = {}
+    for entry in listing[start:]:
+        if not entry.startswith(prefix):
+            break
+        inner = entry[len(prefix) :].rstrip("/")
+        if not inner:
+            continue
+        name = inner.rsplit("/", 1)[-1]
+        if wanted is not None and not wanted(name):
+            continue
+        path = folder / inner
+        # Deleted but still in the index; a submodule, a nested repository or a link to a folder.
+        if not os.path.lexists(path) or path.is_dir():
+            continue
+        if _folder_dropped(inner, config, dropped_folders) or _excluded(inner, False, config):
+            continue
+        kept.append((path, inner))
+    return kept
+
+
+def _folder_dropped(inner: str, config: Config, cache: dict[str, bool]) -> bool:
+    """Whether the excludes drop one of the folders of ``inner`` (a path below the checked folder)."""
+    parts = inner.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        folder = "/".join(parts[:depth])
+        if folder not in cache:
+            cache[folder] = _excluded(folder, True, config)
+        if cache[folder]:
+            return True
+    return False
 
 
 def walk_files(top: Path, config: Config, wanted: Callable[[str], bool] | None = None) -> Iterator[tuple[Path, str]]:

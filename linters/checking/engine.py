@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from ctxres.config import Config
 from ctxres.document import Document
@@ -15,17 +16,30 @@ from ctxres.linters.checking import suppression
 from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
-from ctxres.linters.rules import parsing, rule_modules
+from ctxres.linters.rules import parsing, rule_modules, suppression_comments
 from ctxres.linters.rules import secrets as security
 from ctxres.loading import Limits, load_file
 
 DocumentCheck = Callable[[Document, Config], list[Finding]]
 WorkspaceCheck = Callable[["Workspace"], list[Finding]]
+Collect = Callable[[Document, Config], tuple[Any, list[Finding]]]
+Progress = Callable[[int, int], None]
+
+# Fewer files than this are checked in this process whatever ``jobs`` says: starting and stopping a pool of
+# two forked workers takes 20-50 ms, a file 1 ms (a small JSON file) to 10 ms (a large ORCHESTRATION.yaml).
+POOL_MIN_FILES = 48
+CHUNK_MAX = 32  # files per task sent to a worker: small enough to balance, large enough to amortize
 
 
 @dataclass
 class Workspace:
-    """Everything one run loaded, for rules that compare several files."""
+    """What one run keeps of the files it checked, for rules that compare several files.
+
+    The documents are not all held: ``documents`` has a stub (path, kind, place on disk) of each loaded
+    file, and the whole document only for the kinds a rule module lists in ``WORKSPACE_KINDS``. A rule
+    module that needs a little of many files defines ``collect(doc, config) -> (fact, findings)``, run
+    while the file is loaded (in a worker process with ``--jobs``); ``facts_of(module)`` lists its facts.
+    """
 
     config: Config
     documents: list[Document] = field(default_factory=list)
@@ -33,22 +47,44 @@ class Workspace:
     # rules that look for files that are not artifacts wherever the check is run from.
     roots: list[Path] = field(default_factory=list)
     cwd: Path | None = None
+    facts: dict[str, list[Any]] = field(default_factory=dict)
 
     def of_kind(self, kind: str) -> list[Document]:
         return [doc for doc in self.documents if doc.kind == kind]
 
+    def facts_of(self, module: str) -> list[Any]:
+        """What ``collect`` of the rule module named ``module`` kept, in the order the files were checked."""
+        return self.facts.get(module, [])
+
+
+@dataclass(frozen=True)
+class _Checks:
+    per_document: list[DocumentCheck]
+    per_workspace: list[WorkspaceCheck]
+    collectors: list[tuple[str, Collect]]
+    workspace_kinds: frozenset[str]
+
 
 @lru_cache(maxsize=1)
-def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
-    """A rule module takes part through ``check_document(doc, config)`` and/or ``check_workspace(ws)``."""
-    per_document: list[DocumentCheck] = []
-    per_workspace: list[WorkspaceCheck] = []
+def _all_checks() -> _Checks:
+    """A rule module takes part through ``check_document(doc, config)`` and/or ``check_workspace(ws)``
+    (with ``collect`` and ``WORKSPACE_KINDS`` for what the latter needs of each file)."""
+    checks = _Checks([], [], [], frozenset())
+    kinds: set[str] = set()
     for module in rule_modules():
         if hasattr(module, "check_document"):
-            per_document.append(module.check_document)
+            checks.per_document.append(module.check_document)
         if hasattr(module, "check_workspace"):
-            per_workspace.append(module.check_workspace)
-    return per_document, per_workspace
+            checks.per_workspace.append(module.check_workspace)
+        if hasattr(module, "collect"):
+            checks.collectors.append((module.__name__, module.collect))
+        kinds.update(getattr(module, "WORKSPACE_KINDS", ()))
+    return replace(checks, workspace_kinds=frozenset(kinds))
+
+
+def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
+    checks = _all_checks()
+    return checks.per_document, checks.per_workspace
 
 
 def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None, list[Finding]]:
@@ -60,6 +96,47 @@ def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None,
         for rule_check in _checks()[0]:
             findings += rule_check(result.document, config)
     return result.document, findings
+
+
+@dataclass
+class FileResult:
+    """What the check of one file hands back (from a worker process with ``--jobs``): small, whatever the
+    size of the file."""
+
+    display: str
+    findings: list[Finding]
+    comments: suppression.Suppressions | None = None  # its suppression comments, when it has any
+    document: Document | None = None  # loaded: a stub, or the whole document for WORKSPACE_KINDS
+    facts: dict[str, Any] = field(default_factory=dict)  # rule module -> what its collect kept
+
+
+def check_file(artifact: Artifact, config: Config) -> FileResult:
+    """Every per-file check of one artifact, and what the checks across files need of it."""
+    document, found = check_artifact(artifact, config)
+    result = FileResult(artifact.display, found)
+    text: str | None = None
+    if document is not None:
+        if artifact.format.value not in ("json", "jsonl"):  # JSON has no comments: no suppression in its text
+            text = document.text
+        checks = _all_checks()
+        for module, collect in checks.collectors:
+            fact, more = collect(document, config)
+            result.findings += more
+            if fact is not None:
+                result.facts[module] = fact
+        result.document = document if document.kind in checks.workspace_kinds else document.stub()
+    elif found:
+        # Not parsed (binary, not UTF-8, too large, a syntax error): its text still serves suppression
+        # comments (YAML) and the secrets rule. A key is leaked whatever else is wrong with the file, so
+        # every rejected file is scanned: at most `max-file-size` bytes, undecodable bytes replaced.
+        raw = _read_text(artifact.path, config.max_file_size)
+        if artifact.format.value in ("yaml", "front-matter"):
+            text = raw
+        result.findings += security.findings_in_text(artifact.display, raw)
+    if text is not None:
+        comments = _comments(artifact.display, text)
+        result.comments = comments if comments.directives else None
+    return result
 
 
 def selected(code: str, config: Config) -> bool:
@@ -85,49 +162,141 @@ def _per_file_ignored(finding: Finding, config: Config) -> bool:
     return False
 
 
-def apply_policy(findings: list[Finding], texts: dict[str, str], config: Config) -> list[Finding]:
-    """Selection, suppression comments, per-file ignores and severity overrides."""
+def _reported(finding: Finding, config: Config) -> bool:
+    return selected(finding.code, config) and not _per_file_ignored(finding, config)
+
+
+def _with_severity(finding: Finding, config: Config) -> Finding:
+    override = config.severity.get(finding.code)
+    return replace(finding, severity=Severity(override)) if override else finding
+
+
+def apply_policy(
+    findings: list[Finding], texts: dict[str, str], config: Config, loaded: Collection[str] | None = None
+) -> list[Finding]:
+    """Selection, suppression comments, per-file ignores and severity overrides.
+
+    With ``loaded`` (the paths of the files that were read, of a run of every rule), the suppression
+    comments of ``texts`` are checked too: a code that names no rule (I001), and in a file of ``loaded``
+    a comment or code that silenced nothing although the run selected its rule (I002). These findings
+    follow selection, per-file ignores and severity overrides, not the comments themselves.
+    """
     kept = []
     cache: dict[str, suppression.Suppressions] = {}
+    used: dict[str, set[tuple[int, int]]] = {}
     for finding in findings:
-        if not selected(finding.code, config) or _per_file_ignored(finding, config):
-            continue
         if finding.path not in cache:
-            cache[finding.path] = suppression.parse(texts.get(finding.path, ""))
-        if cache[finding.path].covers(finding.code, finding.position.line):
-            continue
-        override = config.severity.get(finding.code)
-        if override:
-            finding = replace(finding, severity=Severity(override))
-        kept.append(finding)
+            cache[finding.path] = _comments(finding.path, texts.get(finding.path, ""))
+        # A comment that silences a finding of a rule the run did not select is still needed (by a full run).
+        silenced = cache[finding.path].covering(finding.code, finding.position.line)
+        used.setdefault(finding.path, set()).update(silenced)
+        if not silenced and _reported(finding, config):
+            kept.append(_with_severity(finding, config))
+    if loaded is not None:
+        for path, text in texts.items():
+            comments = cache.get(path) or _comments(path, text)
+            active = _active_in(path, config) if path in loaded else None
+            audit = suppression_comments.findings_for(path, comments, used.get(path, set()), active)
+            kept += [_with_severity(f, config) for f in audit if _reported(f, config)]
     return sorted(kept, key=Finding.sort_key)
 
 
-def run(paths: list[Path], config: Config, cwd: Path | None = None) -> Report:
-    """Check every artifact under ``paths``."""
-    artifacts = discover(paths, config, cwd)
-    findings: list[Finding] = []
-    texts: dict[str, str] = {}
+def _comments(path: str, text: str) -> suppression.Suppressions:
+    return suppression.parse(text, markdown=path.lower().endswith((".md", ".markdown")))
+
+
+def _active_in(path: str, config: Config) -> Callable[[str], bool]:
+    """Whether a run with ``config`` reports the rule ``code`` in the file ``path``."""
+    return lambda code: (
+        selected(code, config) and not _per_file_ignored(Finding(path, code, "", Severity.ERROR), config)
+    )
+
+
+class _Policy:
+    """:func:`apply_policy`, one file at a time: a finding is decided as soon as the comments of its file are
+    known, so a run keeps the findings it reports, not the files it read."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.kept: list[Finding] = []
+        self.comments: dict[str, suppression.Suppressions] = {}
+        self.used: dict[str, set[tuple[int, int]]] = {}
+        self.pending: list[Finding] = []  # about another file than the one checked: decided at the end
+        self.codes: set[str] = set()
+
+    def add(self, result: FileResult) -> None:
+        if result.comments is not None:
+            self.comments[result.display] = result.comments
+        for finding in result.findings:
+            if finding.path == result.display:
+                self.decide(finding)
+            else:
+                self.pending.append(finding)
+
+    def decide(self, finding: Finding) -> None:
+        self.codes.add(finding.code)
+        comments = self.comments.get(finding.path)
+        # A comment that silences a finding of a rule the run did not select is still needed (by a full run).
+        silenced = comments.covering(finding.code, finding.position.line) if comments else []
+        if silenced:
+            self.used.setdefault(finding.path, set()).update(silenced)
+        elif _reported(finding, self.config):
+            self.kept.append(_with_severity(finding, self.config))
+
+    def finish(self, later: list[Finding], loaded: Collection[str]) -> list[Finding]:
+        for finding in (*self.pending, *later):
+            self.decide(finding)
+        unknown = sorted(self.codes - set(RULES))
+        assert not unknown, f"findings with unregistered codes: {unknown}"
+        for path, comments in self.comments.items():
+            active = _active_in(path, self.config) if path in loaded else None
+            audit = suppression_comments.findings_for(path, comments, self.used.get(path, set()), active)
+            self.kept += [_with_severity(f, self.config) for f in audit if _reported(f, self.config)]
+        return sorted(self.kept, key=Finding.sort_key)
+
+
+def run(
+    paths: list[Path],
+    config: Config,
+    cwd: Path | None = None,
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    artifacts: list[Artifact] | None = None,
+) -> Report:
+    """Check every artifact under ``paths`` (or ``artifacts``, already discovered), in ``jobs`` processes.
+
+    ``progress(done, total)`` is called after each file. Findings are identical whatever ``jobs`` is.
+    """
+    if artifacts is None:
+        artifacts = discover(paths, config, cwd)
     workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())
-    for artifact in artifacts:
-        document, found = check_artifact(artifact, config)
-        if document is not None:
-            texts[artifact.display] = document.text
-            workspace.documents.append(document)
-        elif found:
-            # Not parsed (binary, not UTF-8, too large, a syntax error): its text still serves suppression
-            # comments (YAML) and the secrets rule. A key is leaked whatever else is wrong with the file, so
-            # every rejected file is scanned: at most `max-file-size` bytes, undecodable bytes replaced.
-            text = _read_text(artifact.path, config.max_file_size)
-            if artifact.format.value in ("yaml", "front-matter"):
-                texts[artifact.display] = text
-            found = found + security.findings_in_text(artifact.display, text)
-        findings += found
+    policy = _Policy(config)
+    for done, result in enumerate(_results(artifacts, config, jobs), start=1):
+        policy.add(result)
+        if result.document is not None:
+            workspace.documents.append(result.document)
+        for module, fact in result.facts.items():
+            workspace.facts.setdefault(module, []).append(fact)
+        if progress is not None:
+            progress(done, len(artifacts))
+    later: list[Finding] = []
     for workspace_check in _checks()[1]:
-        findings += workspace_check(workspace)
-    unknown = sorted({f.code for f in findings} - set(RULES))
-    assert not unknown, f"findings with unregistered codes: {unknown}"
-    return Report(apply_policy(findings, texts, config), files_checked=len(artifacts))
+        later += workspace_check(workspace)
+    loaded = {document.path for document in workspace.documents}
+    return Report(policy.finish(later, loaded), files_checked=len(artifacts))
+
+
+def _results(artifacts: list[Artifact], config: Config, jobs: int) -> Iterator[FileResult]:
+    """The result of each artifact, in order: here, or from ``jobs`` worker processes for many files."""
+    _all_checks()  # imported before the workers start (a forked worker inherits the rule modules)
+    if jobs <= 1 or len(artifacts) < POOL_MIN_FILES:
+        for artifact in artifacts:
+            yield check_file(artifact, config)
+        return
+    from ctxres.linters.checking.pool import results_in_pool
+
+    yield from results_in_pool(artifacts, config, jobs, CHUNK_MAX)
 
 
 def _read_text(path: Path, max_bytes: int) -> str:

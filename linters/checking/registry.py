@@ -14,11 +14,17 @@ Codes are a family letter and three digits. Families:
 ``M``  agent-memory runs
 ``N``  Nexus resume manifests
 ``X``  Security
+``I``  Inline suppression comments
 ====== =========================================================
+
+A selector (in ``--select``, the configuration, a suppression comment) is ``ALL``, a registered code
+or a prefix of one (``C``, ``C0``, ``S01``), case-sensitive: :func:`selector_problem` says what is
+wrong with any other, with a "did you mean" when a code or family is close.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 import textwrap
@@ -40,6 +46,7 @@ FAMILIES: dict[str, str] = {
     "M": "agent-memory",
     "N": "Nexus",
     "X": "Security",
+    "I": "Inline suppressions",
 }
 
 _CODE = re.compile(r"^[A-Z]\d{3}$")
@@ -118,8 +125,53 @@ def _load_rule_options() -> None:
     importlib.import_module("ctxres.linters.rules").rule_modules()
 
 
-# With the linters loaded, the configuration checks every rule option against its declaration.
+def registered() -> dict[str, Rule]:
+    """Every rule, with every rule module loaded."""
+    _load_rule_options()
+    return RULES
+
+
+def selects_any(selector: str) -> bool:
+    """``ALL``, a registered code, or a prefix of at least one (case-sensitive)."""
+    return selector == "ALL" or (bool(selector) and any(code.startswith(selector) for code in registered()))
+
+
+def selector_problem(selector: str, *, exact: bool = False) -> str | None:
+    """None when ``selector`` selects a rule (``exact``: when it is a registered code), else what is wrong,
+    with "did you mean" when a registered code or family is close (``c003``: ``C003``)."""
+    if (selector in registered()) if exact else selects_any(selector):
+        return None
+    if exact and selects_any(selector):
+        return f"{selector!r} is a prefix, not a rule code; write each code ({_example(selector)})"
+    what = "rule code" if exact else "rule code or prefix"
+    hint = suggestion(selector, exact=exact)
+    tail = f"; did you mean {hint!r}?" if hint else " (`ctxres rules` lists the codes)"
+    return f"unknown {what} {selector!r}{tail}"
+
+
+def _example(prefix: str) -> str:
+    codes = sorted(code for code in registered() if code.startswith(prefix) or prefix == "ALL")
+    return ", ".join(codes[:3]) + (", ..." if len(codes) > 3 else "")
+
+
+def suggestion(selector: str, *, exact: bool = False) -> str | None:
+    """The registered code, family letter or ``ALL`` that ``selector`` was probably meant to be."""
+    upper = selector.strip().upper()
+    candidates = sorted(registered()) if exact else [*sorted(registered()), *FAMILIES, "ALL"]
+    if upper != selector and ((upper in registered()) if exact else selects_any(upper)):
+        return upper
+    close = difflib.get_close_matches(upper, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _config_problem(selector: str, exact: bool) -> str | None:
+    return selector_problem(selector, exact=exact)
+
+
+# With the linters loaded, the configuration checks every rule option against its declaration, and every
+# rule code it names against the registry.
 config.use_rule_options(_load_rule_options)
+config.use_code_check(_config_problem)
 
 
 def get(code: str) -> Rule:

@@ -4,6 +4,10 @@
 finding silences it; ``ctxres: ignore`` without codes silences every rule on that line;
 ``ctxres: ignore-file[C006]`` anywhere in the file silences the codes for the whole file.
 JSON has no comments: use ``per-file-ignores`` in the configuration.
+
+A code in a comment is a rule code or a prefix of one (``C``, ``C00``), case-sensitive, or ``ALL``
+(every rule, like no codes). Each directive keeps where it and each of its codes are written, so
+that the engine can report a code that names no rule (I001) and one that silenced nothing (I002).
 """
 
 from __future__ import annotations
@@ -11,39 +15,89 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_DIRECTIVE = re.compile(r"ctxres:\s*(ignore-file|ignore)(?:\[([A-Z0-9,\s]*)\])?")
+_DIRECTIVE = re.compile(r"ctxres:\s*(ignore-file|ignore)\b(?:\[([^\]\n]*)\])?")
+_CODE = re.compile(r"[^,\s]+")
 ALL = "*"
+EVERY_RULE = -1
+"""The index that stands for a directive without codes (or with ``ALL``) in :meth:`Suppressions.covering`."""
+
+
+@dataclass(frozen=True)
+class Code:
+    """One code of a directive, as written, and its 1-based column."""
+
+    text: str
+    col: int
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One ``ctxres: ignore`` or ``ctxres: ignore-file`` comment: where it starts, and its codes (none: every
+    rule)."""
+
+    line: int
+    col: int
+    whole_file: bool
+    codes: tuple[Code, ...] = ()
+
+    @property
+    def every_rule(self) -> bool:
+        return not self.codes or any(code.text == "ALL" for code in self.codes)
+
+    def applies_to(self, line: int) -> bool:
+        return self.whole_file or self.line == line
 
 
 @dataclass
 class Suppressions:
-    by_line: dict[int, set[str]] = field(default_factory=dict)
-    whole_file: set[str] = field(default_factory=set)
+    directives: list[Directive] = field(default_factory=list)
+
+    def covering(self, code: str, line: int) -> list[tuple[int, int]]:
+        """(directive index, code index or :data:`EVERY_RULE`) of every directive code that silences ``code``
+        at ``line``. A code that is not a rule code or prefix (``c006``, ``C0006``) silences nothing."""
+        hits = []
+        for index, directive in enumerate(self.directives):
+            if not directive.applies_to(line):
+                continue
+            if directive.every_rule:
+                hits.append((index, EVERY_RULE))
+                continue
+            hits += [(index, i) for i, written in enumerate(directive.codes) if code.startswith(written.text)]
+        return hits
 
     def covers(self, code: str, line: int) -> bool:
-        for codes in (self.whole_file, self.by_line.get(line, set())):
-            if ALL in codes or code in codes or any(code.startswith(c) for c in codes):
-                return True
-        return False
+        return bool(self.covering(code, line))
 
 
-def _comment_part(line: str) -> str:
-    """The comment text of a line: after `#` (YAML) or inside `<!-- -->` (Markdown)."""
-    if "<!--" in line:
-        return line[line.index("<!--") :]
-    return line[line.index("#") :] if "#" in line else ""
+def _comment_start(line: str, yaml: bool) -> int:
+    """Where the comment of a line starts: ``<!--`` (Markdown, HTML) or, in YAML, ``#``; -1 when it has none."""
+    starts = [i for i in (line.find("<!--"), line.find("#") if yaml else -1) if i >= 0]
+    return min(starts, default=-1)
 
 
-def parse(text: str) -> Suppressions:
+def parse(text: str, *, markdown: bool = False) -> Suppressions:
+    """The directives of a file. In Markdown (``markdown``) a ``#`` starts a heading, not a comment: only
+    HTML comments count there, and YAML comments in the front matter."""
     found = Suppressions()
     if "ctxres:" not in text:
         return found
-    for number, line in enumerate(text.splitlines(), start=1):
-        comment = _comment_part(line)
-        for match in _DIRECTIVE.finditer(comment):
-            codes = {c.strip() for c in (match.group(2) or "").split(",") if c.strip()} or {ALL}
-            if match.group(1) == "ignore-file":
-                found.whole_file |= codes
-            else:
-                found.by_line.setdefault(number, set()).update(codes)
+    lines = text.splitlines()
+    front_matter_end = _front_matter_end(lines) if markdown else len(lines)
+    for number, line in enumerate(lines, start=1):
+        start = _comment_start(line, yaml=number <= front_matter_end)
+        if start < 0:
+            continue
+        for match in _DIRECTIVE.finditer(line, start):
+            codes: tuple[Code, ...] = ()
+            if match.group(2) is not None:
+                base = match.start(2) + 1
+                codes = tuple(Code(m.group(), base + m.start()) for m in _CODE.finditer(match.group(2)))
+            found.directives.append(Directive(number, match.start() + 1, match.group(1) == "ignore-file", codes))
     return found
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """The line number of the closing ``---`` of a Markdown file's front matter; 0 when it has none."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    return next((n for n, line in enumerate(lines[1:], start=2) if line.strip() in ("---", "...")), 0)

@@ -2,7 +2,9 @@
 pre-commit hook would have blocked (the workflow state moved, the resumption section did not).
 
 The history follows renames (``git log --follow``); each commit is compared with its parent, as
-``ctxres stale --since`` does. Exit status: 0 none found, 1 stale commits found, 2 usage error.
+``ctxres stale --since`` does. In a shallow clone whose history of the file is cut, it stops with
+an error that says how to fetch the rest. Exit status: 0 none found, 1 stale commits found, 2 usage
+error (and a shallow clone).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from ctxres import git
 from ctxres.linters.checking.commit_comparison import Comparison, as_json, compare_commits, render_text
+from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.stale_commits import stale_finding
 
@@ -30,7 +33,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "commit that the ctxres-stale pre-commit hook would have blocked: a state-bearing part of the file "
         "moved (workflow, phase, agent or group status, gate iteration or score, checkpoint) while the "
         "resumption section did not. Each commit is shown with its short hash, its date and what moved.",
-        epilog="Exit status: 0 no stale commit, 1 stale commits found, 2 usage error.",
+        epilog="Exit status: 0 no stale commit, 1 stale commits found, 2 usage error (also: a shallow clone "
+        "whose history of the file is cut; fetch the full history with `git fetch --unshallow`).",
     )
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="orchestration files")
     parser.add_argument(
@@ -57,6 +61,7 @@ def audit_file(given: Path, root: Path, rev: str) -> FileAudit:
     """Compare each commit of ``rev`` that changed the file with its parent."""
     rel = git.repo_path(given, root)
     commits = git.log([rev], root, [rel], follow=True)
+    git.require_full_history(commits, root, f"the history of {rel} in {rev!r}")
     if not commits and not given.exists():
         raise git.GitError(f"{given}: no such file, and no commit in {rev!r} touches it")
     pairs = [
@@ -67,7 +72,9 @@ def audit_file(given: Path, root: Path, rev: str) -> FileAudit:
         if not change.added and not change.deleted
     ]
     audit = FileAudit(str(given))
-    for result in compare_commits(pairs, root, str(given)):
+    with Progress(f"audit-history: {given}", "commits") as progress:
+        results = compare_commits(pairs, root, str(given), progress)
+    for result in results:
         if result is None:
             continue
         audit.commits_checked += 1

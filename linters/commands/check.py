@@ -3,17 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxres.config import load_config
 from ctxres.findings import Finding
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 
+if TYPE_CHECKING:
+    from ctxres.linters.checking.report import Report
+
 
 def _codes(value: str) -> tuple[str, ...]:
     return tuple(code.strip() for code in value.split(",") if code.strip())
+
+
+PROGRESS_MIN_FILES = 1000
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (1 or more), not {value!r}")
+    return jobs
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _given(codes: list[str] | None) -> tuple[str, ...] | None:
+    return None if codes is None else tuple(codes)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,15 +57,36 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
     check.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")
-    check.add_argument("--select", type=_codes, help="comma-separated rule codes or prefixes to enable (ALL)")
-    check.add_argument("--extend-select", type=_codes, help="codes or prefixes to enable in addition")
-    check.add_argument("--ignore", type=_codes, help="codes or prefixes to disable")
+    # Options that take codes accumulate: `--select C003 --select C005` is `--select C003,C005`.
+    for option, what in (
+        ("--select", "comma-separated rule codes or prefixes to enable (ALL)"),
+        ("--extend-select", "codes or prefixes to enable in addition"),
+        ("--ignore", "codes or prefixes to disable"),
+    ):
+        check.add_argument(option, action="extend", type=_codes, metavar="CODES", help=f"{what}; may be repeated")
     check.add_argument("--strict", action="store_true", default=None, help="warnings fail the run too (exit 1)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--config", type=Path, help="a pyproject.toml or .ctxres.toml to use instead of the nearest")
     check.add_argument("--no-respect-gitignore", action="store_true", help="also check files .gitignore excludes")
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply exclude/extend-exclude to files named on the command line too (for pre-commit)",
+    )
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colored text output")
     check.add_argument("--list-files", action="store_true", help="print the artifacts that would be checked and exit")
+    check.add_argument(
+        "--statistics", action="store_true", help="print the number of findings of each rule instead of the findings"
+    )
+    check.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="check files in N processes (default: the number of cores; 1: in this process)",
+    )
     check.add_argument(
         "--since",
         metavar="REF",
@@ -43,6 +94,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "orchestration file without updating its resumption section is reported (S013); for CI",
     )
     check.set_defaults(handler=run)
+
+
+def _code_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the first code of ``--select``, ``--extend-select`` or ``--ignore`` that selects no
+    rule (``c003``, ``Z999``), or None."""
+    from ctxres.linters.checking.registry import selector_problem
+
+    for option in ("select", "extend_select", "ignore"):
+        for code in getattr(args, option) or ():
+            problem = selector_problem(code)
+            if problem:
+                return f"--{option.replace('_', '-')}: {problem}"
+    return None
 
 
 def _use_color(choice: str) -> bool:
@@ -63,18 +127,38 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"ctxres: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return EXIT_ERROR
+    problem = _code_problem(args)
+    if problem:
+        print(f"ctxres: error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.statistics and args.output_format not in ("text", "json"):
+        print("ctxres: error: --statistics prints text or json, not " + args.output_format, file=sys.stderr)
+        return EXIT_ERROR
     config = load_config(paths[0], args.config).with_overrides(
-        select=args.select,
-        extend_select=args.extend_select,
-        ignore=args.ignore,
+        select=_given(args.select),
+        extend_select=_given(args.extend_select),
+        ignore=_given(args.ignore),
         strict=args.strict,
         respect_gitignore=False if args.no_respect_gitignore else None,
+        force_exclude=args.force_exclude,
     )
     if args.list_files:
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
         return EXIT_OK
-    report = engine.run(paths, config)
+    from ctxres.linters.checking.pool import WorkerDied
+    from ctxres.linters.checking.progress import Progress
+
+    artifacts = discover(paths, config)
+    jobs = args.jobs or default_jobs()
+    try:
+        with Progress("ctxres check", "files") as progress:
+            # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
+            shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
+            report = engine.run(paths, config, jobs=jobs, progress=shown, artifacts=artifacts)
+    except WorkerDied as exc:
+        print(f"ctxres: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     if args.since is not None:
         from ctxres.git import GitError
         from ctxres.linters.rules.stale_commits import range_findings
@@ -86,7 +170,22 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_ERROR
         # Selection and severity settings apply; suppression comments do not (the lines are of old versions).
         report.findings = sorted(report.findings + engine.apply_policy(history, {}, config), key=Finding.sort_key)
-    sys.stdout.write(render(args.output_format, report, color=_use_color(args.color)))
+    if args.statistics:
+        sys.stdout.write(_statistics(report, args.output_format))
+    else:
+        sys.stdout.write(render(args.output_format, report, color=_use_color(args.color)))
     if report.files_checked == 0:
         print("ctxres: warning: no resumption artifacts found under " + ", ".join(map(str, paths)), file=sys.stderr)
     return EXIT_OK if args.exit_zero else engine.exit_code(report, config.strict)
+
+
+def _statistics(report: Report, output_format: str) -> str:
+    """``--statistics``: the number of findings of each rule, most frequent first."""
+    from ctxres.linters.checking.registry import RULES
+    from ctxres.linters.reporters.text import render_statistics, statistics
+
+    names = {code: rule.name for code, rule in RULES.items()}
+    if output_format == "json":
+        rows = [{"code": code, "name": name, "count": count} for count, code, name in statistics(report, names)]
+        return json.dumps(rows, indent=2) + "\n"
+    return render_statistics(report, names)

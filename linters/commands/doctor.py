@@ -9,7 +9,9 @@ from pathlib import Path
 
 from ctxres.config import load_config
 from ctxres.linters.reporters import add_format_option, print_findings
-from ctxres.linters.rules.layers import diagnose, layer_findings, live_workflow
+from ctxres.linters.rules.hook_runs import check_hook_runs
+from ctxres.linters.rules.layers import UNVERIFIED, diagnose, layer_findings, live_workflow
+from ctxres.linters.rules.precommit_setup import check_precommit_setup
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +23,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "context monitor (L4), the checkpoint and re-orientation hooks, and the pre-commit hooks. Each "
         "missing or misconfigured layer comes with the command that fixes it. The report also names the live "
         "workflow the hooks and `ctxres ack`/`prompt` act on, or says there is none (which is not a failure). "
-        "Exit 1 when a layer is not present.",
+        "It also runs every ctxres hook command of .claude/settings.json and .claude/settings.local.json the "
+        "way Claude Code does (sh -c, in the repository, with a harmless payload and CTXRES_HOOK_PROBE=1, so "
+        "that no state is read or written) and fails when one does not answer; and, when "
+        ".pre-commit-config.yaml uses the ctxres hooks, checks that `pre-commit install` was run and that "
+        "the rev: exists (a rev that cannot be checked without the network is a warning). "
+        "Exit 1 when a layer is not present or a check fails.",
     )
     parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
     add_format_option(parser, "how to print the report (github: annotations, sarif: code scanning; L001, L002)")
@@ -34,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ctxres: error: {root} is not a folder", file=sys.stderr)
         return 2
     config = load_config(root)
-    rows = diagnose(root.resolve(), config)
+    rows = diagnose(root.resolve(), config) + check_hook_runs(root.resolve()) + check_precommit_setup(root.resolve())
     workflow = live_workflow(root.resolve(), config)  # informative: never makes the doctor fail
     if args.output_format == "json":
         print(
@@ -57,5 +64,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{'':<{width}}  {'':<13} fix: {row.fix}")
         print(f"{'workflow':<{width}}  {'live' if workflow.path else 'none':<13} {workflow.note}")
         missing = [r.layer for r in rows if not r.ok]
+        unverified = [r.layer for r in rows if r.status == UNVERIFIED]
         print(f"\n{'All layers present.' if not missing else 'Not present: ' + ', '.join(missing) + '.'}")
+        if unverified:
+            print(f"Warning: could not verify {', '.join(unverified)}.")
     return 0 if all(r.ok for r in rows) else 1

@@ -5,23 +5,36 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import yaml
 
 from ctxres.atomic import write_atomic
-from ctxres.claude_settings import install
-from ctxres.config import load_config
+from ctxres.claude_settings import install, render
+from ctxres.config import Config, load_config
+from ctxres.linters.commands.install import hook_command, installed_script
 from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2
+from ctxres.linters.rules.precommit_setup import check_installed
 from ctxres.linters.rules.reinject import reminder_marker
 from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
 from ctxres.reinject import scan
 from ctxres.yamledit import EditError, append_item
 
-STEPS = ("L1", "L2", "hooks", "pre-commit", "template")
+STEPS = ("L1", "L2", "hooks", "gitignore", "pre-commit", "template")
+# The hooks' per-machine state (under the state folder): rewritten on every prompt or write, never committed.
+# The checkpoints (<state folder>/checkpoints/cx-NNN-checkpoint.json) are the resumption record: committed.
+STATE_FILES_NOT_COMMITTED = (
+    "context-monitor-state.json",
+    "context-monitor-cache.json",
+    "orchestration-snapshot.json",
+    "sessions/",  # what SessionStart delivered to each session (ctxres.hooks.deliveries)
+)
+NEXUS_STATE_FILE = "00-system/.cache/precompact_state.json"  # the nexus profile's PreCompact state
+GITIGNORE_HEADER = "# ctxres: the hooks' per-machine state (commit the checkpoints, not these)"
 # Under the documentation folder, which ctxres.orchestration never takes for a live workflow.
 TEMPLATE_PATH = f"{PROTOCOL_DOCS_FOLDER}/orchestration-template.yaml"
 PRECOMMIT_URL = "https://github.com/ctxres/ctxres"
@@ -44,7 +57,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="add the protocol document, the L2 reminder, the hooks and the pre-commit hooks to a repository",
         description="Scaffold every enforcement layer: writes the L1 protocol document, adds the L2-REINJECT "
         "reminder to a rule file (creating it if needed), registers the Claude Code hooks in "
-        ".claude/settings.json, adds the ctxres hooks to .pre-commit-config.yaml, and writes a v2 resumption "
+        ".claude/settings.json (with the absolute path of this installation's ctxres-hook, which Claude Code "
+        "finds whatever its PATH), adds the hooks' per-machine state files to .gitignore, adds the ctxres hooks "
+        "to .pre-commit-config.yaml and runs `pre-commit install`, and writes a v2 resumption "
         "template when the repository has no orchestration file. Running it again changes nothing; an "
         "existing file of yours is never overwritten without --force.",
     )
@@ -85,13 +100,48 @@ def plan_l2(root: Path, rule_file: str) -> list[Change]:
     return [Change(target, text, f"add the resumption update reminder (L2, rank {rank})")]
 
 
-def plan_hooks(root: Path) -> list[Change]:
+def plan_hooks(root: Path, command: str) -> list[Change]:
     target = root / ".claude" / "settings.json"
-    current = json.loads(target.read_text("utf-8")) if target.exists() else {}
-    merged = install(current)
+    original = target.read_text("utf-8") if target.exists() else ""
+    current = json.loads(original) if original.strip() else {}
+    if not isinstance(current, dict):
+        raise ValueError(f"{target} does not hold a JSON object")
+    merged = install(current, command)
     if merged == current:
         return []
-    return [Change(target, json.dumps(merged, indent=2) + "\n", "register the Claude Code hooks (L3, L4, checkpoints)")]
+    return [
+        Change(
+            target,
+            render(merged, original),
+            f"register the Claude Code hooks (L3, L4, checkpoints) as `{command} EVENT`",
+        )
+    ]
+
+
+def ignored_state(config: Config) -> list[str]:
+    """The .gitignore lines for the hooks' per-machine state files (anchored at the repository)."""
+    relative = PurePosixPath(config.state_dir.replace("\\", "/")).as_posix().strip("/")
+    folder = "" if relative in ("", ".") else "/" + relative
+    lines = [f"{folder}/{name}" for name in STATE_FILES_NOT_COMMITTED]
+    lines.append(f"{folder}/**/.*.tmp")  # what an interrupted atomic write leaves behind
+    if config.profile == "nexus":
+        lines.append("/" + NEXUS_STATE_FILE)
+    return lines
+
+
+def plan_gitignore(root: Path) -> list[Change]:
+    target = root / ".gitignore"
+    text = target.read_text("utf-8") if target.exists() else ""
+    present = {line.strip() for line in text.splitlines()}
+    missing = [line for line in ignored_state(load_config(root)) if line not in present]
+    if not missing:
+        return []
+    block = ([] if GITIGNORE_HEADER in present else [GITIGNORE_HEADER]) + missing
+    prefix = text if not text or text.endswith("\n") else text + "\n"
+    separator = "\n" if prefix.strip() else ""
+    return [
+        Change(target, prefix + separator + "\n".join(block) + "\n", "keep the hooks' per-machine state out of git")
+    ]
 
 
 def plan_precommit(root: Path) -> list[Change]:
@@ -165,15 +215,41 @@ resumption:
     return [Change(target, text, "write a v2 resumption section template")]
 
 
-def plan(root: Path, steps: tuple[str, ...], rule_file: str, force: bool) -> list[Change]:
+def plan(root: Path, steps: tuple[str, ...], rule_file: str, force: bool, command: str = "ctxres-hook") -> list[Change]:
     planners = {
         "L1": lambda: plan_l1(root, force),
         "L2": lambda: plan_l2(root, rule_file),
-        "hooks": lambda: plan_hooks(root),
+        "hooks": lambda: plan_hooks(root, command),
+        "gitignore": lambda: plan_gitignore(root),
         "pre-commit": lambda: plan_precommit(root),
         "template": lambda: plan_template(root, force),
     }
     return [change for step in steps for change in planners[step]()]
+
+
+def install_precommit(root: Path, dry_run: bool) -> str | None:
+    """Run ``pre-commit install`` when the configuration uses the ctxres hooks and the git hook is not
+    pre-commit's yet; what was done (or what the user must do), or None when nothing was needed."""
+    row = check_installed(root)
+    if row is None or row.ok:
+        return None
+    if row.status != "missing":
+        return f"ctxres: warning: {row.detail}; fix: {row.fix}"
+    found = installed_script("pre-commit")
+    if found is None:
+        return "ctxres: warning: pre-commit is not installed here; run `pre-commit install` so that the hooks run"
+    if dry_run:
+        return "would run pre-commit install"
+    try:
+        done = subprocess.run(
+            [str(found), "install"], cwd=root, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"ctxres: warning: `pre-commit install` failed ({exc}); run it yourself"
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["no output"]
+        return f"ctxres: warning: `pre-commit install` failed ({said[0]}); run it yourself"
+    return "run pre-commit install: the ctxres hooks now run on every commit"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -183,17 +259,17 @@ def run(args: argparse.Namespace) -> int:
         why = f"unknown step {', '.join(unknown)} (steps: {', '.join(STEPS)})" if unknown else f"{root} is not a folder"
         print(f"ctxres: error: {why}", file=sys.stderr)
         return 2
+    command, warning = hook_command() if "hooks" in args.only else ("ctxres-hook", None)
     try:
-        changes = plan(root, args.only, args.rule_file, args.force)
+        changes = plan(root, args.only, args.rule_file, args.force, command)
     except (OSError, ValueError, yaml.YAMLError) as exc:
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2
-    if not changes:
-        print("Nothing to do: every requested layer is already in place.")
-        return 0
+    if warning:
+        print(warning, file=sys.stderr)
     for change in changes:
         shown = change.path.relative_to(root).as_posix()
         if args.dry_run:
@@ -202,6 +278,12 @@ def run(args: argparse.Namespace) -> int:
         change.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(change.path, change.text)
         print(f"{change.action}: {shown}")
+    installed = install_precommit(root, args.dry_run) if "pre-commit" in args.only else None
+    if installed:
+        print(installed, file=sys.stderr if installed.startswith("ctxres: warning") else sys.stdout)
+    if not changes and not (installed and not installed.startswith("ctxres: warning")):
+        print("Nothing to do: every requested layer is already in place.")
+        return 0
     if not args.dry_run:
         print("Run `ctxres doctor` to check every layer.")
     return 0

@@ -1,7 +1,8 @@
 """``ctxres replay FIXTURE... [--update]``: re-run recorded hook sessions and compare with their goldens.
 
 Each FIXTURE is a fixture directory (``steps.yaml``, ``workspace/``, ``expected/``; see
-``fixtures/README.md``) or a folder of fixture directories. Every step runs the real ``ctxres-hook``
+``fixtures/README.md``) or a folder holding fixture directories at any depth (``ctxres replay
+fixtures`` runs every one under ``fixtures/``, sorted by path). Every step runs the real ``ctxres-hook``
 process in a temporary copy of the workspace with the clock frozen. Exit status: 0 every output
 matches, 1 a difference (each shown as a unified diff naming fixture, step and file; with
 ``--update`` the goldens are rewritten and the changes shown, exit 0), 2 usage error.
@@ -13,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctxres.linters.replay.player import STEPS_FILE, FixtureError, replay
+from ctxres.linters.replay.player import FixtureError, find_fixtures, replay
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 
@@ -28,31 +29,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         epilog="Exit status: 0 all outputs match, 1 differences (or goldens updated: 0), 2 usage error.",
     )
     parser.add_argument(
-        "fixtures", nargs="+", type=Path, metavar="FIXTURE", help="a fixture directory, or a folder of them"
+        "fixtures",
+        nargs="+",
+        type=Path,
+        metavar="FIXTURE",
+        help="a fixture directory, or a folder holding fixture directories at any depth",
     )
     parser.add_argument("--update", action="store_true", help="rewrite expected/ and print what changed")
     parser.set_defaults(handler=run)
 
 
-def fixture_dirs(paths: list[Path]) -> list[Path]:
-    """The fixture directories named by ``paths`` (a folder without steps.yaml: its sub-folders that have one)."""
-    found: list[Path] = []
-    for path in paths:
-        if (path / STEPS_FILE).is_file():
-            found.append(path)
-        elif path.is_dir():
-            children = sorted(p for p in path.iterdir() if (p / STEPS_FILE).is_file())
-            if not children:
-                raise FixtureError(f"{path}: no {STEPS_FILE} here nor in its sub-folders")
-            found.extend(children)
-        else:
-            raise FixtureError(f"{path}: not a fixture directory")
-    return found
-
-
 def run(args: argparse.Namespace) -> int:
     try:
-        fixtures = fixture_dirs(args.fixtures)
+        fixtures = find_fixtures(args.fixtures)
         failed = 0
         for root in fixtures:
             differences = replay(root, update=args.update)

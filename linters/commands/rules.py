@@ -25,12 +25,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_rule(args: argparse.Namespace) -> int:
+    from ctxres.linters.checking.registry import suggestion
     from ctxres.linters.rules import all_rules
 
     rules = all_rules()
     rule = rules.get(args.code.upper())
     if rule is None:
-        print(f"ctxres: error: unknown rule {args.code!r}; `ctxres rules` lists them", file=sys.stderr)
+        hint = suggestion(args.code, exact=True)
+        tail = f"; did you mean {hint!r}?" if hint else "; `ctxres rules` lists them"
+        print(f"ctxres: error: unknown rule {args.code!r}{tail}", file=sys.stderr)
         return EXIT_ERROR
     if args.output_format == "json":
         print(

@@ -9,7 +9,10 @@ updating its resumption section.
 
 What counts as "the state moved" and "the section moved" is defined (and justified) in
 :mod:`ctxres.statediff`. A new file, a deleted file and a file without a resumption section are
-never blocked. Exit status: 0 clean, 1 blocked, 2 usage error (not a git repository, bad ref).
+never blocked. Comparing the index with HEAD needs no history, so the hook works in a shallow
+clone; ``--since`` needs the commits of the range and their parents, and in a shallow clone that
+lacks them it stops with an error that says how to fetch them. Exit status: 0 clean, 1 blocked,
+2 usage error (not a git repository, bad ref, shallow clone).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from ctxres.linters.checking.commit_comparison import (
     now_utc,
     render_text,
 )
+from ctxres.linters.checking.discovery import force_excluded
+from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.loading import DEFAULT_MAX_BYTES
 
@@ -55,7 +60,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "section is unchanged), "
         "print what moved and how to fix it, and exit 1. Comments, whitespace, prose, metrics and "
         "next_actions never block; neither does a new file. This is the pre-commit hook `ctxres-stale`.",
-        epilog="Exit status: 0 clean, 1 blocked, 2 usage error (not a git repository, unknown revision).",
+        epilog="Exit status: 0 clean, 1 blocked, 2 usage error (not a git repository, unknown revision, or "
+        "--since in a shallow clone that lacks the range: fetch it with `git fetch --unshallow`).",
     )
     parser.add_argument(
         "files",
@@ -69,6 +75,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="REF",
         help="check every commit in REF..HEAD instead of the staged changes (for CI); FILES, if given, "
         "limit it to those files",
+    )
+    parser.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="drop the FILES that the configuration's exclude/extend-exclude exclude (for pre-commit)",
     )
     add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
     parser.set_defaults(handler=run)
@@ -104,7 +115,8 @@ def _check_index(args: argparse.Namespace, root: Path, config: Config) -> list[C
 
 
 def _check_range(args: argparse.Namespace, root: Path, config: Config) -> list[Comparison]:
-    return check_range(args.since, args.files, root, config)
+    with Progress("stale --since", "changes") as progress:
+        return check_range(args.since, args.files, root, config, progress)
 
 
 def _print_text(results: list[Comparison], range_mode: bool) -> None:
@@ -140,11 +152,11 @@ def findings(results: list[Comparison], root: Path, range_mode: bool) -> list[Fi
     for result in results:
         if result.staleness is None:
             continue
+        shown = Path(os.path.relpath(root / result.path)).as_posix()  # git names it from the root
         if range_mode:
-            shown = Path(os.path.relpath(root / result.path)).as_posix()
             found.append(stale_finding(result, shown))
         else:
-            found.append(stale_finding(result, result.path, f", then stage the file again (`git add {result.path}`)"))
+            found.append(stale_finding(result, shown, f", then stage the file again (`git add {shown}`)"))
     return found
 
 
@@ -159,7 +171,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         root = git.repo_root(Path.cwd())
         config = load_config(root)
-        results = _check_range(args, root, config) if args.since is not None else _check_index(args, root, config)
+        named = bool(args.files)
+        if named and (args.force_exclude or config.force_exclude):
+            args.files = [path for path in args.files if not force_excluded(path, config)]
+        if named and not args.files:
+            results: list[Comparison] = []  # every file named is excluded: nothing to compare
+        else:
+            results = _check_range(args, root, config) if args.since is not None else _check_index(args, root, config)
     except git.GitError as exc:
         print(f"ctxres stale: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

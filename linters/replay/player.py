@@ -167,6 +167,56 @@ def _step(raw: Any, index: int) -> Step:
     )
 
 
+def find_fixtures(paths: Sequence[Path]) -> list[Path]:
+    """The fixture directories under ``paths``, in a stable order (each path in turn, sorted by name
+    beneath it), each once.
+
+    A fixture is a folder holding ``steps.yaml``: a path that is one (or its ``steps.yaml``) is taken
+    as it is; any other folder is searched at every depth, without descending into the fixtures found
+    (their ``workspace/`` is a project, not more fixtures) or following links to folders. A path that
+    does not exist, or a folder with no fixture at any depth, is a :class:`FixtureError`.
+    """
+    found: list[Path] = []
+    seen: set[Path] = set()
+    for path in paths:
+        if path.name == STEPS_FILE and path.is_file():
+            path = path.parent
+        if not path.exists():
+            raise FixtureError(f"{path}: no such fixture directory or folder")
+        if not path.is_dir():
+            raise FixtureError(f"{path}: not a fixture directory (a folder holding {STEPS_FILE}) nor a folder of them")
+        under = _fixtures_under(path)
+        if not under:
+            raise FixtureError(
+                f"{path}: no fixture here nor in any sub-folder (a fixture is a folder holding {STEPS_FILE})"
+            )
+        for fixture in under:
+            key = fixture.resolve()
+            if key not in seen:
+                seen.add(key)
+                found.append(fixture)
+    return found
+
+
+def _fixtures_under(folder: Path) -> list[Path]:
+    if (folder / STEPS_FILE).is_file():
+        return [folder]
+    found: list[Path] = []
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            children = sorted((p for p in current.iterdir() if p.is_dir() and not p.is_symlink()), reverse=True)
+        except OSError as exc:
+            raise FixtureError(f"{current}: cannot list the folder ({exc.strerror or exc})") from None
+        for child in children:
+            if (child / STEPS_FILE).is_file():
+                found.append(child)
+            else:
+                pending.append(child)
+    return sorted(found)
+
+
 def load_fixture(root: Path) -> Fixture:
     path = root / STEPS_FILE
     try:

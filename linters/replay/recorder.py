@@ -16,16 +16,27 @@ stdout, stderr and exit status through unchanged, and appends one step to the fi
 - ``stdin``, ``now`` (the time of the call, or ``CTXRES_NOW``), ``event``;
 - ``expected/NN-name/``: what the hook answered and every recorded file it wrote.
 
-Paths of the project and the transcript folder are written as ``$PROJECT`` / ``$TRANSCRIPTS``, and
-secrets are redacted (``ctxres.redact``) in everything written. Recording never breaks the hook: a
-recording problem is one line on stderr and the hook's own answer is still passed through. Replay the
-result with ``ctxres replay DIR`` (the goldens hold what the live hook did; the hooks' private cache
-records real modification times, so review the first ``ctxres replay DIR --update``).
+In front of ``ctxres ack|check|stale ...`` or ``git commit ...`` (what a developer runs outside the
+client) it records a ``command`` step instead (see :func:`replayed_command`).
+
+In payloads, edits and outputs the paths of the project and the transcript folder are written as
+``$PROJECT`` / ``$TRANSCRIPTS``; transcript lines are copied byte for byte (the monitor records the
+transcript's size, which must be the same when replayed). Secrets are redacted (``ctxres.redact``) in
+everything written. Recording never breaks the hook: a recording problem is one line on stderr and
+the hook's own answer is still passed through. Calls are recorded one at a time (a lock file in DIR):
+the client may run hooks side by side.
+
+With a frozen clock (``CTXRES_NOW``, a scripted recording such as
+``fixtures/replay/record_real_client.py``), the modification time of every recorded file is pinned to
+it before and after the hook, as ``ctxres replay`` does, so ``ctxres replay DIR`` is green the first
+time. In a live session nothing is pinned; the hooks' private cache then records real modification
+times, so review the first ``ctxres replay DIR --update``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import difflib
 import fnmatch
@@ -33,12 +44,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ctxres.linters.replay.player import (
+    COMMANDS,
     EVENTS,
     PROJECT_MARK,
     STEPS_FILE,
@@ -50,6 +63,7 @@ from ctxres.linters.replay.player import (
 from ctxres.redact import redact, redact_value
 
 STATE_FILE = ".record-state.json"
+LOCK_FILE = ".record.lock"
 RECORDED_PATTERNS = ("*ORCHESTRATION*", ".ctxres.toml", ".claude/settings.json")
 MAX_RECORDED_BYTES = 2 * 1024 * 1024
 HOOK_TIMEOUT = 120
@@ -164,49 +178,92 @@ class Marks:
 # ------------------------------------------------------------------------------------------- I/O
 
 
+SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", ".nox", "__pycache__"})
+
+
 def project_dir(payload: dict[str, Any]) -> Path:
     named = os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd")
     return Path(named if isinstance(named, str) and named else os.getcwd()).resolve()
+
+
+def _walk(project: Path) -> Iterator[tuple[str, Path]]:
+    """(posix path relative to the project, path) of every regular file of the project."""
+    for folder, dirs, files in os.walk(project):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        for name in sorted(files):
+            path = Path(folder, name)
+            if not path.is_symlink():
+                yield path.relative_to(project).as_posix(), path
 
 
 def snapshot(project: Path, state_dir: str) -> dict[str, str]:
     """The recorded files of the project (path relative to it -> text, secrets redacted: the snapshot
     is kept in the fixture folder to compute the next call's edits)."""
     found: dict[str, str] = {}
-    skip = {".git", "node_modules", ".venv", "venv", ".nox", "__pycache__"}
-    for folder, dirs, files in os.walk(project):
-        dirs[:] = sorted(d for d in dirs if d not in skip)
-        for name in sorted(files):
-            path = Path(folder, name)
-            relative = path.relative_to(project).as_posix()
-            if not recorded(relative, state_dir) or path.is_symlink():
-                continue
-            try:
-                if path.stat().st_size <= MAX_RECORDED_BYTES:
-                    found[relative] = redact(path.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
-                continue
+    for relative, path in _walk(project):
+        if not recorded(relative, state_dir):
+            continue
+        try:
+            if path.stat().st_size <= MAX_RECORDED_BYTES:
+                found[relative] = redact(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
     return found
 
 
+def stamps(project: Path) -> dict[str, tuple[int, int, int]]:
+    """(mtime in ns, size, inode) of every file of the project: what tells that a file was written."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for relative, path in _walk(project):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        found[relative] = (info.st_mtime_ns, info.st_size, info.st_ino)
+    return found
+
+
+def frozen_now() -> str | None:
+    """``CTXRES_NOW``, the frozen clock of a scripted recording (None in a live session)."""
+    return os.environ.get("CTXRES_NOW") or None
+
+
 def _now() -> str:
-    frozen = os.environ.get("CTXRES_NOW")
-    if frozen:
-        return frozen
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return frozen_now() or dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def pin(project: Path, files: Iterable[str], now: str) -> None:
+    """Set the modification time of ``files`` (relative to the project) to ``now``, as ``ctxres replay``
+    does before and after each step, so that what the hooks cache (mtime and size of the workflow and
+    checkpoint files) is the same live and in the replay."""
+    moment = dt.datetime.fromisoformat(now.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    ns = int(moment.timestamp()) * 1_000_000_000
+    for relative in files:
+        try:
+            os.utime(project / relative, ns=(ns, ns))
+        except OSError:
+            continue
 
 
 def _load_state(into: Path) -> dict[str, Any]:
     try:
         state = json.loads((into / STATE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"files": None, "transcripts": {}}
-    return state if isinstance(state, dict) else {"files": None, "transcripts": {}}
+        state = None
+    if not isinstance(state, dict):
+        state = {}
+    state.setdefault("files", None)
+    state.setdefault("transcripts", {})
+    state.setdefault("stamps", {})
+    return state
 
 
-def new_transcript_lines(path: str, offsets: dict[str, int], marks: Marks) -> list[str]:
-    """The complete lines appended to the transcript since the previous call, as text (paths marked,
-    secrets redacted)."""
+def new_transcript_lines(path: str, offsets: dict[str, int]) -> list[str]:
+    """The complete lines appended to the transcript since the previous call, byte for byte (secrets
+    redacted). They are kept as the client wrote them, paths included, so that the replayed transcript
+    has the very size and content the live hook read (the monitor records the transcript's size)."""
     try:
         with open(path, "rb") as handle:
             handle.seek(offsets.get(path, 0))
@@ -215,7 +272,7 @@ def new_transcript_lines(path: str, offsets: dict[str, int], marks: Marks) -> li
         return []
     complete = data[: data.rfind(b"\n") + 1]
     offsets[path] = offsets.get(path, 0) + len(complete)
-    return [marks.text(raw.decode("utf-8", "replace")) + "\n" for raw in complete.splitlines() if raw.strip()]
+    return [redact(raw.decode("utf-8", "replace")) + "\n" for raw in complete.split(b"\n")[:-1]]
 
 
 def _write_workspace(into: Path, files: dict[str, str]) -> None:
@@ -245,52 +302,110 @@ def _write_expected(folder: Path, outputs: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def record_call(
-    into: Path, state_dir: str, raw: bytes, done: subprocess.CompletedProcess[bytes], before: dict[str, str]
-) -> None:
-    """Append one call to the fixture (called after the hook ran; ``before``: the files before it)."""
-    payload = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
-    payload = payload if isinstance(payload, dict) else {}
-    project = project_dir(payload)
-    transcript = payload.get("transcript_path")
-    transcript = transcript if isinstance(transcript, str) and transcript else None
-    marks = Marks(str(project), os.path.dirname(transcript) if transcript else None)
-    into.mkdir(parents=True, exist_ok=True)
-    state = _load_state(into)
-    previous = state.get("files")
-    if previous is None:
-        _write_workspace(into, before)
-        previous = before
-    after = snapshot(project, state_dir)
+def step_name(payload: dict[str, Any]) -> str:
+    """``sessionstart-startup``, ``precompact-auto``, ``posttooluse-edit``, ``userpromptsubmit``."""
     event = payload.get("hook_event_name")
-    step: dict[str, Any] = {"name": f"{str(event or 'call').lower()}", "now": _now()}
-    edits = [marks.value(edit) for edit in edits_between(previous, before)]
-    if edits:
-        step["edits"] = edits
-    if transcript:
-        lines = new_transcript_lines(transcript, state.setdefault("transcripts", {}), marks)
-        if lines:
-            name = os.path.basename(transcript)
+    name = str(event or "call").lower()
+    detail = payload.get("source") or payload.get("trigger") or payload.get("tool_name")
+    if isinstance(detail, str) and detail:
+        name += "-" + detail.lower()
+    return "".join(char if char.isalnum() or char in "-_." else "-" for char in name)
+
+
+def replayed_command(command: list[str]) -> list[str]:
+    """The ``command`` of a replay step for a wrapped command that is not a hook: ``ctxres ack|check|stale
+    ...`` (``ack`` without its ``--now``, which the replay adds) or ``git commit ...`` (``commit``); ``[]``
+    for a hook."""
+    if len(command) >= 2 and os.path.basename(command[0]) == "ctxres" and command[1] in COMMANDS:
+        argv = command[1:]
+        if argv[0] == "ack" and "--now" in argv:
+            at = argv.index("--now")
+            argv = argv[:at] + argv[at + 2 :]
+        return argv
+    if len(command) >= 2 and os.path.basename(command[0]) == "git" and "commit" in command[1:]:
+        return ["commit"]
+    return []
+
+
+class Call:
+    """One recorded call, prepared before the hook runs: the payload, the fixture's state, the files
+    and transcript lines as the hook will find them."""
+
+    def __init__(self, into: Path, state_dir: str, raw: bytes, command: list[str] | None = None) -> None:
+        self.command = replayed_command(command or [])
+        payload = json.loads(raw.decode("utf-8", "replace")) if raw.strip() and not self.command else {}
+        self.payload: dict[str, Any] = payload if isinstance(payload, dict) else {}
+        self.into = into
+        self.state_dir = state_dir
+        self.project = project_dir(self.payload)
+        transcript = self.payload.get("transcript_path")
+        self.transcript = transcript if isinstance(transcript, str) and transcript else None
+        self.marks = Marks(str(self.project), os.path.dirname(self.transcript) if self.transcript else None)
+        self.now = _now()
+        into.mkdir(parents=True, exist_ok=True)
+        self.state = _load_state(into)
+        self.before = snapshot(self.project, state_dir)
+        # the transcript as the hook will read it: taken before the hook runs
+        self.lines = new_transcript_lines(self.transcript, self.state["transcripts"]) if self.transcript else []
+        self.stamps = stamps(self.project)
+        if frozen_now():
+            known = self.state["stamps"]
+            changed = [p for p in self.before if known.get(p) != list(self.stamps.get(p, ()))]
+            pin(self.project, changed, self.now)
+            self.stamps = stamps(self.project)
+
+    def finish(self, done: subprocess.CompletedProcess[bytes]) -> None:
+        """Append the call to the fixture (after the hook ran)."""
+        into, marks = self.into, self.marks
+        previous = self.state.get("files")
+        if previous is None:
+            _write_workspace(into, self.before)
+            previous = self.before
+        after_stamps = stamps(self.project)
+        written = sorted(p for p, stamp in after_stamps.items() if self.stamps.get(p) != stamp)
+        if frozen_now():
+            pin(self.project, written, self.now)
+            after_stamps = stamps(self.project)
+        after = snapshot(self.project, self.state_dir)
+        name = self.command[0] if self.command else step_name(self.payload)
+        step: dict[str, Any] = {"name": name, "now": self.now}
+        note = os.environ.get("CTXRES_RECORD_NOTE")
+        if note:
+            step["note"] = note
+        edits = [marks.value(edit) for edit in edits_between(previous, self.before)]
+        if edits:
+            step["edits"] = edits
+        if self.lines and self.transcript:
+            name = os.path.basename(self.transcript)
             (into / TRANSCRIPTS_DIR).mkdir(exist_ok=True)
-            with (into / TRANSCRIPTS_DIR / name).open("a", encoding="utf-8") as handle:
-                handle.writelines(lines)
-            step["transcript"] = {name: len(lines)}
-    step["event"] = event if event in EVENTS else "UserPromptSubmit"
-    step["stdin"] = marks.value(payload)
-    number = _append_step(into, step)
-    outputs = stdout_outputs(marks.text(done.stdout.decode("utf-8", "replace")))
-    if done.stderr:
-        outputs["stderr.txt"] = marks.text(done.stderr.decode("utf-8", "replace")).encode()
-    if done.returncode:
-        outputs["exit-code"] = f"{done.returncode}\n".encode()
-    for path in sorted(p for p in after if before.get(p) != after[p]):
-        outputs[f"files/{path}"] = marks.text(after[path]).encode()
-    gone = sorted(set(before) - set(after))
-    if gone:
-        outputs["deleted.txt"] = "".join(f"{p}\n" for p in gone).encode()
-    _write_expected(into / "expected" / f"{number:02d}-{step['name']}", outputs)
-    state["files"] = after
-    (into / STATE_FILE).write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            with (into / TRANSCRIPTS_DIR / name).open("a", encoding="utf-8", newline="") as handle:
+                handle.writelines(self.lines)
+            step["transcript"] = {name: len(self.lines)}
+        if self.command:
+            step["command"] = self.command
+        else:
+            event = self.payload.get("hook_event_name")
+            step["event"] = event if event in EVENTS else "UserPromptSubmit"
+            step["stdin"] = marks.value(self.payload)
+        number = _append_step(into, step)
+        outputs = stdout_outputs(marks.text(done.stdout.decode("utf-8", "replace")))
+        if done.stderr:
+            outputs["stderr.txt"] = marks.text(done.stderr.decode("utf-8", "replace")).encode()
+        if done.returncode:
+            outputs["exit-code"] = f"{done.returncode}\n".encode()
+        for path in written:
+            if path in after_stamps:
+                text = after.get(path)
+                if text is None:
+                    text = (self.project / path).read_text(encoding="utf-8", errors="replace")
+                outputs[f"files/{path}"] = marks.text(text).encode()
+        gone = sorted(set(self.stamps) - set(after_stamps))
+        if gone:
+            outputs["deleted.txt"] = "".join(f"{p}\n" for p in gone).encode()
+        _write_expected(into / "expected" / f"{number:02d}-{step['name']}", outputs)
+        self.state["files"] = after
+        self.state["stamps"] = {p: list(after_stamps[p]) for p in after if p in after_stamps}
+        (into / STATE_FILE).write_text(json.dumps(self.state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -299,12 +414,34 @@ def run(args: argparse.Namespace) -> int:
         print("ctxres record: give the hook command after `--` (ctxres-hook EVENT)", file=sys.stderr)
         return 2
     raw = sys.stdin.buffer.read()
-    before: dict[str, str] = {}
+    with _locked(args.into):  # the client may run hooks side by side: one call at a time is recorded
+        return _run_and_record(args, command, raw)
+
+
+@contextlib.contextmanager
+def _locked(into: Path) -> Iterator[None]:
+    """An exclusive lock on the fixture folder (POSIX; elsewhere calls are not serialised)."""
     try:
-        payload = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
-        before = snapshot(project_dir(payload if isinstance(payload, dict) else {}), args.state_dir)
-    except (ValueError, OSError) as exc:
-        print(f"ctxres record: not recorded ({exc})", file=sys.stderr)
+        import fcntl
+
+        into.mkdir(parents=True, exist_ok=True)
+        handle = open(into / LOCK_FILE, "a+b")  # noqa: SIM115 - closed below
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
+    finally:
+        handle.close()
+
+
+def _run_and_record(args: argparse.Namespace, command: list[str], raw: bytes) -> int:
+    call: Call | None = None
+    try:
+        call = Call(args.into, args.state_dir, raw, command)
+    except Exception as exc:  # recording must never break the hook
+        print(f"ctxres record: not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
     try:
         done = subprocess.run(command, input=raw, capture_output=True, timeout=HOOK_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -314,8 +451,9 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.buffer.write(done.stdout)
     sys.stdout.flush()
     sys.stderr.buffer.write(done.stderr)
-    try:
-        record_call(args.into, args.state_dir, raw, done, before)
-    except Exception as exc:  # recording must never break the hook
-        print(f"ctxres record: not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if call is not None:
+        try:
+            call.finish(done)
+        except Exception as exc:  # recording must never break the hook
+            print(f"ctxres record: not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
     return done.returncode

@@ -1,9 +1,17 @@
-"""GitHub Actions workflow commands (``::error file=...::message``), shown as annotations on a PR."""
+"""GitHub Actions workflow commands (``::error file=...::message``), shown as annotations on a PR.
+
+The runner resolves ``file=`` against the repository, so paths are written relative to the top of the
+git work tree whatever folder the run starts from (``cd projects && ctxres check .`` still annotates
+``projects/...``).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.report import Report
+from ctxres.linters.reporters.repo_paths import for_repository, source_root
 from ctxres.linters.reporters.text import summary_line
 
 
@@ -17,12 +25,13 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_finding(finding: Finding) -> str:
+def format_finding(finding: Finding, path: str | None = None) -> str:
+    """The workflow command of ``finding``; ``path``: the file as the runner reads it (default: as found)."""
     command = "error" if finding.severity is Severity.ERROR else "warning"
     props = ",".join(
         f"{key}={escape_property(value)}"
         for key, value in (
-            ("file", finding.path),
+            ("file", finding.path if path is None else path),
             ("line", str(finding.position.line)),
             ("col", str(finding.position.col)),
             ("title", finding.code),
@@ -33,6 +42,8 @@ def format_finding(finding: Finding) -> str:
 
 
 def render(report: Report) -> str:
-    lines = [format_finding(f) for f in report.findings]
+    cwd = Path.cwd()
+    root = source_root(cwd)
+    lines = [format_finding(f, for_repository(f.path, cwd, root)) for f in report.findings]
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"

@@ -1,15 +1,23 @@
-"""SARIF 2.1.0 output, for GitHub code scanning and other SARIF consumers."""
+"""SARIF 2.1.0 output, for GitHub code scanning and other SARIF consumers.
+
+The paths in a report are relative to the current folder (as the text output shows them); SARIF
+consumers resolve ``artifactLocation.uri`` against the repository, so each path is rewritten here,
+at the edge, relative to the root of the git work tree (the current folder outside git), under
+``uriBaseId`` ``%SRCROOT%``, whose absolute location ``originalUriBaseIds`` gives. A file outside
+that root keeps an absolute ``file://`` URI.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-from pathlib import PurePath
+from pathlib import Path
 from urllib.parse import quote
 
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.checking.report import Report
+from ctxres.linters.reporters.repo_paths import root_relative, source_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -41,14 +49,12 @@ def rule_descriptor(code: str) -> dict[str, object]:
     }
 
 
-def artifact_location(path: str) -> dict[str, object]:
-    """A relative path becomes a percent-encoded URI under ``%SRCROOT%``; an absolute one a file URI."""
-    if PurePath(path).is_absolute():
-        return {"uri": PurePath(path).as_uri()}
-    posix = path.replace(os.sep, "/")
-    while posix.startswith("./"):
-        posix = posix[2:]
-    return {"uri": quote(posix, safe="/"), "uriBaseId": SRCROOT}
+def artifact_location(path: str, cwd: Path, root: Path) -> dict[str, object]:
+    """A path under ``root`` becomes a percent-encoded URI under ``%SRCROOT%``; any other an absolute file URI."""
+    relative = root_relative(path, cwd, root)
+    if relative is None:
+        return {"uri": Path(os.path.normpath(os.path.join(cwd, path))).as_uri()}
+    return {"uri": quote(relative, safe="/"), "uriBaseId": SRCROOT}
 
 
 def region(finding: Finding) -> dict[str, object]:
@@ -67,7 +73,7 @@ def message_text(finding: Finding) -> str:
     return f"{_sentence(finding.message)} {_sentence(finding.fix)}"
 
 
-def result(finding: Finding, rule_index: int) -> dict[str, object]:
+def result(finding: Finding, rule_index: int, cwd: Path, root: Path) -> dict[str, object]:
     out: dict[str, object] = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
@@ -76,7 +82,7 @@ def result(finding: Finding, rule_index: int) -> dict[str, object]:
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": artifact_location(finding.path),
+                    "artifactLocation": artifact_location(finding.path, cwd, root),
                     "region": region(finding),
                 }
             }
@@ -87,7 +93,8 @@ def result(finding: Finding, rule_index: int) -> dict[str, object]:
     return out
 
 
-def report_to_sarif(report: Report) -> dict[str, object]:
+def report_to_sarif(report: Report, cwd: Path, root: Path) -> dict[str, object]:
+    """The SARIF log of ``report``, whose paths are relative to ``cwd``, with URIs relative to ``root``."""
     codes = sorted({f.code for f in report.findings})
     index = {code: i for i, code in enumerate(codes)}
     driver: dict[str, object] = {
@@ -98,10 +105,17 @@ def report_to_sarif(report: Report) -> dict[str, object]:
     }
     run: dict[str, object] = {
         "tool": {"driver": driver},
-        "results": [result(f, index[f.code]) for f in report.findings],
+        "originalUriBaseIds": {SRCROOT: {"uri": _folder_uri(root)}},
+        "results": [result(f, index[f.code], cwd, root) for f in report.findings],
     }
     return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
 
 
+def _folder_uri(folder: Path) -> str:
+    uri = Path(os.path.realpath(folder)).as_uri()
+    return uri if uri.endswith("/") else f"{uri}/"  # SARIF: a base URI ends with a slash
+
+
 def render(report: Report) -> str:
-    return json.dumps(report_to_sarif(report), indent=2, ensure_ascii=False) + "\n"
+    cwd = Path.cwd()
+    return json.dumps(report_to_sarif(report, cwd, source_root(cwd)), indent=2, ensure_ascii=False) + "\n"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
+
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.report import Report
 
@@ -53,3 +56,18 @@ def render(report: Report, *, color: bool = False) -> str:
         lines.extend(format_finding(finding, color=color))
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
+
+
+def statistics(report: Report, names: Mapping[str, str]) -> list[tuple[int, str, str]]:
+    """(count, code, rule name) for each code with findings, most frequent first (``--statistics``)."""
+    counts = Counter(finding.code for finding in report.findings)
+    return [(count, code, names.get(code, "")) for code, count in sorted(counts.items(), key=lambda c: (-c[1], c[0]))]
+
+
+def render_statistics(report: Report, names: Mapping[str, str]) -> str:
+    """One line per code, like ruff's ``--statistics``: the count, the code and the rule's name; then the
+    summary line."""
+    rows = statistics(report, names)
+    width = max((len(str(count)) for count, _, _ in rows), default=1)
+    lines = [f"{count:>{width}}  {code}  {name}" for count, code, name in rows]
+    return "\n".join([*lines, summary_line(report)]) + "\n"

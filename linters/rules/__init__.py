@@ -24,6 +24,7 @@ RULE_MODULES = (
     "ctxres.linters.rules.secrets",
     "ctxres.linters.rules.unsafe_paths",
     "ctxres.linters.rules.layers",
+    "ctxres.linters.rules.suppression_comments",
 )
 
 

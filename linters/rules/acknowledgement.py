@@ -521,14 +521,21 @@ def _section(doc: Document, config: Config) -> _Section | None:
     )
 
 
+def collect(doc: Document, config: Config) -> tuple[_Section | None, list[Finding]]:
+    """The per-file part, run while the file is loaded: its section's references are checked now, and only
+    what the check across files needs is kept (not the whole document)."""
+    section = _section(doc, config)
+    if section is None:
+        return None, []
+    findings = _check_references(section, config)
+    section.doc = doc.slim((EVENTS, EVENTS_OWNER))  # what _unmerged reports on
+    return section, findings
+
+
 def check_workspace(ws: Workspace) -> list[Finding]:
     findings: list[Finding] = []
     by_state_dir: dict[Path, list[_Section]] = {}
-    for doc in ws.of_kind("orchestration"):
-        section = _section(doc, ws.config)
-        if section is None:
-            continue
-        findings += _check_references(section, ws.config)
+    for section in ws.facts_of(__name__):
         by_state_dir.setdefault(section.state_dir, []).append(section)
     for state_dir, sections in sorted(by_state_dir.items()):
         findings += _check_unmerged(state_dir, sections)

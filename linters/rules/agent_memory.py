@@ -509,6 +509,10 @@ def _check_artifacts(run: am.Run, checked: dict[str, Document]) -> list[Finding]
     ]
 
 
+# The kinds whose whole documents check_workspace reads (the engine keeps only a stub of the others).
+WORKSPACE_KINDS = frozenset({"task-graph", "event-log"})
+
+
 def check_workspace(ws: Workspace) -> list[Finding]:
     runs: dict[str, tuple[list[Document], list[Document]]] = {}
     for doc in ws.documents:

@@ -11,6 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from ctxres.artifacts import BY_KIND
+from ctxres.config import Config, Option
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import Rule, register
@@ -164,6 +165,45 @@ OTHER_SHAPE = register(
     """,
 )
 
+REQUIRE_RESUMPTION = Option(
+    "require-resumption",
+    False,
+    "every orchestration file (found by its name) must have a `resumption` section (C008)",
+)
+NO_SECTION = register(
+    "C008",
+    "missing-resumption-section",
+    "An orchestration file has no `resumption` section (only with `require-resumption = true`).",
+    explanation="""
+    ## Why
+    A workflow file without a `resumption` section gives a session resuming after a compaction
+    nothing to re-orient on: no recovery state, no last checkpoint, no next step. Projects that
+    adopt the resumption protocol for every workflow can make its absence an error.
+
+    ## What is normal
+    Off by default: a workflow written before the project adopted the protocol, or a project that
+    keeps resumption state elsewhere, is not reported. A file that only matched by content
+    (a YAML file with a top-level `resumption:` key) always has the section.
+
+    ## Example
+    ```toml
+    [tool.ctxres]
+    require-resumption = true
+    ```
+    ```yaml
+    # projects/PROJ-007/ORCHESTRATION.yaml: a workflow with phases and no `resumption:` key
+    workflow:
+      status: ACTIVE
+    ```
+
+    ## Fix
+    Add a `resumption:` section at the top level (`ctxres schema show resumption-v2` prints its
+    schema), or turn the setting off for files that should not have one
+    (`per-file-ignores = { "legacy/**" = ["C008"] }`).
+    """,
+    options=(REQUIRE_RESUMPTION,),
+)
+
 _RULE_OF_KIND: dict[str, Rule] = {
     "missing": MISSING,
     "type": WRONG_TYPE,
@@ -235,8 +275,28 @@ def problems(doc: Document) -> list[tuple[Problem, int]]:
     return collapse_repeats(found)
 
 
-def check_document(doc: Document, _config: object = None) -> list[Finding]:
-    findings = []
+def missing_section(doc: Document, config: Config | None) -> list[Finding]:
+    """C008: an orchestration file without a `resumption` key, where the project requires one."""
+    if config is None or not config.option(REQUIRE_RESUMPTION.name):
+        return []
+    if doc.kind != "orchestration" or not isinstance(doc.data, dict) or "resumption" in doc.data:
+        return []
+    return [
+        Finding(
+            doc.path,
+            NO_SECTION.code,
+            "this orchestration file has no `resumption` section, and the project requires one "
+            "(`require-resumption = true`)",
+            NO_SECTION.severity,
+            doc.locate((), key=True),
+            "",
+            "add a top-level `resumption:` section (`ctxres schema show resumption-v2` prints its schema)",
+        )
+    ]
+
+
+def check_document(doc: Document, config: Config | None = None) -> list[Finding]:
+    findings = missing_section(doc, config)
     for problem, others in problems(doc):
         rule = _RULE_OF_KIND[problem.kind]
         key_like = problem.kind in ("missing", "unknown", "shape")

@@ -34,6 +34,7 @@ PROTOCOL_PATH = f"{PROTOCOL_DOCS_FOLDER}/{PROTOCOL_DOC}"
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json", "hooks/hooks.json")
 PRECOMMIT_IDS = ("ctxres-check", "ctxres-stale", "ctxres-reinject")
 PRESENT, MISSING, MISCONFIGURED = "present", "missing", "misconfigured"
+UNVERIFIED = "unverified"  # could not be checked (no network): a warning, not a failure
 
 LAYER_MISSING = register(
     "L001",
@@ -99,10 +100,11 @@ class Layer:
     status: str
     detail: str
     fix: str = ""
+    where: str = ""  # the file that holds the layer, when LAYER_FILES does not say
 
     @property
     def ok(self) -> bool:
-        return self.status == PRESENT
+        return self.status in (PRESENT, UNVERIFIED)
 
 
 def _walk_for(root: Path, name: str, limit: int = 20_000) -> Path | None:
@@ -167,6 +169,11 @@ def _settings(root: Path) -> list[tuple[str, Any]]:
             except (OSError, ValueError):
                 found.append((name, None))
     return found
+
+
+WRITE_TOOLS = ("Write", "Edit")
+"""The tools the L3 hook must match: the ones Claude Code writes files with. ``MultiEdit`` is gone
+from the client; a matcher that still names it stays valid (it selects Write and Edit too)."""
 
 
 def matcher_covers(matcher: str, names: tuple[str, ...]) -> bool:
@@ -238,7 +245,7 @@ def layer_findings(rows: list[Layer], root: Path, cwd: Path) -> list[Finding]:
         if row.ok:
             continue
         rule = LAYER_MISCONFIGURED if row.status == MISCONFIGURED else LAYER_MISSING
-        shown = Path(os.path.relpath(root / LAYER_FILES.get(row.layer, "."), cwd)).as_posix()
+        shown = Path(os.path.relpath(root / (row.where or LAYER_FILES.get(row.layer, ".")), cwd)).as_posix()
         message = f"{row.layer} {row.status}: {row.detail}"
         found.append(Finding(shown, rule.code, message, rule.severity, fix=row.fix))
     return found
@@ -249,7 +256,7 @@ def diagnose(root: Path, config: Config) -> list[Layer]:
     return [
         check_l1(root),
         check_l2(root, config),
-        _hook_layer(root, "L3", "PostToolUse", ("Write", "Edit", "MultiEdit"), "staleness after writes"),
+        _hook_layer(root, "L3", "PostToolUse", WRITE_TOOLS, "staleness after writes"),
         _hook_layer(root, "L4", "UserPromptSubmit", (), "context monitor"),
         _hook_layer(root, "checkpoint", "PreCompact", (), "checkpoint before compaction"),
         _hook_layer(root, "re-orient", "SessionStart", ("startup", "resume", "compact"), "prompts after compaction"),

@@ -600,5 +600,9 @@ def check_rule_files(docs: list[Document], config: Config) -> list[Finding]:
     return findings
 
 
+# The kinds whose whole documents check_workspace reads (the engine keeps only a stub of the others).
+WORKSPACE_KINDS = frozenset({RULE_FILE_KIND})
+
+
 def check_workspace(ws: Workspace) -> list[Finding]:
     return check_rule_files(ws.of_kind(RULE_FILE_KIND), ws.config)

@@ -14,6 +14,7 @@ from ctxres import git
 from ctxres.config import Config
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.commit_comparison import Comparison, check_range, stale_line
+from ctxres.linters.checking.progress import Progress
 from ctxres.linters.checking.registry import register
 
 STALE_IN_HISTORY = register(
@@ -32,7 +33,10 @@ STALE_IN_HISTORY = register(
 
     It runs only when `ctxres check` is given `--since REF` (in CI, e.g. `--since origin/main`):
     each commit of `REF..HEAD` that changed an orchestration file is compared with its parent.
-    Line numbers are those of the file *in that commit*, which the message names.
+    Line numbers are those of the file *in that commit*, which the message names. The clone must
+    hold those commits and their parents: in a shallow clone that lacks them (the default
+    checkout of most CI services), the check stops with exit 2 and says so; in GitHub Actions,
+    check out with `fetch-depth: 0`.
 
     ## Example
     A commit changes
@@ -87,9 +91,10 @@ def range_findings(since: str, paths: list[Path], config: Config, cwd: Path | No
     """S013 for every commit of ``since..HEAD`` (touching ``paths``) that left a section stale.
 
     :class:`ctxres.git.GitError` when the paths are not in a git repository or ``since`` names no
-    commit."""
+    commit; :class:`ctxres.git.ShallowClone` when the range needs history a shallow clone lacks."""
     here = cwd or Path.cwd()
     start = paths[0] if paths else here
     root = git.repo_root(start if start.is_dir() else start.parent)
-    comparisons = check_range(since, paths, root, config)
+    with Progress("check --since", "changes") as progress:
+        comparisons = check_range(since, paths, root, config, progress)
     return [_finding(c, here, root) for c in comparisons if c.staleness is not None and c.commit is not None]

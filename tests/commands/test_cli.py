@@ -88,8 +88,15 @@ def test_sarif_output_validates_against_sarif_2_1_0() -> None:
 
 
 def test_github_annotations() -> None:
+    # The runner resolves `file=` against the repository: paths start at the top of the git work tree.
+    top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=EXAMPLE, capture_output=True, text=True)
+    root = Path(top.stdout.strip()) if top.returncode == 0 else EXAMPLE
+    prefix = EXAMPLE.resolve().relative_to(root.resolve()).as_posix()
+    where = f"{prefix}/.jerry" if prefix != "." else ".jerry"
     result = ctxres("check", ".", "--output-format", "github", cwd=EXAMPLE)
-    assert result.stdout.startswith("::error file=.jerry/checkpoints/cx-001-checkpoint.json,line=6,col=23,title=C003::")
+    assert result.stdout.startswith(
+        f"::error file={where}/checkpoints/cx-001-checkpoint.json,line=6,col=23,title=C003::"
+    )
 
 
 def test_select_and_ignore() -> None:

@@ -35,7 +35,7 @@ def test_install_adds_one_entry_per_event_with_matchers_and_timeouts_in_seconds(
         "PreCompact": ("",),
         "SessionStart": ("startup|resume|compact",),
         "UserPromptSubmit": ("",),
-        "PostToolUse": ("Write|Edit|MultiEdit",),
+        "PostToolUse": ("Write|Edit",),
     }
     precompact = merged["hooks"]["PreCompact"][0]["hooks"][0]
     assert precompact == {"type": "command", "command": "ctxres-hook PreCompact", "timeout": 10}

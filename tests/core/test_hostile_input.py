@@ -149,6 +149,10 @@ def hook_answer(run: Run, event: str) -> dict[str, Any]:
     assert "Traceback" not in run.stderr, run.stderr
     assert len(run.stderr.splitlines()) <= 1, run.stderr
     assert run.peak_mb < MAX_RSS_MB, f"{event}: {run.peak_mb:.0f} MiB"
+    if event == "PreCompact":
+        # PreCompact answers with nothing: Claude Code shows any output to the user and keeps it.
+        assert run.stdout == "", run.stdout
+        return {}
     output: dict[str, Any] = json.loads(run.stdout)
     validate(f"hook-{event.lower()}-output", output)
     return output

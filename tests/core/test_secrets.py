@@ -474,6 +474,7 @@ def test_no_hook_writes_or_injects_a_secret(tmp_path: Path) -> None:
             f".jerry/{monitor.STATE_FILE}",
             f".jerry/{monitor.CACHE_FILE}",
             f".jerry/{SNAPSHOT_FILE}",  # the PostToolUse baseline: a redacted copy of the workflow's data
+            f".jerry/sessions/{SESSION}.json",  # what SessionStart delivered to the session (no workflow data)
         ]
     )
     # every hook did produce what the secrets were placed for, redacted

@@ -104,5 +104,6 @@ def test_actions_say_what_to_do() -> None:
     assert "finish the current quality-gate iteration" in critical
     assert "checkpoint" in critical
     compaction = action_for(Tier.COMPACTION)
-    assert "PreCompact hook writes a checkpoint" in compaction
+    assert "compacts once a request no longer fits" in compaction  # what the client does, not "imminent"
+    assert "PreCompact hook then writes a checkpoint" in compaction
     assert "`ctxres ack`" in compaction

@@ -30,6 +30,7 @@ from ctxres.transcript import (
     FillReading,
     compaction_alert_delivered,
     context_window,
+    payload_fill,
     read_fill,
 )
 
@@ -62,7 +63,7 @@ def assistant(
     inp: int | None = 0,
     create: int | None = 0,
     read: int | None = 0,
-    out: int = 1,
+    out: int = 0,
     model: str = "claude-opus-4-7",
     sidechain: bool | None = False,
     error: bool = False,
@@ -191,13 +192,13 @@ def jsonl(tmp_path: Path) -> Path:
 # --------------------------------------------------------------------------- the figure
 
 
-def test_real_assistant_line_gives_input_plus_cache_creation_plus_cache_read(jsonl: Path) -> None:
+def test_real_assistant_line_gives_input_plus_cache_plus_output_as_the_client_counts(jsonl: Path) -> None:
     write(jsonl, [user("hello"), REAL_ASSISTANT_LINE])
     reading = read_fill(jsonl)
-    assert reading.tokens == 6 + 8837 + 16410 == 25253
+    assert reading.tokens == 6 + 8837 + 16410 + 136 == 25389
     assert reading.window == DEFAULT_WINDOW == 200_000
     assert reading.window_source == "default"
-    assert reading.fill == 25253 / 200_000
+    assert reading.fill == 0.14  # 25,389 of the 180,000 usable tokens: the client's "14% context used"
     assert reading.source == "transcript"
     assert reading.model == "claude-opus-4-7"
     assert reading.message_id == "msg_01UwNt"
@@ -209,13 +210,13 @@ def test_real_assistant_line_gives_input_plus_cache_creation_plus_cache_read(jso
 def test_newest_reply_wins_and_split_lines_of_one_reply_agree(jsonl: Path) -> None:
     old = assistant("msg_old", inp=10, create=1_000, read=50_000)
     # One API response written as three lines (one per content block) sharing message.id,
-    # with partial output_tokens; the input figures are the same on each.
+    # with partial output_tokens; the input figures are the same on each, the newest line's output counts.
     split = [assistant("msg_new", inp=3, create=2_000, read=118_000, out=n) for n in (1, 4, 6)]
     write(jsonl, [old, user("next"), *split, user("a prompt that mentions usage")])
     reading = read_fill(jsonl)
-    assert reading.tokens == 120_003
+    assert reading.tokens == 120_009
     assert reading.message_id == "msg_new"
-    assert reading.fill == 120_003 / 200_000
+    assert reading.fill == 0.67
 
 
 def test_missing_usage_fields_count_as_zero(jsonl: Path) -> None:
@@ -256,7 +257,7 @@ def test_compact_boundary_with_post_tokens_replaces_the_old_figure(jsonl: Path) 
     reading = read_fill(jsonl)
     assert reading.tokens == 1682
     assert reading.source == "compact_boundary"
-    assert reading.fill == 1682 / 200_000
+    assert reading.fill == 0.01
     assert reading.message_id is None
     assert reading.model is None  # nothing newer than the boundary says which model
 
@@ -457,7 +458,7 @@ def test_file_shrinking_while_read_is_unknown(jsonl: Path, monkeypatch: pytest.M
 def test_window_from_config_wins(jsonl: Path) -> None:
     write(jsonl, [assistant("m", inp=0, create=0, read=100_000, model="claude-opus-4-7[1m]")])
     reading = read_fill(jsonl, window=400_000, model="opus[1m]")
-    assert (reading.window, reading.window_source, reading.fill) == (400_000, "config", 0.25)
+    assert (reading.window, reading.window_source, reading.fill) == (400_000, "config", 0.26)  # of 380,000
 
 
 def test_one_million_window_from_the_model_hint_or_the_transcript(jsonl: Path) -> None:
@@ -472,7 +473,7 @@ def test_one_million_window_from_the_model_hint_or_the_transcript(jsonl: Path) -
 def test_more_tokens_than_the_default_window_means_the_one_million_window(jsonl: Path) -> None:
     write(jsonl, [assistant("m", inp=1, create=0, read=250_000)])
     reading = read_fill(jsonl)
-    assert (reading.window, reading.window_source, reading.fill) == (EXTENDED_WINDOW, "usage", 0.250001)
+    assert (reading.window, reading.window_source, reading.fill) == (EXTENDED_WINDOW, "usage", 0.26)  # of 980,000
 
 
 def test_pre_compaction_tokens_hint_at_the_window(jsonl: Path) -> None:
@@ -741,3 +742,35 @@ def test_import_pulls_in_only_json() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     new = set(out.split())
     assert new - {"ctxres.transcript", "ctxres.tiers", "ctxres.filereading"} <= {"__future__"}
+
+
+# --------------------------------------------------------------------------- real-client findings (issue 15)
+
+
+def test_right_after_a_compaction_an_older_reply_says_nothing(jsonl: Path) -> None:
+    """SessionStart ``compact`` may run before the client writes the boundary: the reply it finds is
+    from before the compaction, so the fill is unknown (and that is normal, not trouble)."""
+    write(jsonl, [assistant("msg_pre", inp=2, create=0, read=164_000)])
+    early = read_fill(jsonl, compacted=True)
+    assert (early.tokens, early.fill, early.source, early.trouble) == (None, None, "unknown", False)
+    assert "not in the transcript yet" in early.reason
+    write(jsonl, [assistant("msg_pre", inp=2, create=0, read=164_000), REAL_BOUNDARY_LINE, summary_line()])
+    assert read_fill(jsonl, compacted=True).tokens == 1682
+
+
+def test_only_real_problems_are_trouble(jsonl: Path, tmp_path: Path) -> None:
+    assert read_fill(tmp_path / "not-yet.jsonl").trouble is False  # a new session's first prompt
+    write(jsonl, [user("hello")])
+    assert read_fill(jsonl).trouble is False  # no reply yet
+    assert read_fill(tmp_path).trouble is True  # a folder: cannot be read
+    write(jsonl, [assistant("m", inp=1, read=5)] + [user("x" * 1000)] * 200)
+    assert read_fill(jsonl, max_scan_bytes=64 * 1024).trouble is True  # the scan budget ran out
+
+
+def test_figures_the_client_sends_win(jsonl: Path) -> None:
+    assert payload_fill({"source": "startup"}) is None
+    resumed = payload_fill({"context_tokens": 150_000, "seconds_since_last_response": 12})
+    assert resumed is not None
+    assert (resumed.tokens, resumed.fill, resumed.window, resumed.source) == (150_000, 0.83, 200_000, "client")
+    extended = payload_fill({"context_tokens": 150_000, "model": "claude-opus-4-7[1m]"})
+    assert extended is not None and (extended.window, extended.fill) == (EXTENDED_WINDOW, 0.15)

@@ -61,7 +61,8 @@ def user_line(ts: str, text: str = "continue") -> dict[str, Any]:
 
 
 def assistant_line(msg_id: str, tokens: int, ts: str, *, model: str = "claude-opus-4-7") -> dict[str, Any]:
-    """A main-chain assistant line whose three input figures add up to ``tokens``."""
+    """A main-chain assistant line whose usage adds up to ``tokens`` as the client counts it (input, cache
+    creation, cache read and output tokens)."""
     return {
         "parentUuid": "p",
         "isSidechain": False,
@@ -75,7 +76,7 @@ def assistant_line(msg_id: str, tokens: int, ts: str, *, model: str = "claude-op
             "usage": {
                 "input_tokens": 6,
                 "cache_creation_input_tokens": 1000,
-                "cache_read_input_tokens": tokens - 1006,
+                "cache_read_input_tokens": tokens - 1006 - 136,
                 "output_tokens": 136,
                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1000},
                 "service_tier": "standard",
@@ -168,9 +169,13 @@ def add_checkpoint(project: Path, number: int, *, acknowledged: bool = False) ->
 class HookRun:
     """One run of the real ``ctxres-hook`` process."""
 
-    def __init__(self, result: subprocess.CompletedProcess[bytes]) -> None:
+    def __init__(self, result: subprocess.CompletedProcess[bytes], event: str = "") -> None:
         self.returncode = result.returncode
-        self.output: dict[str, Any] = json.loads(result.stdout)
+        if event == "PreCompact":  # it prints nothing: Claude Code would show any output to the user
+            assert result.stdout == b"", result.stdout
+            self.output: dict[str, Any] = {}
+        else:
+            self.output = json.loads(result.stdout)
         self.stderr_lines = result.stderr.decode("utf-8", "replace").splitlines()
 
     @property
@@ -198,7 +203,7 @@ def run_hook(
         timeout=60,
         cwd=project,
     )
-    run = HookRun(result)
+    run = HookRun(result, event)
     assert run.returncode == 0
     assert b"Traceback" not in result.stderr
     validate(run.output, f"hook-{event.lower()}-output")
@@ -222,9 +227,9 @@ def prompt_payload(project: Path, transcript: str | None, *, session: str = SESS
 
 
 SEED_LIKE = """<context-monitor>
-CONTEXT STATUS: WARNING (73.2% filled)
-Tokens used: 146,400 / 200,000
-Estimated remaining: 53,600 tokens (~1.8 QG iterations)
+CONTEXT STATUS: WARNING (73% context used)
+Tokens used: 131,400 / 180,000 usable
+Estimated remaining: 48,600 tokens (~1.7 QG iterations)
 Compaction events: 0
 Last checkpoint: CP-001
 Resumption last updated: 2026-02-17T11:30:00Z (23 min ago)
@@ -254,8 +259,8 @@ def test_monitor_text_has_the_seed_format_and_figures() -> None:
     """Seed 001 "Injection Format Integration": the populated example's figures give its lines."""
     text = monitor.format_monitor(
         tier="WARNING",
-        fill=146_400 / 200_000,
-        tokens=146_400,
+        fill=0.73,
+        tokens=131_400,
         window=200_000,
         compactions=monitor.compaction_line(0, 0),
         resumption=monitor.resumption_lines(
@@ -486,14 +491,14 @@ def test_finished_workflows_are_not_active() -> None:
 
 
 def test_monitor_state_matches_its_schema(tmp_path: Path) -> None:
-    path = write_transcript(tmp_path, [user_line("2026-02-17T10:00:00Z"), assistant_line("m", 146_400, NOW)])
+    path = write_transcript(tmp_path, [user_line("2026-02-17T10:00:00Z"), assistant_line("m", 131_400, NOW)])
     reading = read_fill(path)
     state = monitor.monitor_state(
         session_id=SESSION, timestamp=NOW, reading=reading, tier="WARNING", transcript_path=path
     )
     validate(state, "monitor-state")
     assert state["transcript_offset"] == os.path.getsize(path)
-    assert (state["fill"], state["tokens"], state["window"], state["source"]) == (0.732, 146_400, 200_000, "transcript")
+    assert (state["fill"], state["tokens"], state["window"], state["source"]) == (0.73, 131_400, 200_000, "transcript")
     unknown = monitor.monitor_state(
         session_id="", timestamp=NOW, reading=read_fill(None), tier="UNKNOWN", transcript_path=None
     )

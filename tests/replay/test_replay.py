@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,11 +59,12 @@ def test_outputs_carry_no_temporary_path() -> None:
 
 def test_a_modified_golden_fails_with_a_diff_naming_fixture_step_and_file(tmp_path: Path) -> None:
     fixture = _copy(tmp_path, "a-feat015-single-session")
-    golden = fixture / "expected" / "11-s09-session-start-compact" / "additional-context.txt"
+    step = _step("a-feat015-single-session", "sessionstart-compact")
+    golden = fixture / "expected" / step / "additional-context.txt"
     golden.write_text(golden.read_text().replace("qg-2-iteration-2", "qg-2-iteration-9"))
     done = _cli(str(fixture))
     assert done.returncode == 1
-    assert "a-feat015-single-session: step 11-s09-session-start-compact: additional-context.txt differs" in done.stdout
+    assert f"a-feat015-single-session: step {step}: additional-context.txt differs" in done.stdout
     assert "-YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-9" in done.stdout
     assert "+YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-2" in done.stdout
     assert "1 of 1 fixture(s) differ" in done.stderr
@@ -73,20 +75,20 @@ def test_a_hook_behaving_differently_fails(tmp_path: Path) -> None:
     fixture = REPLAY / "b-cross-session-resumption"
     differences = rp.replay(fixture, extra_env={"CTXRES_ORCHESTRATION": str(tmp_path / "missing.yaml")})
     assert differences
-    assert differences[0].startswith("b-cross-session-resumption: step 01-new-session-startup: ")
+    assert differences[0].startswith("b-cross-session-resumption: step 01-sessionstart-startup: ")
     assert "-You are resuming a workflow that was interrupted." in "".join(differences)
 
 
 def test_update_rewrites_the_goldens_and_reports_what_changed(tmp_path: Path) -> None:
     fixture = _copy(tmp_path, "e-corrupted-checkpoint")
-    stray = fixture / "expected" / "01-s01-session-start" / "files" / "stray.txt"
-    stray.parent.mkdir(parents=True)
+    stray = fixture / "expected" / "01-sessionstart-startup" / "files" / "stray.txt"
+    stray.parent.mkdir(parents=True, exist_ok=True)
     stray.write_text("not produced by the hook\n")
-    (fixture / "expected" / "02-s01-prompt" / "stdout.json").write_text("{}\n{}\n")
+    (fixture / "expected" / "02-userpromptsubmit" / "stdout.json").write_text("{}\n{}\n")
     done = _cli(str(fixture), "--update")
     assert done.returncode == 0
     assert "files/stray.txt differs" in done.stdout
-    assert "02-s01-prompt: stdout.json differs" in done.stdout
+    assert "02-userpromptsubmit: stdout.json differs" in done.stdout
     assert "expected/ rewritten (2 golden file(s) changed)" in done.stdout
     assert not stray.exists()
     assert _cli(str(fixture)).returncode == 0
@@ -94,9 +96,10 @@ def test_update_rewrites_the_goldens_and_reports_what_changed(tmp_path: Path) ->
 
 def test_a_missing_step_golden_is_a_difference(tmp_path: Path) -> None:
     fixture = _copy(tmp_path, "b-cross-session-resumption")
-    shutil.rmtree(fixture / "expected" / "04-resume")
+    step = _step("b-cross-session-resumption", "sessionstart-startup", 2)
+    shutil.rmtree(fixture / "expected" / step)
     differences = rp.replay(fixture)
-    assert any("step 04-resume: additional-context.txt differs" in d and "--- /dev/null" in d for d in differences)
+    assert any(f"step {step}: additional-context.txt differs" in d and "--- /dev/null" in d for d in differences)
 
 
 def test_malformed_fixture_is_a_usage_error(tmp_path: Path) -> None:
@@ -113,10 +116,13 @@ def test_malformed_fixture_is_a_usage_error(tmp_path: Path) -> None:
 def test_a_step_asking_for_more_transcript_lines_than_recorded_is_a_usage_error(tmp_path: Path) -> None:
     fixture = _copy(tmp_path, "b-cross-session-resumption")
     steps = fixture / "steps.yaml"
-    steps.write_text(steps.read_text().replace("session-b.jsonl: 1\n", "session-b.jsonl: 99\n", 1))
+    name = next((fixture / "transcripts").iterdir()).name
+    text, count = re.subn(rf"({re.escape(name)}): \d+\n", r"\1: 99999\n", steps.read_text(), count=1)
+    assert count == 1
+    steps.write_text(text)
     done = _cli(str(fixture))
     assert done.returncode == 2
-    assert "transcripts/session-b.jsonl has" in done.stderr and "not 99" in done.stderr
+    assert f"transcripts/{name} has" in done.stderr and "not 99999" in done.stderr
 
 
 # ----------------------------------------------------------------------------- what the goldens say
@@ -126,41 +132,95 @@ def _golden(fixture: str, step: str, name: str) -> str:
     return (REPLAY / fixture / "expected" / step / name).read_text(encoding="utf-8")
 
 
+def _step(fixture: str, name: str, occurrence: int = 1) -> str:
+    """The ``NN-name`` folder of the ``occurrence``-th step called ``name`` (recorded fixtures name their
+    steps after the event and its source: ``sessionstart-compact``, ``userpromptsubmit``, ...)."""
+    found = sorted(p.name for p in (REPLAY / fixture / "expected").iterdir() if p.name.split("-", 1)[1] == name)
+    assert len(found) >= occurrence, f"{fixture} has {len(found)} step(s) {name}"
+    return found[occurrence - 1]
+
+
+def _edits(fixture: str) -> str:
+    """Every text the recorded workflow edits wrote (replacements and whole files), joined."""
+    steps = rp.load_fixture(REPLAY / fixture).steps
+    return "\n".join(
+        text
+        for step in steps
+        for edit in step.edits
+        for text in [*(new for _old, new in edit.replace), *([edit.content] if edit.content else [])]
+    )
+
+
+def _recorded(fixture: str, name: str, occurrence: int = 1, file: str = "additional-context.txt") -> str:
+    return _golden(fixture, _step(fixture, name, occurrence), file)
+
+
 def test_a_injects_template2_with_the_qg2_state_after_the_first_compaction() -> None:
-    text = _golden("a-feat015-single-session", "11-s09-session-start-compact", "additional-context.txt")
+    name = "a-feat015-single-session"
+    text = _recorded(name, "sessionstart-compact")
     assert text.startswith("<compaction-alert>")
     assert "CHECKPOINT: .jerry/checkpoints/cx-001-checkpoint.json" in text
-    assert "PRE-COMPACTION FILL: 88.6%" in text
+    assert "TRIGGER: auto (PreCompact hook)" in text  # the client compacted reactively (prompt too long)
+    assert "PRE-COMPACTION FILL: 89.0%" in text
     assert "YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-2" in text
-    checkpoint = json.loads(
-        _golden("a-feat015-single-session", "10-s09-precompact", "files/.jerry/checkpoints/cx-001-checkpoint.json")
-    )
-    assert checkpoint["context_state"]["estimated_tokens_used"] == 177_200
-    second = _golden("a-feat015-single-session", "19-s17-session-start-compact", "additional-context.txt")
+    precompact = _step(name, "precompact-auto")
+    checkpoint = json.loads(_golden(name, precompact, "files/.jerry/checkpoints/cx-001-checkpoint.json"))
+    assert checkpoint["context_state"]["estimated_tokens_used"] == 159_480
+    assert _golden(name, precompact, "stdout.json") == ""  # PreCompact prints nothing
+    second = _recorded(name, "sessionstart-compact", 2)
     assert "cx-002-checkpoint.json" in second and "qg-final-iteration-2" in second
+    assert "TRIGGER: manual (PreCompact hook)" in second  # /compact
+
+
+def test_a_monitor_injects_at_warning_and_critical_only() -> None:
+    name = "a-feat015-single-session"
+    prompts = sorted(p for p in (REPLAY / name / "expected").iterdir() if p.name.endswith("-userpromptsubmit"))
+    levels = [
+        (p / "additional-context.txt").read_text().splitlines()[1] if (p / "additional-context.txt").exists() else ""
+        for p in prompts
+    ]
+    assert [level.split(" context used")[0] for level in levels if level] == [
+        "CONTEXT STATUS: WARNING (61%",  # the fill as the client shows it: 109,800 of 180,000 usable tokens
+        "CONTEXT STATUS: CRITICAL (82%",
+        "CONTEXT STATUS: CRITICAL (89%",  # then the API refuses the next request: reactive compaction
+        "CONTEXT STATUS: CRITICAL (89%",  # the second time, the operator runs /compact
+    ]
+    assert levels[0] == ""  # the first prompt of the session, at a low fill: nothing injected
+    assert levels[-1] == ""  # after the acknowledgement: nothing injected
 
 
 def test_a_acknowledges_both_checkpoints() -> None:
-    merged = _golden("a-feat015-single-session", "20-s17-ack", "files/projects/PROJ-001-oss-release/ORCHESTRATION.yaml")
-    assert 'id: "CX-001"' in merged and 'id: "CX-002"' in merged
+    """``ctxres ack`` ran through the client's Bash tool: its writes are recorded as the workflow's edits."""
+    edits = _edits("a-feat015-single-session")
+    assert 'id: "CX-001"' in edits and 'id: "CX-002"' in edits
 
 
 def test_b_injects_template1_at_a_new_session() -> None:
-    text = _golden("b-cross-session-resumption", "01-new-session-startup", "additional-context.txt")
+    name = "b-cross-session-resumption"
+    text = _recorded(name, "sessionstart-startup")
     assert text.startswith("You are resuming a workflow that was interrupted.")
     assert "- Current phase: Phase 2 (Core License Changes)" in text
-    assert "Phase 3 (Source Headers)" in _golden("b-cross-session-resumption", "04-resume", "additional-context.txt")
+    assert "- Current phase: Phase 3 (Source Headers)" in _recorded(name, "sessionstart-startup", 2)
 
 
 def test_c_warns_about_the_stale_section_in_l3_and_l4_and_pre_commit_blocks() -> None:
+    name = "c-forgotten-update-rg6"
     # the first tool write after the phase moved (QG-1 pass) gets the L3 warning
-    l3 = _golden("c-forgotten-update-rg6", "06-s05-qg1-pass", "additional-context.txt")
-    l4 = _golden("c-forgotten-update-rg6", "09-s06-prompt", "additional-context.txt")
-    assert "STALE" in l3 and "2026-02-17T09:20:00Z" in l3
-    assert "Resumption staleness: STALE" in l4
+    l3 = _recorded(name, "posttooluse-edit", 2)
+    assert "STALE" in l3 and "2026-02-17T09:20:00Z" in l3 and "- gate qg-1 status: PENDING -> PASS" in l3
+    # the monitor (L4) at WARNING and at CRITICAL fill
+    folders = sorted((REPLAY / name / "expected").glob("*-userpromptsubmit/additional-context.txt"))
+    prompts = [path.read_text(encoding="utf-8") for path in folders]
+    assert [text.splitlines()[1].split(" (")[0] for text in prompts] == [
+        "CONTEXT STATUS: WARNING",
+        "CONTEXT STATUS: CRITICAL",
+        "CONTEXT STATUS: CRITICAL",
+    ]
+    assert all("Resumption staleness: STALE" in text for text in prompts)
     # and committing that change is blocked by the pre-commit stale check
-    assert _golden("c-forgotten-update-rg6", "07-s05-pre-commit-stale", "exit-code") == "1\n"
-    blocked = _golden("c-forgotten-update-rg6", "07-s05-pre-commit-stale", "stdout.json")
+    stale = _step(name, "stale")
+    assert _golden(name, stale, "exit-code") == "1\n"
+    blocked = _golden(name, stale, "stdout.json")
     assert "blocked: the workflow state moved but the resumption section did not" in blocked
     assert "gate qg-1 status: PENDING -> PASS" in blocked
 
@@ -186,16 +246,22 @@ def test_f_a_state_move_without_the_section_is_stale_at_once() -> None:
 
 
 def test_d_reports_two_pending_compactions_and_acks_both() -> None:
-    text = _golden("d-two-compactions-before-ack", "15-second-session-start-compact", "additional-context.txt")
-    assert "COMPACTION EVENT: 2 of 2" in text
-    resent = _golden("d-two-compactions-before-ack", "12-s09-after-compaction", "additional-context.txt")
-    assert resent.startswith("<compaction-alert>")
+    name = "d-two-compactions-before-ack"
+    assert "COMPACTION EVENT" not in _recorded(name, "sessionstart-compact")
+    assert "COMPACTION EVENT: 2 of 2" in _recorded(name, "sessionstart-compact", 2)
+    edits = _edits(name)  # ctxres ack --all ran through the Bash tool: it merged both, oldest first
+    assert "count: 2" in edits and edits.index('id: "CX-001"') < edits.index('id: "CX-002"')
 
 
 def test_e_corrupted_checkpoint_is_a_graceful_alert() -> None:
-    text = _golden("e-corrupted-checkpoint", "10-session-start-compact", "additional-context.txt")
-    assert "could not be read" in text and "not valid JSON" in text
-    assert _golden("e-corrupted-checkpoint", "09-corrupt-checkpoint", "exit-code") == "1\n"
+    name = "e-corrupted-checkpoint"
+    steps = (REPLAY / name / rp.STEPS_FILE).read_text(encoding="utf-8")
+    assert "path: .jerry/checkpoints/cx-001-checkpoint.json" in steps  # the truncation, recorded as an edit
+    text = _recorded(name, "sessionstart-startup", 2)  # the next new session
+    assert text.startswith("<compaction-alert>") and "could not be read" in text and "not valid JSON" in text
+    assert "You are resuming a workflow that was interrupted." in text  # Template 1 still renders
+    transcript = next((REPLAY / name / "transcripts").iterdir()).read_text(encoding="utf-8")
+    assert "not valid JSON" in transcript and "fix or remove it, then run ctxres ack again" in transcript
 
 
 # --------------------------------------------------------------------------------- pure parts
@@ -250,7 +316,8 @@ def test_record_writes_a_fixture_that_replays(tmp_path: Path) -> None:
     shutil.copytree(REPLAY / "a-feat015-single-session" / "workspace", project)
     transcript = tmp_path / "logs" / "s1.jsonl"
     transcript.parent.mkdir()
-    transcript.write_text(_assistant(122_000))
+    opening = json.dumps({"type": "user", "cwd": str(project), "timestamp": "2026-02-17T09:59:00.000Z"}) + "\n"
+    transcript.write_text(opening + _assistant(122_000))
     base = {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(project)}
     prompt = base | {"hook_event_name": "UserPromptSubmit", "prompt": "deploy with password=hunter2xyz"}
     first = _record(tmp_path, "UserPromptSubmit", prompt, "2026-02-17T10:00:00Z")
@@ -261,7 +328,7 @@ def test_record_writes_a_fixture_that_replays(tmp_path: Path) -> None:
     second = _record(
         tmp_path, "PreCompact", base | {"hook_event_name": "PreCompact", "trigger": "auto"}, "2026-02-17T10:05:00Z"
     )
-    assert second.returncode == 0 and second.stdout.strip() == b"{}", second.stderr
+    assert second.returncode == 0 and second.stdout.strip() == b"", second.stderr  # PreCompact prints nothing
     fx = tmp_path / "fx"
     steps = (fx / "steps.yaml").read_text()
     assert "hunter2xyz" not in steps and "password=[REDACTED]" in steps
@@ -271,13 +338,42 @@ def test_record_writes_a_fixture_that_replays(tmp_path: Path) -> None:
     assert fixture.steps[1].edits[0].replace == (
         ('    updated_at: "2026-02-17T09:00:00Z"', '    updated_at: "2026-02-17T10:04:00Z"'),
     )
-    assert (fx / "expected/02-precompact/files/.jerry/checkpoints/cx-001-checkpoint.json").is_file()
-    assert (fx / "transcripts" / "s1.jsonl").read_text() == _assistant(122_000)
-    assert fixture.steps[0].transcript == {"s1.jsonl": 1}
-    # the live run and its replay agree on what the hooks answered and on the checkpoint written
-    differences = rp.replay(fx)
-    assert all("context-monitor-" in block.splitlines()[0] for block in differences), differences
-    assert rp.replay(fx, update=True) and rp.replay(fx) == []
+    assert (fx / "expected/02-precompact-auto/files/.jerry/checkpoints/cx-001-checkpoint.json").is_file()
+    # the transcript is kept byte for byte (its paths too): the monitor records its size
+    assert (fx / "transcripts" / "s1.jsonl").read_bytes() == transcript.read_bytes()
+    assert fixture.steps[0].transcript == {"s1.jsonl": 2}
+    # the clock was frozen, so the recorder pinned the file times as the replay does: the live run and
+    # its first replay agree on everything, the hooks' caches included
+    assert rp.replay(fx) == []
+
+
+def test_record_serialises_hooks_the_client_runs_side_by_side(tmp_path: Path) -> None:
+    """Claude Code may run several hooks at once: every call becomes one step, none is lost."""
+    project = tmp_path / "project"
+    shutil.copytree(REPLAY / "a-feat015-single-session" / "workspace", project)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CTXRES_", "CLAUDE_"))}
+    env.update({"CLAUDE_PROJECT_DIR": str(project), "CTXRES_NOW": "2026-02-17T10:00:00Z"})
+    argv = [sys.executable, "-m", "ctxres.linters.cli", "record", "--into", str(tmp_path / "fx"), "--"]
+    payload = json.dumps(
+        {"session_id": "s1", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+    )
+    calls = [
+        subprocess.Popen(
+            [*argv, sys.executable, "-m", "ctxres.hooks.main", "SessionStart"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for _ in range(4)
+    ]
+    for call in calls:
+        _out, err = call.communicate(payload.encode())
+        assert call.returncode == 0 and not err, err
+    assert len(rp.load_fixture(tmp_path / "fx").steps) == 4
+    assert sorted(p.name for p in (tmp_path / "fx" / "expected").iterdir()) == [
+        f"0{n}-sessionstart-startup" for n in range(1, 5)
+    ]
 
 
 def test_record_without_a_command_is_a_usage_error(tmp_path: Path) -> None:
@@ -297,3 +393,13 @@ def test_replacements_fall_back_when_ambiguous() -> None:
     assert replacements("x\nx\n", "x\ny\n") is None
     assert edits_between({"f": "x\nx\n"}, {"f": "x\ny\n"}) == [{"path": "f", "content": "x\ny\n"}]
     assert edits_between({"f": "1"}, {}) == [{"path": "f", "delete": True}]
+
+
+def test_record_turns_a_developer_command_into_a_command_step() -> None:
+    from ctxres.linters.replay.recorder import replayed_command
+
+    assert replayed_command(["/venv/bin/ctxres", "ack", "--now", "2026-02-17T10:00:00Z", "--all"]) == ["ack", "--all"]
+    assert replayed_command(["ctxres", "check", "."]) == ["check", "."]
+    assert replayed_command(["git", "-c", "user.name=x", "commit", "-m", "m"]) == ["commit"]
+    assert replayed_command(["ctxres-hook", "PreCompact"]) == []
+    assert replayed_command(["ctxres", "doctor"]) == []

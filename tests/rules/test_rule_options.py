@@ -24,6 +24,8 @@ DEFAULTS = {
     "enforce-update-protocol": False,
     "event-type-spelling": "any",
     "run-stale-after-days": 7,
+    # A core setting until C008 read it: a rule option since, with the same default.
+    "require-resumption": False,
 }
 
 
@@ -45,6 +47,7 @@ def test_options_are_declared_with_the_rules_that_read_them() -> None:
         "reinject-max-marker-tokens": "R007",
         "enforce-update-protocol": "R009",
         "event-type-spelling": "M010",
+        "require-resumption": "C008",
     }
     assert agent_memory.RUN_STALE_AFTER_DAYS.name == "run-stale-after-days"  # `ctxres runs` (a family option)
 

@@ -1,0 +1,1 @@
+"""End-to-end sessions in the real Claude Code client (see README.md here); not part of the ctxres package."""

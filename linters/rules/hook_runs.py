@@ -1,0 +1,158 @@
+"""Each ctxres hook command of a project's Claude Code settings, run the way the client runs it.
+
+Claude Code runs a hook's ``command`` through ``sh -c`` in the project folder with
+``$CLAUDE_PROJECT_DIR`` set and the event's JSON on stdin. A command that is not found exits 127
+and the client only writes that to its debug log: the session goes on as if no hook were
+configured. The doctor therefore runs every registered command with a harmless payload and
+``CTXRES_HOOK_PROBE=1`` (the hook loads its handler and answers without reading or writing the
+project's state), and reports each one that does not answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxres.claude_settings import is_ours
+from ctxres.defaults import PROBE_ENV
+from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
+
+SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+LAYER = "hook runs"
+MAX_SECONDS = 30.0
+DEFAULT_SECONDS = 60.0  # Claude Code's default hook timeout
+
+
+@dataclass(frozen=True)
+class HookCommand:
+    """One ctxres handler of a settings file."""
+
+    settings: str  # relative to the project
+    event: str
+    command: str
+    timeout: float
+
+
+def harmless_payload(event: str, root: Path) -> dict[str, Any]:
+    """A payload for ``event`` on which the hooks write nothing even without the probe variable: a
+    SessionStart after ``/clear``, a prompt without a transcript, a tool call that wrote no file, a
+    PreCompact whose trigger is neither ``auto`` nor ``manual`` (no checkpoint is written)."""
+    common: dict[str, Any] = {"hook_event_name": event, "session_id": "ctxres-doctor", "cwd": str(root)}
+    extra: dict[str, dict[str, Any]] = {
+        "SessionStart": {"source": "clear"},
+        "UserPromptSubmit": {"prompt": ""},
+        "PostToolUse": {"tool_name": "Read", "tool_input": {}, "tool_response": {}},
+        "PreCompact": {"trigger": "ctxres-doctor", "custom_instructions": ""},
+    }
+    return {**common, **extra.get(event, {})}
+
+
+def configured(root: Path) -> list[HookCommand]:
+    """The ctxres handlers of the project's settings files (a command registered twice is run once)."""
+    found: list[HookCommand] = []
+    seen: set[tuple[str, str]] = set()
+    for name in SETTINGS:
+        try:
+            data = json.loads((root / name).read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue  # missing, or reported by the hook layers as not valid JSON
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+            for group in groups if isinstance(groups, list) else ():
+                handlers = group.get("hooks") if isinstance(group, dict) else None
+                for handler in handlers if isinstance(handlers, list) else ():
+                    if not is_ours(handler) or not isinstance(handler.get("command"), str):
+                        continue
+                    if (event, handler["command"]) in seen:
+                        continue
+                    seen.add((event, handler["command"]))
+                    timeout = handler.get("timeout")
+                    seconds = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else DEFAULT_SECONDS
+                    found.append(HookCommand(name, str(event), handler["command"], seconds))
+    return found
+
+
+def run_hook(root: Path, hook: HookCommand) -> Layer:
+    """Run one command as the client does; the row says whether it answered."""
+    layer = LAYER
+    shown = f"`{hook.command}` ({hook.settings})"
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), PROBE_ENV: "1"}
+    payload = json.dumps(harmless_payload(hook.event, root)).encode()
+    seconds = min(hook.timeout, MAX_SECONDS)
+    try:
+        done = subprocess.run(
+            ["sh", "-c", hook.command], input=payload, capture_output=True, cwd=root, env=env, timeout=seconds
+        )
+    except subprocess.TimeoutExpired:
+        return Layer(
+            layer,
+            MISCONFIGURED,
+            f"{shown} did not answer within {seconds:g} s",
+            f"run it by hand in {root} (`echo '{{}}' | {hook.command}`) to see where it hangs",
+            hook.settings,
+        )
+    except OSError as exc:
+        return Layer(
+            layer, MISCONFIGURED, f"{shown} could not be started: {exc}", "check that `sh` works", hook.settings
+        )
+    stderr = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    said = f"; it said: {stderr[-1][:200]}" if stderr else ""
+    if done.returncode in (126, 127):
+        why = "command not found" if done.returncode == 127 else "found but not executable"
+        return Layer(
+            layer,
+            MISCONFIGURED,
+            f"{shown} exits with status {done.returncode} ({why}): Claude Code skips this hook silently{said}",
+            "ctxres install-hooks (registers the absolute path of this installation's ctxres-hook), or "
+            "ctxres install-hooks --command /absolute/path/to/ctxres-hook",
+            hook.settings,
+        )
+    if done.returncode != 0:
+        return Layer(
+            layer,
+            MISCONFIGURED,
+            f"{shown} exits with status {done.returncode}{said}",
+            f"run it by hand in {root} to see why, or re-register it with ctxres install-hooks",
+            hook.settings,
+        )
+    out = done.stdout.decode("utf-8", "replace").strip()
+    if out:
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            return Layer(
+                layer,
+                MISCONFIGURED,
+                f"{shown} answers {out[:80]!r}, which is not a JSON object",
+                "the command must print one JSON object (or nothing): register ctxres-hook itself with "
+                "ctxres install-hooks",
+                hook.settings,
+            )
+    return Layer(layer, PRESENT, f"{shown} answers (exit 0)", "", hook.settings)
+
+
+def check_hook_runs(root: Path) -> list[Layer]:
+    """A row per ctxres hook command that does not answer; one row when they all do; none when no
+    settings file registers one (the hook layers say so)."""
+    hooks = configured(root)
+    rows = [run_hook(root, hook) for hook in hooks]
+    failed = [row for row in rows if not row.ok]
+    if failed or not rows:
+        return failed
+    files = ", ".join(dict.fromkeys(hook.settings for hook in hooks))
+    events = ", ".join(hook.event for hook in hooks)
+    return [
+        Layer(
+            LAYER,
+            PRESENT,
+            f"{len(rows)} ctxres hook commands answer (exit 0): {events} in {files}",
+            "",
+            hooks[0].settings,
+        )
+    ]

@@ -1,0 +1,187 @@
+"""The history commands read each distinct version once, in one `git cat-file` process, and parse
+each version section by section without changing what they report.
+
+* `audit-history`, `stale --since` and `check --since` run git through a logging shim on PATH: one
+  `git cat-file --batch` reads every version, each distinct blob named once (a history that reverts
+  to an earlier version asks for it once), and no `git show`.
+* A history with reverts, an invalid version and a stale commit that restores an older state is
+  reported as the comparison defines it (verdicts, notes and lines of the version in that commit).
+* `SectionParser` (the section-by-section parse) gives exactly the data of `ctxres.yamlpos.parse_yaml`
+  on every YAML file of the fixtures and on thousands of mutations of them, or says to parse whole.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
+from ctxres.yamlpos import YamlPosError, parse_yaml
+
+from .test_stale_git import ADVANCED, ORCH, UPDATED, GitRepo, line_of
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PATH = "ORCHESTRATION.yaml"
+BROKEN = ORCH + "  bad: [unclosed\n"
+
+
+def _shim(repo: GitRepo, tmp: Path) -> Path:
+    """Put a `git` first on PATH that logs its arguments (and the stdin of cat-file) to files."""
+    real = shutil.which("git")
+    assert real is not None
+    bin_dir = tmp / "shim-bin"
+    bin_dir.mkdir()
+    log = tmp / "git-calls.log"
+    script = bin_dir / "git"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'echo "$*" >> "{log}"\n'
+        'if [ "$1" = cat-file ]; then\n'
+        f'  tee -a "{log}.stdin-$2" | "{real}" "$@"\n'
+        "else\n"
+        f'  exec "{real}" "$@"\n'
+        "fi\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    repo.env["PATH"] = f"{bin_dir}:{repo.env.get('PATH', '')}"
+    return log
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> tuple[GitRepo, dict[str, str]]:
+    """ORCH -> ADVANCED (stale) -> ORCH (revert: stale again, the state moved back) -> ADVANCED
+    (stale, a version seen before) -> BROKEN (not valid YAML) -> ORCH -> UPDATED (clean)."""
+    repo = GitRepo(tmp_path / "repo")
+    commits: dict[str, str] = {}
+    versions = [("start", ORCH), ("advance", ADVANCED), ("revert", ORCH), ("again", ADVANCED)]
+    versions += [("broken", BROKEN), ("fixed", ORCH), ("updated", UPDATED)]
+    for index, (name, text) in enumerate(versions):
+        repo.stage(PATH, text)
+        commits[name] = repo.commit(name, date=f"2026-02-20T1{index}:00:00Z")
+    return repo, commits
+
+
+def test_every_distinct_version_is_read_once_by_one_cat_file(
+    history: tuple[GitRepo, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, commits = history
+    log = _shim(repo, tmp_path)
+    blobs = {repo.git("rev-parse", f"{sha}:{PATH}").strip() for sha in commits.values()}
+    assert len(blobs) == 4  # ORCH, ADVANCED, BROKEN, UPDATED
+    for args in (["audit-history", PATH], ["stale", "--since", commits["start"]]):
+        for stale_log in tmp_path.glob("git-calls.log*"):
+            stale_log.unlink()
+        result = repo.run(*args)
+        assert result.returncode == 1, result.stderr
+        calls = log.read_text("utf-8").splitlines()
+        assert not [call for call in calls if call.startswith("show")], calls
+        assert [call for call in calls if call.startswith("cat-file")] == ["cat-file --batch-check", "cat-file --batch"]
+        asked = (tmp_path / "git-calls.log.stdin---batch").read_text("utf-8").splitlines()
+        assert len(asked) == len(set(asked)) == len(blobs), asked  # each distinct version once
+        full = {repo.git("rev-parse", name).strip() for name in asked}
+        assert full == blobs
+
+
+def test_reverts_and_an_invalid_version_are_reported_as_before(history: tuple[GitRepo, dict[str, str]]) -> None:
+    repo, commits = history
+    result = repo.run("audit-history", PATH, "--output-format", "json")
+    assert result.returncode == 1, result.stderr
+    (report,) = json.loads(result.stdout)["files"]
+    assert report["commits_checked"] == 6
+    stale = {entry["commit"]: entry for entry in report["stale_commits"]}
+    assert list(stale) == [commits["advance"], commits["revert"], commits["again"]]
+    assert [(entry["commit"], entry["note"]) for entry in report["not_compared"]] == [
+        (commits["broken"], "not compared: this version is not valid YAML (`ctxres check` says why)"),
+        (commits["fixed"], "not compared: the previous version is not valid YAML"),
+    ]
+    # Lines are those of the version in the commit: ADVANCED for two commits, ORCH for the revert.
+    for name, text in (("advance", ADVANCED), ("revert", ORCH), ("again", ADVANCED)):
+        entry = stale[commits[name]]
+        assert entry["stale_line"] == line_of(text, "updated_at:")
+        moved = {move["path"]: move["line"] for move in entry["moved"]}
+        assert moved["$.pipelines.main.status"] == line_of(text, "_IN_PROGRESS")
+        assert moved["$.pipelines.main.phases[1].status"] == line_of(text, 'name: "Ship"') + 1
+    assert stale[commits["revert"]]["moved"][0]["before"] == "PHASE_2_IN_PROGRESS"
+    assert stale[commits["revert"]]["moved"][0]["after"] == "PHASE_1_IN_PROGRESS"
+
+
+def _fixture_texts() -> list[tuple[str, str]]:
+    texts = []
+    for path in sorted([*ROOT.glob("fixtures/**/*.yaml"), *ROOT.glob("fixtures/**/*.yml")]):
+        try:
+            texts.append((str(path.relative_to(ROOT)), path.read_text("utf-8")))
+        except (UnicodeDecodeError, OSError):
+            continue
+    return texts
+
+
+def _mutations(texts: list[tuple[str, str]], count: int, seed: int) -> list[tuple[str, str]]:
+    """Lines deleted, repeated, indented, dedented, turned into `key: x...` or swapped."""
+    rng = random.Random(seed)
+    out = []
+    for number in range(count):
+        name, text = rng.choice(texts)
+        lines = text.split("\n")
+        for _ in range(rng.randint(1, 3)):
+            op, at = rng.randrange(6), rng.randrange(len(lines))
+            if op == 0:
+                del lines[at]
+            elif op == 1:
+                lines.insert(at, lines[rng.randrange(len(lines))])
+            elif op == 2:
+                lines[at] = " " + lines[at]
+            elif op == 3:
+                lines[at] = lines[at][1:]
+            elif op == 4:
+                lines[at] = lines[at].replace(":", ": x", 1)
+            else:
+                other = rng.randrange(len(lines))
+                lines[at], lines[other] = lines[other], lines[at]
+            if not lines:
+                lines = [""]
+        out.append((f"{name} (mutation {number})", "\n".join(lines)))
+    return out
+
+
+@pytest.mark.parametrize("leaf_chars", [0, 400])
+def test_section_parse_is_the_whole_parse(monkeypatch: pytest.MonkeyPatch, leaf_chars: int) -> None:
+    from ctxres.linters.checking import yaml_sections
+
+    monkeypatch.setattr(yaml_sections, "LEAF_CHARS", leaf_chars)  # 0: cut everything that can be cut
+    texts = _fixture_texts()
+    assert len(texts) > 100
+    parser = SectionParser()
+    cut = 0
+    for name, text in [*texts, *_mutations(texts, 1500, seed=leaf_chars)]:
+        got = parser.parse(text)
+        if got is WHOLE:
+            continue
+        try:
+            expected = parse_yaml(text).data
+        except YamlPosError as exc:
+            raise AssertionError(f"{name}: read in sections, but not valid YAML: {exc.message}") from None
+        assert got == expected and repr(got) == repr(expected), name
+        cut += 1
+    assert cut > 500  # most of the corpus is plain block YAML
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",  # an alias of an anchor in another section
+        "---\na: 1\n",
+        "a: 1\n\tb: 2\n",
+        "a: 1\r\nb: 2\r\n",
+        '"quoted": 1\nb: 2\n',
+        "- 1\n- 2\n",
+        "a: [1,\n2]\n",
+    ],
+)
+def test_what_sections_cannot_say_is_parsed_whole(text: str) -> None:
+    assert SectionParser().parse(text) is WHOLE

@@ -1,0 +1,187 @@
+"""`ctxres init` registers hook commands that run where Claude Code runs them (issue 14, item 7).
+
+Claude Code runs a hook through ``sh -c`` with its own PATH: a bare ``ctxres-hook`` from a virtual
+environment that is not activated exits 127, and the client only logs that in its debug log. init
+and install-hooks therefore write the absolute path of the installation's ``ctxres-hook``, or say
+loudly why they cannot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import site
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxres.claude_settings import HOOKS
+from ctxres.hooks import monitor, statemoves
+
+from ..conftest import ROOT
+
+MINIMAL_PATH = "/usr/bin:/bin"
+PAYLOADS: dict[str, dict[str, Any]] = {
+    "PreCompact": {"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""},
+    "SessionStart": {"hook_event_name": "SessionStart", "source": "startup"},
+    "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "hello"},
+    "PostToolUse": {"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}},
+}
+
+
+def ctxres(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command, run with a PATH that does not hold the virtual environment's bin folder."""
+    environment = {**os.environ, "PATH": MINIMAL_PATH, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "ctxres.linters.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=environment,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    return tmp_path
+
+
+def commands(settings: Path) -> list[tuple[str, str]]:
+    """(event, command) of every handler of a settings file."""
+    data = json.loads(settings.read_text())
+    return [
+        (event, handler["command"])
+        for event, groups in data["hooks"].items()
+        for group in groups
+        for handler in group["hooks"]
+    ]
+
+
+def run_as_the_client(command: str, event: str, root: Path) -> subprocess.CompletedProcess[bytes]:
+    payload = {**PAYLOADS[event], "session_id": "s1", "cwd": str(root)}
+    return subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=root,
+        env={"PATH": MINIMAL_PATH, "CLAUDE_PROJECT_DIR": str(root), "HOME": str(root)},
+        timeout=60,
+    )
+
+
+def test_init_writes_commands_that_run_without_the_venv_on_path(repo: Path) -> None:
+    result = ctxres("init", "--only", "hooks", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr
+    found = commands(repo / ".claude" / "settings.json")
+    assert sorted(event for event, _ in found) == sorted(spec.event for spec in HOOKS)
+    for event, command in found:
+        assert command.endswith(f" {event}") and os.path.isabs(command.split()[0]), command
+        done = run_as_the_client(command, event, repo)
+        assert done.returncode == 0, (command, done.returncode, done.stderr)
+        answer = done.stdout.decode().strip()
+        assert answer == "" or isinstance(json.loads(answer), dict), answer
+
+
+def test_rerunning_init_replaces_bare_and_older_commands_in_place(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"type": "command", "command": "./lint.sh"}
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [{"hooks": [mine]}],
+                    "PreCompact": [
+                        {"hooks": [{"type": "command", "command": "ctxres-hook PreCompact", "timeout": 10}]}
+                    ],
+                    "PostToolUse": [
+                        {"matcher": "Edit", "hooks": [mine]},
+                        {
+                            "matcher": "Write|Edit",
+                            "hooks": [{"type": "command", "command": "/old/venv/bin/ctxres-hook PostToolUse"}],
+                        },
+                    ],
+                }
+            },
+            indent=2,
+        )
+    )
+    assert ctxres("init", "--only", "hooks", cwd=repo).returncode == 0
+    data = json.loads(settings.read_text())
+    assert list(data["hooks"])[:3] == ["Stop", "PreCompact", "PostToolUse"]  # the file's order is kept
+    assert data["hooks"]["Stop"] == [{"hooks": [mine]}]
+    assert data["hooks"]["PostToolUse"][0] == {"matcher": "Edit", "hooks": [mine]}
+    ours = [c for _, c in commands(settings) if "ctxres-hook" in c]
+    assert len(ours) == len(HOOKS) and all(os.path.isabs(c.split()[0]) and not c.startswith("/old/") for c in ours)
+    again = ctxres("init", "--only", "hooks", cwd=repo)
+    assert again.returncode == 0 and "Nothing to do" in again.stdout
+    assert json.loads(settings.read_text()) == data
+
+
+def test_without_an_installed_script_init_writes_the_bare_name_and_says_why(repo: Path) -> None:
+    """An interpreter with no ctxres-hook beside it (the base interpreter, ctxres imported from the
+    clone): the bare name is written, and stderr says the hooks will fail with status 127."""
+    base = Path(getattr(sys, "_base_executable", sys.executable))
+    assert not (base.parent / "ctxres-hook").exists(), "the base interpreter must not have a ctxres-hook"
+    paths = os.pathsep.join([str(ROOT), *site.getsitepackages()])
+    result = subprocess.run(
+        [str(base), "-m", "ctxres.linters.cli", "init", "--only", "hooks"],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env={**os.environ, "PATH": MINIMAL_PATH, "PYTHONPATH": paths},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "status 127" in result.stderr and "--command" in result.stderr
+    assert all(command == f"ctxres-hook {event}" for event, command in commands(repo / ".claude" / "settings.json"))
+
+
+def test_install_hooks_quotes_a_path_with_spaces(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from ctxres.linters.commands import install
+
+    folder = tmp_path / "my tools" / "bin"
+    folder.mkdir(parents=True)
+    script = folder / "ctxres-hook"
+    script.write_text("#!/bin/sh\necho '{}'\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(folder / "python"))
+    command, warning = install.hook_command()
+    assert warning is None
+    assert command == f"'{script}'"
+    done = subprocess.run(["sh", "-c", f"{command} PreCompact"], capture_output=True, timeout=30)
+    assert done.returncode == 0 and done.stdout == b"{}\n"
+
+
+def test_init_keeps_the_per_machine_state_out_of_git_and_the_checkpoints_in(repo: Path) -> None:
+    (repo / ".gitignore").write_text("node_modules/")  # no final newline
+    assert ctxres("init", "--only", "gitignore", cwd=repo).returncode == 0
+    text = (repo / ".gitignore").read_text()
+    assert text.startswith("node_modules/\n\n# ctxres:")
+    again = ctxres("init", "--only", "gitignore", cwd=repo)
+    assert again.returncode == 0 and "Nothing to do" in again.stdout
+    assert (repo / ".gitignore").read_text() == text
+    state = repo / ".jerry"
+    (state / "checkpoints").mkdir(parents=True)
+    names = (monitor.STATE_FILE, monitor.CACHE_FILE, statemoves.SNAPSHOT_FILE, ".context-monitor-state.json.1.ab.tmp")
+    for name in names:
+        (state / name).write_text("{}\n")
+    (state / "checkpoints" / "cx-001-checkpoint.json").write_text("{}\n")
+    (state / "checkpoints" / ".cx-002-checkpoint.json.1.ab.tmp").write_text("{}\n")
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert sorted(status) == ["?? .gitignore", "?? .jerry/checkpoints/cx-001-checkpoint.json"]
+
+
+def test_the_gitignore_follows_the_configured_state_folder(repo: Path) -> None:
+    (repo / ".ctxres.toml").write_text('state_dir = "var/state"\n')
+    result = ctxres("init", "--only", "gitignore", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert "/var/state/context-monitor-state.json\n" in (repo / ".gitignore").read_text()

@@ -1,0 +1,69 @@
+"""`ctxres install-hooks --settings` keeps the user's file as it is written and refuses a mistyped path
+(issue 14, item 8)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxres.claude_settings import HOOKS
+
+USER_FILE = {
+    "permissions": {"allow": ["Bash(ls)"]},
+    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]},
+    "env": {"A": "1"},
+}
+
+
+def install_hooks(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxres.linters.cli", "install-hooks", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("indent", [4, "\t", 2])
+def test_the_files_indentation_and_key_order_are_kept(tmp_path: Path, indent: int | str) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(USER_FILE, indent=indent) + "\n")
+    result = install_hooks("--settings", str(settings), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = settings.read_text()
+    data = json.loads(text)
+    assert text == json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    assert list(data) == ["permissions", "hooks", "env"]
+    assert next(iter(data["hooks"])) == "Stop" and len(data["hooks"]) == 1 + len(HOOKS)
+    assert install_hooks("--settings", str(settings), "--uninstall", cwd=tmp_path).returncode == 0
+    assert settings.read_text() == json.dumps(USER_FILE, indent=indent) + "\n"
+
+
+def test_a_one_line_file_stays_on_one_line(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(USER_FILE))
+    assert install_hooks("--settings", str(settings), cwd=tmp_path).returncode == 0
+    assert "\n" not in settings.read_text()
+
+
+def test_a_mistyped_folder_is_refused_not_created(tmp_path: Path) -> None:
+    target = tmp_path / ".cluade" / "settings.json"
+    result = install_hooks("--settings", str(target), cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"the folder {target.parent} does not exist" in result.stderr and "Traceback" not in result.stderr
+    assert not target.parent.exists()
+    deeper = install_hooks("--settings", "proj/.claude/settings.json", cwd=tmp_path)
+    assert deeper.returncode == 2 and not (tmp_path / "proj").exists()
+
+
+def test_the_claude_folder_itself_is_created(tmp_path: Path) -> None:
+    result = install_hooks(cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / ".claude" / "settings.json").is_file()
+    local = install_hooks("--settings", ".claude/settings.local.json", cwd=tmp_path)
+    assert local.returncode == 0 and (tmp_path / ".claude" / "settings.local.json").is_file()

@@ -1,0 +1,134 @@
+"""The GitHub Actions job of the README's "Use it in CI" section: it is valid YAML, it checks out
+the whole history, and its commands run for real (the job's own `run:` lines, through bash) in a
+clone of a pull request: a full clone reports the stale commit as an annotation, a shallow clone
+(the default of `actions/checkout`) stops with exit 2 and names the fix the job applies."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ..conftest import ROOT
+from .test_shallow_clone import Clone
+from .test_stale_git import ADVANCED, ORCH, GitRepo
+
+WORKFLOW = "ORCHESTRATION.yaml"
+
+
+def ci_job() -> dict[str, Any]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"^## Use it in CI\n(.*?)(?=^## )", text, re.MULTILINE | re.DOTALL)
+    assert match, "README.md has no section `## Use it in CI`"
+    blocks = re.findall(r"^```yaml\n(.*?)^```", match.group(1), re.MULTILINE | re.DOTALL)
+    assert len(blocks) == 1, "the CI section should hold one YAML block, the GitHub Actions workflow"
+    workflow = yaml.safe_load(blocks[0])
+    assert isinstance(workflow, dict)
+    jobs = workflow["jobs"]
+    assert len(jobs) == 1
+    job: dict[str, Any] = next(iter(jobs.values()))
+    return job
+
+
+def steps_using(job: dict[str, Any], action: str) -> list[dict[str, Any]]:
+    return [step for step in job["steps"] if str(step.get("uses", "")).startswith(f"{action}@")]
+
+
+def run_step(job: dict[str, Any], event: str) -> str:
+    runs = [step["run"] for step in job["steps"] if step.get("if") == f"github.event_name == '{event}'"]
+    assert len(runs) == 1, f"one step runs on {event}"
+    command: str = runs[0]
+    return command
+
+
+def test_the_job_fetches_the_whole_history_and_installs_ctxres() -> None:
+    job = ci_job()
+    assert job["runs-on"]
+    (checkout,) = steps_using(job, "actions/checkout")
+    assert checkout["with"]["fetch-depth"] == 0
+    (python,) = steps_using(job, "actions/setup-python")
+    assert python["with"]["python-version"]
+    installs = [step["run"] for step in job["steps"] if "pip install" in str(step.get("run", ""))]
+    assert len(installs) == 1 and "ctxres" in installs[0]
+    assert job["steps"].index(checkout) < job["steps"].index(python)
+
+
+def test_every_option_the_job_uses_is_one_the_real_command_has() -> None:
+    job = ci_job()
+    commands = [shlex.split(step["run"]) for step in job["steps"] if str(step.get("run", "")).startswith("ctxres ")]
+    assert len(commands) == 2
+    for words in commands:
+        help_text = subprocess.run(
+            [sys.executable, "-m", "ctxres.linters.cli", words[1], "--help"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+        for word in words[2:]:
+            if word.startswith("--"):
+                assert re.search(rf"\[{re.escape(word)}\b", help_text), f"`ctxres {words[1]}` has no {word}"
+
+
+@pytest.fixture(scope="module")
+def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitRepo, str]:
+    """A repository whose branch `feature` moves the state without the section; `main` is the base."""
+    repo = GitRepo(tmp_path_factory.mktemp("ci") / "origin")
+    repo.stage(WORKFLOW, ORCH)
+    repo.commit("add the workflow")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.stage(WORKFLOW, ADVANCED)
+    stale = repo.commit("advance the phase, forget the section")
+    repo.git("checkout", "-q", "main")
+    repo.stage("NOTES.txt", "main moves on\n")
+    repo.commit("notes")
+    return repo, stale
+
+
+def _run_as_github(command: str, clone: Clone) -> subprocess.CompletedProcess[str]:
+    """``command`` as GitHub Actions runs a `run:` line of a pull-request job (bash, GITHUB_BASE_REF)."""
+    env = dict(clone.env, GITHUB_BASE_REF="main", GITHUB_EVENT_NAME="pull_request")
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return subprocess.run(
+        ["bash", "-e", "-c", command], cwd=clone.root, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_pull_request_step_reports_the_stale_commit(pull_request: tuple[GitRepo, str], tmp_path: Path) -> None:
+    origin, stale = pull_request
+    clone = Clone(origin, tmp_path / "checkout", "--branch", "feature")  # fetch-depth: 0
+    result = _run_as_github(run_step(ci_job(), "pull_request"), clone)
+    assert result.returncode == 1, result.stderr
+    s013 = [line for line in result.stdout.splitlines() if "S013" in line]
+    assert len(s013) == 1
+    assert s013[0].startswith(f"::error file={WORKFLOW},line=")
+    assert f"commit {stale} " in s013[0]
+
+
+def test_the_pull_request_step_in_a_shallow_checkout_names_the_fix(
+    pull_request: tuple[GitRepo, str], tmp_path: Path
+) -> None:
+    origin, _stale = pull_request
+    clone = Clone(origin, tmp_path / "checkout", "--depth", "1", "--branch", "feature")  # the default checkout
+    result = _run_as_github(run_step(ci_job(), "pull_request"), clone)
+    assert result.returncode == 2
+    assert result.stderr.startswith("ctxres: error: --since: this is a shallow clone (only 1 commit of history)")
+    assert "`fetch-depth: 0`" in result.stderr
+
+
+def test_the_push_step_runs(pull_request: tuple[GitRepo, str], tmp_path: Path) -> None:
+    origin, _stale = pull_request
+    clone = Clone(origin, tmp_path / "checkout", "--depth", "1")  # no history needed
+    result = _run_as_github(run_step(ci_job(), "push"), clone)
+    # The demo file lacks keys the schema requires (C001): the job reports it, as an annotation.
+    assert (result.returncode, result.stderr) == (1, ""), result.stdout + result.stderr
+    assert result.stdout.startswith(f"::error file={WORKFLOW},line=")
+    assert "title=C001::" in result.stdout
+    assert "S013" not in result.stdout

@@ -1,0 +1,100 @@
+"""Which files `ctxres check` looks at inside a git repository: those `git status` sees.
+
+Every ignore source of git applies wherever the check starts (the repository root, a sub-folder, a
+folder given on the command line): the `.gitignore` files above and below the start folder,
+`.git/info/exclude` and the global excludes file. Tracked files are kept even where a pattern ignores
+them; files deleted from the disk are not checked; the configured excludes still apply; a nested
+repository is left to a check run inside it. Outside git, the walk reads the `.gitignore` files itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..git_sandbox import Sandbox
+
+KEPT = [
+    "projects/a/.jerry/checkpoints/cx-001-checkpoint.json",
+    "projects/a/spaced name/cx-007 é.json",  # spaces and non-ASCII: listed with -z
+    "projects/scratch/cx-005-checkpoint.json",  # in an ignored folder, but tracked
+]
+IGNORED = {
+    "projects/scratch/cx-002-checkpoint.json": "the root .gitignore (scratch/)",
+    "projects/a/cx-009-draft.json": "projects/.gitignore (cx-009*)",
+    "projects/local-only/cx-003-checkpoint.json": ".git/info/exclude (local-only/)",
+    "projects/personal/cx-004-checkpoint.json": "the global excludes file (personal/)",
+    "projects/archive/cx-008-checkpoint.json": "extend-exclude (archive/), tracked",
+}
+
+
+def _tree(box: Sandbox) -> None:
+    box.write(".ctxres.toml", 'extend-exclude = ["archive/"]\n')
+    box.write(".gitignore", "scratch/\n")
+    box.write("projects/.gitignore", "cx-009*\n")
+    for rel in [*KEPT, *IGNORED]:
+        box.write(rel, "{}\n")
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Sandbox:
+    box = Sandbox(tmp_path / "repo")
+    _tree(box)
+    box.write(".git/info/exclude", "local-only/\n")
+    box.write("../repo-home/.config/git/ignore", "personal/\n")
+    box.git("add", ".")
+    box.git("add", "-f", "projects/scratch/cx-005-checkpoint.json", "projects/archive/cx-008-checkpoint.json")
+    box.write("projects/deleted/cx-006-checkpoint.json", "{}\n")
+    box.git("add", "projects/deleted/cx-006-checkpoint.json")
+    box.git("commit", "-q", "-m", "state")
+    (box.root / "projects/deleted/cx-006-checkpoint.json").unlink()  # still in the index
+    return box
+
+
+def test_git_lists_the_files_from_the_repository_root(box: Sandbox) -> None:
+    assert box.listed() == KEPT
+    assert box.listed(".") == KEPT
+
+
+def test_git_lists_the_files_of_a_folder_given_from_the_root(box: Sandbox) -> None:
+    # The root .gitignore, .git/info/exclude and the global file sit above `projects/`.
+    assert box.listed("projects") == KEPT
+    assert box.listed("projects/a") == KEPT[:2]
+
+
+def test_git_lists_the_files_from_a_sub_folder(box: Sandbox) -> None:
+    shown = [rel.removeprefix("projects/") for rel in KEPT]
+    assert box.listed(cwd=box.root / "projects") == shown
+    assert box.listed("a", "scratch", cwd=box.root / "projects") == shown
+
+
+def test_the_check_itself_skips_what_git_ignores(box: Sandbox) -> None:
+    # An ignored checkpoint that is not even JSON: checked, it would be a parse error.
+    box.write("projects/scratch/cx-002-checkpoint.json", "{not json\n")
+    result = box.ctxres("check", "projects", "--select", "P")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "(3 files checked)" in result.stdout
+
+
+def test_no_respect_gitignore_walks_the_folder(box: Sandbox) -> None:
+    listed = box.listed("projects", "--no-respect-gitignore")
+    # Everything on the disk but what the configured excludes drop (archive/).
+    assert listed == sorted([*KEPT, *IGNORED][:-1])
+
+
+def test_a_nested_repository_is_checked_from_inside(box: Sandbox) -> None:
+    nested = Sandbox(box.root / "projects" / "vendor")
+    nested.write("cx-010-checkpoint.json", "{}\n")
+    assert box.listed("projects") == KEPT
+    assert box.listed("projects/vendor") == ["projects/vendor/cx-010-checkpoint.json"]
+
+
+def test_outside_git_the_walk_reads_the_gitignore_files(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path / "plain", git=False)
+    _tree(box)
+    # Without git there is no index (cx-005 is ignored) and no info/exclude or global file.
+    expected = sorted(
+        [KEPT[0], KEPT[1], "projects/local-only/cx-003-checkpoint.json", "projects/personal/cx-004-checkpoint.json"]
+    )
+    assert box.listed() == expected

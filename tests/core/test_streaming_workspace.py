@@ -1,0 +1,73 @@
+"""A check keeps what the cross-file rules need of each file, not the file: memory does not grow with the
+size of the documents (the bench measures it on a 10,000-file tree).
+
+``engine.check_file`` is what a worker process hands back for one file; it must stay small whatever the
+file holds. That the findings stay the same is checked through the command (test_check_jobs.py) and by
+every rule's fixture tests.
+"""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+from pathlib import Path
+
+from ctxres.config import Config
+from ctxres.document import Document
+from ctxres.findings import Position
+from ctxres.linters.checking import engine
+from ctxres.linters.checking.discovery import discover
+from ctxres.linters.rules import acknowledgement
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CORPUS = ROOT / "fixtures" / "corpus"
+ACK = ROOT / "fixtures" / "ack"
+
+
+def _results(folder: Path) -> list[engine.FileResult]:
+    config = Config(root=folder)
+    return [engine.check_file(artifact, config) for artifact in discover([folder], config, folder)]
+
+
+def test_a_checked_file_leaves_a_stub_not_its_document() -> None:
+    results = _results(CORPUS)
+    orchestration = [r for r in results if r.document is not None and r.document.kind == "orchestration"]
+    assert len(orchestration) >= 10
+    for result in orchestration:
+        assert result.document is not None
+        assert (result.document.text, result.document.data, result.document.value_pos) == ("", None, {})
+        assert result.document.fs_path and result.document.path == result.display
+    largest = max(CORPUS.rglob("*.yaml"), key=lambda path: path.stat().st_size)
+    (kept,) = [r for r in results if r.display.endswith(largest.name)]
+    # findings included: a few kB for a 110 kB file
+    assert len(pickle.dumps(kept)) < largest.stat().st_size / 4
+
+
+def test_the_acknowledgement_rule_keeps_a_slim_section(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    shutil.copytree(ACK / "two-unacknowledged", workspace)
+    results = _results(workspace)
+    sections = [r.facts[acknowledgement.__name__] for r in results if acknowledgement.__name__ in r.facts]
+    assert len(sections) == 1
+    doc = sections[0].doc
+    assert doc.text == "" and list(doc.data) == ["resumption"]
+    assert list(doc.data["resumption"]) == ["compaction_events"]
+    assert all(path[:2] == acknowledgement.EVENTS_OWNER[:2] or len(path) < 2 for path in doc.value_pos)
+
+
+def test_slim_answers_get_and_locate_for_its_paths() -> None:
+    doc = Document("a.yaml", "orchestration", "text", {"a": {"b": [1, 2], "c": 3}, "d": 4})
+    doc.value_pos = {("a",): Position(2, 3), ("a", "b"): Position(3, 5), ("a", "b", 0): Position(4, 7)}
+    doc.value_pos.update({("a", "c"): Position(6, 5), ("d",): Position(7, 4)})
+    doc.key_pos = {
+        ("a",): Position(1, 1),
+        ("a", "b"): Position(3, 3),
+        ("a", "c"): Position(6, 3),
+        ("d",): Position(7, 1),
+    }
+    slim = doc.slim((("a", "b"), ("x", "y")))
+    assert slim.data == {"a": {"b": [1, 2]}} and slim.get(("a", "b", 1)) == 2 and slim.get(("a", "c")) is None
+    assert slim.text == "" and (slim.path, slim.kind) == ("a.yaml", "orchestration")
+    for path in (("a", "b"), ("a", "b", 0), ("a",), ("x", "y")):
+        assert slim.locate(path) == doc.locate(path) and slim.locate(path, key=True) == doc.locate(path, key=True)
+    assert ("d",) not in slim.value_pos and ("a", "c") not in slim.key_pos

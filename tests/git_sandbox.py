@@ -1,0 +1,102 @@
+"""A throw-away git repository for the tests that run the real `ctxres` and the real pre-commit in it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from .conftest import ROOT
+
+AUTHOR = {
+    "GIT_AUTHOR_NAME": "Ada Tester",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "GIT_COMMITTER_NAME": "Ada Tester",
+    "GIT_COMMITTER_EMAIL": "ada@example.com",
+}
+
+
+def executable(name: str) -> str:
+    """A console script of the environment running the tests (``ctxres``, ``pre-commit``)."""
+    found = Path(sys.executable).parent / name
+    path = str(found) if found.exists() else shutil.which(name)
+    if path is None:
+        raise AssertionError(f"{name} is not installed: `pip install -e .[dev]` installs it")
+    return path
+
+
+class Sandbox:
+    """A repository with a fixed author, a HOME of its own (its global git ignore file included) and no
+    system git configuration, so that only what a test writes decides what git ignores."""
+
+    def __init__(self, root: Path, *, git: bool = True) -> None:
+        self.root = root
+        self.home = root.parent / f"{root.name}-home"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.env = {key: value for key, value in os.environ.items() if not key.startswith(("GIT_", "PRE_COMMIT"))}
+        self.env.update(
+            AUTHOR,
+            HOME=str(self.home),
+            XDG_CONFIG_HOME=str(self.home / ".config"),
+            GIT_CONFIG_NOSYSTEM="1",
+            PRE_COMMIT_HOME=str(self.home / "pre-commit"),
+        )
+        root.mkdir(parents=True, exist_ok=True)
+        if git:
+            self.git("init", "-q", "-b", "main")
+            self.git("config", "commit.gpgsign", "false")
+
+    def git(self, *args: str) -> str:
+        result = subprocess.run(["git", *args], cwd=self.root, env=self.env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    def write(self, rel: str, text: str) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def ctxres(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [executable("ctxres"), *args], cwd=cwd or self.root, env=self.env, capture_output=True, text=True
+        )
+
+    def listed(self, *args: str, cwd: Path | None = None) -> list[str]:
+        """The files `ctxres check --list-files` would check (as it shows them)."""
+        result = self.ctxres("check", "--list-files", *args, cwd=cwd)
+        assert result.returncode == 0, result.stderr
+        return [line.split("\t")[0] for line in result.stdout.splitlines()]
+
+    def use_shipped_hooks(self, *ids: str) -> None:
+        """A `.pre-commit-config.yaml` with the hooks of this repository's `.pre-commit-hooks.yaml` as they
+        are shipped (entry, files, pass_filenames, ...), run from this environment's `ctxres` (a local,
+        `language: system` repository: no network), committed."""
+        shipped = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))}
+        hooks = []
+        for hook_id in ids:
+            hook = dict(shipped[hook_id])
+            command, _, arguments = hook["entry"].partition(" ")
+            assert command == "ctxres", hook["entry"]
+            hook["entry"] = f"{executable('ctxres')} {arguments}".strip()
+            hook["language"] = "system"
+            hooks.append({key: value for key, value in hook.items() if key != "minimum_pre_commit_version"})
+        config = {"repos": [{"repo": "local", "hooks": hooks}]}
+        self.write(".pre-commit-config.yaml", yaml.safe_dump(config, sort_keys=False))
+        self.git("add", ".pre-commit-config.yaml")
+        self.git("commit", "-q", "-m", "pre-commit configuration")
+
+    def pre_commit(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [executable("pre-commit"), *args], cwd=self.root, env=self.env, capture_output=True, text=True
+        )
+
+    def commit(self, message: str) -> subprocess.CompletedProcess[str]:
+        """``git commit`` of the index, its hooks (pre-commit, once installed) included."""
+        return subprocess.run(
+            ["git", "commit", "-q", "-m", message], cwd=self.root, env=self.env, capture_output=True, text=True
+        )
