@@ -1,11 +1,12 @@
 """The "minimal hook" of each event: the same file I/O as ``ctxres-hook EVENT`` in the fewest lines of stdlib Python.
 
-``python bench/minimal_hooks.py EVENT < payload.json``; bench/run.py imports it (``main()``) from its
-bytecode, as the hook's modules are, alternating with the real hook. Each
-function reads and writes the files our hook reads and writes on the bench's workspace (traced with ``strace``),
-and prints an answer of the same shape; it checks nothing, redacts nothing, renders no template and handles no
-error. Writes are atomic and durable as ours are (``ctxres.atomic``: a temporary file, fsync, ``os.replace``,
-fsync of the folder). Where our hook parses YAML, so does the baseline, with the fastest loader
+``python bench/minimal_hooks.py EVENT < payload.json``. bench/run.py starts it as the console script starts the
+hook (a ``-c`` line that imports it from its bytecode and calls ``main()``), alternating with the real hook.
+
+Each function reads and writes the files our hook reads and writes on the bench's workspace (traced with
+``strace``) and prints an answer of the same shape; it checks nothing, redacts nothing, renders no template and
+handles no error. Writes are atomic and durable as ours are (``ctxres.atomic``: a temporary file, fsync,
+``os.replace``, fsync of the folder). Where our hook parses YAML, so does the baseline, with the fastest loader
 (``yaml.CSafeLoader``, without positions). Only ``json`` and ``os`` are imported up front; ``yaml`` where the
 event parses YAML.
 """

@@ -409,8 +409,10 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
     notes = [
         "Hooks: the baseline of each row is the minimal hook of its event (bench/minimal_hooks.py): the same file "
         "I/O as the hook on the same workspace (stdin JSON, the transcript's tail, the monitor state and cache, the "
-        "workflow YAML parsed with `yaml.CSafeLoader`, checkpoints, atomic writes) in a few lines of stdlib Python "
-        "and PyYAML, on the hook's interpreter, without checks, templates or error handling. Against a bare "
+        "workflow YAML parsed with `yaml.CSafeLoader`, checkpoints, atomic writes with fsync as `ctxres.atomic` "
+        "does them) in a few lines of stdlib Python and PyYAML, on the hook's interpreter, loaded from bytecode, "
+        "without checks, templates or error handling; each in its own copy of the workspace (the files one writes, "
+        "checkpoints and the hook's private cache, are not the other's). Against a bare "
         "`python -c pass` (measured alternating with both): " + "; ".join(bare_rows) + "."
     ]
     return rows, notes, interpreter

@@ -12,7 +12,6 @@ specification measures them (``ctxres.tokens``). No typing at run time (the hook
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 
 from ctxres.tokens import estimate_tokens as estimate_tokens  # the one estimate; re-exported for the callers
@@ -31,6 +30,10 @@ UNKNOWN = "unknown"
 def _wrap(text: str, first: str, rest: str) -> list[str]:
     """``text`` after ``first``, wrapped at :data:`WIDTH`, continuation lines indented by ``rest``."""
     body = " ".join(str(text).split())
+    if body and len(first) + len(body) <= WIDTH:  # one line: what textwrap answers, without importing it
+        return [first + body]
+    import textwrap  # its import compiles regular expressions: only for text that needs wrapping
+
     return textwrap.wrap(body, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) or [
         first.rstrip()
     ]
@@ -228,6 +231,8 @@ def _shorten(lines: list[str], keep_chars: int) -> list[str]:
     text = " ".join(line.strip() for line in lines)
     if len(text) <= keep_chars:
         return lines
+    import textwrap
+
     return _wrap(textwrap.shorten(text, max(keep_chars, 20), placeholder=" ..."), "", "")
 
 

@@ -4,21 +4,21 @@ Hooks never read or write outside the project directory (``$CLAUDE_PROJECT_DIR``
 payload's ``cwd``, else the process's working directory).
 
 Start-up cost is the budget here: UserPromptSubmit runs on every prompt. This module imports only
-``os`` and ``datetime`` (and ``ctxres.defaults``, which imports nothing); pathlib, dataclasses,
-tomllib and PyYAML are imported only when they are needed (a project with a ctxres configuration;
+``os`` (and ``ctxres.defaults``, which imports nothing); ``datetime`` when a hook asks for the time;
+pathlib, dataclasses, tomllib and PyYAML are imported only when they are needed (a project with a ctxres configuration;
 reading a YAML file), and the workflow model (``ctxres.orchestration``) only when a hook looks for
 the live workflow.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 
 from ctxres import defaults
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported at run time
+    import datetime as dt
     from collections.abc import Callable
     from typing import Any
 
@@ -45,12 +45,16 @@ def now() -> dt.datetime:
         if moment is None:
             raise HookError(f"CTXRES_NOW is not an ISO-8601 time: {frozen!r}")
         return moment
+    import datetime as dt  # here: a hook that needs no time (PostToolUse of a Bash call) does not load it
+
     return dt.datetime.now(dt.timezone.utc)
 
 
 def iso(moment: dt.datetime) -> str:
     """``2026-02-17T11:45:00Z`` (seconds, UTC): ``ctxres.timestamps.format_utc``, without importing it
     on the hooks' most frequent path (UserPromptSubmit stamps the monitor state on every prompt)."""
+    import datetime as dt
+
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
