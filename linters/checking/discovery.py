@@ -170,7 +170,8 @@ def candidate_files(
     ``git ls-files --cached --others --exclude-standard`` lists, so the ``.gitignore`` files above and below
     the folder, ``.git/info/exclude`` and the global excludes file apply as they do for ``git status``; a
     tracked file is kept even where a pattern ignores it (git shows it too), one deleted from the disk is
-    not. One git process per repository. A submodule (or a nested repository) is one entry for git: its
+    not. One git process per repository (and one more for a named folder that git ignores as a whole: it is
+    walked, as asked). A submodule (or a nested repository) is one entry for git: its
     files are not listed (check it from inside). Outside git, or when git fails: :func:`walk_files`.
     """
     result: dict[Path, list[tuple[Path, str]]] = {}
@@ -188,8 +189,24 @@ def candidate_files(
             if listing is None:
                 result[folder] = list(walk_files(folder, config, wanted))
             else:
-                result[folder] = _under(folder, rel, listing, config, wanted)
+                if rel and _ignored_by_git(top, rel):
+                    # A folder named on the command line that git ignores (a build or temporary folder):
+                    # checked as asked, by the walk, with the ignore files inside it (as ruff does).
+                    result[folder] = list(walk_files(folder, config, wanted))
+                else:
+                    result[folder] = _under(folder, rel, listing, config, wanted)
     return result
+
+
+def _ignored_by_git(top: Path, rel: str) -> bool:
+    """Whether git ignores the folder ``rel`` of the work tree ``top`` (itself or one of its parents)."""
+    args = ["git", "-C", str(top), "check-ignore", "-q", "--no-index", "--", rel]  # paths, not pathspecs
+    env = {key: value for key, value in os.environ.items() if key not in _GIT_LOCATION_VARIABLES}
+    try:
+        proc = subprocess.run(args, capture_output=True, check=False, env=env, stdin=subprocess.DEVNULL)
+    except OSError:
+        return False
+    return proc.returncode == 0
 
 
 def _work_tree(folder: Path) -> Path | None:

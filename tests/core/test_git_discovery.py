@@ -66,7 +66,21 @@ def test_git_lists_the_files_of_a_folder_given_from_the_root(box: Sandbox) -> No
 def test_git_lists_the_files_from_a_sub_folder(box: Sandbox) -> None:
     shown = [rel.removeprefix("projects/") for rel in KEPT]
     assert box.listed(cwd=box.root / "projects") == shown
-    assert box.listed("a", "scratch", cwd=box.root / "projects") == shown
+    assert box.listed("a", cwd=box.root / "projects") == shown[:2]
+
+
+def test_a_folder_named_on_the_command_line_that_git_ignores_is_checked_as_asked(box: Sandbox) -> None:
+    # A build or temporary folder inside the repository: git lists nothing (or only its tracked files)
+    # there, but the user named it, so it is walked (as ruff does), with the ignore files inside it.
+    box.write("projects/scratch/.gitignore", "cx-099*\n")
+    box.write("projects/scratch/cx-099-local.json", "{}\n")
+    scratch = ["projects/scratch/cx-002-checkpoint.json", "projects/scratch/cx-005-checkpoint.json"]
+    assert box.listed("projects/scratch") == scratch
+    assert box.listed("scratch", cwd=box.root / "projects") == [rel.removeprefix("projects/") for rel in scratch]
+    box.write(".nox/tmp/tree/cx-001-checkpoint.json", "{}\n")  # wholly ignored by the parent's pattern
+    box.write(".gitignore", "scratch/\n.nox/\n")
+    assert box.listed(".nox/tmp/tree") == [".nox/tmp/tree/cx-001-checkpoint.json"]
+    assert box.listed() == KEPT  # walked from the root, what git ignores stays out
 
 
 def test_the_check_itself_skips_what_git_ignores(box: Sandbox) -> None:
