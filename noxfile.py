@@ -64,9 +64,9 @@ def _clean_source(session: nox.Session) -> Path:
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The test suite (the README's command: ``python -m pytest``)."""
+    """The test suite (the README's command: ``python -m pytest -n auto``, one worker per core)."""
     session.install("-e", ".[test]")
-    session.run("python", "-m", "pytest", *session.posargs)
+    session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -16,19 +16,20 @@ which is the one true reference a static file has (``ctxres check`` has no sessi
 
 from __future__ import annotations
 
-import collections
-import datetime as dt
-import os
 import re
-from enum import Enum
+from operator import itemgetter
 
+from ctxres import timestamps
 from ctxres.defaults import STALENESS_MINUTES
 from ctxres.timestamps import Timestamp, format_duration, format_utc, parse_timestamp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+    import datetime as dt
     from collections.abc import Callable, Iterator
-    from typing import Any, NamedTuple
+    from typing import Any, ClassVar, NamedTuple
+else:
+    from ctxres.timestamps import dt  # the C classes, without the cost of `import datetime`
 
 DEFAULT_WINDOW_MINUTES = STALENESS_MINUTES
 # Two clocks (or a writer who rounds to the minute) disagree a little: tolerate this much.
@@ -44,12 +45,25 @@ _PLANNED_WORDS = frozenset(
 Path = tuple[str | int, ...]
 
 
-class Level(str, Enum):
-    """How fresh the resumption section is (seed 000 "Staleness Detection")."""
+class Level(str):
+    """How fresh the resumption section is: FRESH, STALE or CRITICAL (``Level.STALE == "STALE"``).
 
-    FRESH = "FRESH"
-    STALE = "STALE"
-    CRITICAL = "CRITICAL"
+    One object per level (compare with ``is`` or ``==``). A string with named constants, not an
+    ``Enum``: creating an Enum class costs every prompt's hook about 0.1 ms.
+    """
+
+    __slots__ = ()
+    FRESH: ClassVar[Level]
+    STALE: ClassVar[Level]
+    CRITICAL: ClassVar[Level]
+
+    @property
+    def value(self) -> str:
+        """The name (as an Enum member's ``value``)."""
+        return str.__str__(self)
+
+
+Level.FRESH, Level.STALE, Level.CRITICAL = Level("FRESH"), Level("STALE"), Level("CRITICAL")
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,8 +76,23 @@ if TYPE_CHECKING:  # pragma: no cover
         path: tuple[str | int, ...]
         stamp: Timestamp
 else:
-    _ClassificationFields = collections.namedtuple("_ClassificationFields", "level reason")
-    _FoundFields = collections.namedtuple("_FoundFields", "path stamp")
+    # Tuples with named fields, built without collections.namedtuple, which compiles source text at
+    # import: about 0.25 million instructions a type on every hook start.
+    class _ClassificationFields(tuple):
+        __slots__ = ()
+        level = property(itemgetter(0))
+        reason = property(itemgetter(1))
+
+        def __new__(cls, level, reason):
+            return tuple.__new__(cls, (level, reason))
+
+    class _FoundFields(tuple):
+        __slots__ = ()
+        path = property(itemgetter(0))
+        stamp = property(itemgetter(1))
+
+        def __new__(cls, path, stamp):
+            return tuple.__new__(cls, (path, stamp))
 
 
 class Classification(_ClassificationFields):
@@ -75,12 +104,10 @@ class Classification(_ClassificationFields):
 def utc_now() -> dt.datetime:
     """The current time (aware, UTC). The one clock read of ctxres: tests monkeypatch it, and
     ``CTXRES_NOW`` (ISO-8601) freezes it for replays, as it does for the hooks."""
-    frozen = os.environ.get("CTXRES_NOW")
-    if frozen:
-        stamp = parse_timestamp(frozen)
-        if stamp is not None:
-            return stamp.instant
-    return dt.datetime.now(dt.timezone.utc)
+    try:
+        return timestamps.now()
+    except ValueError:  # a CTXRES_NOW that is not a time: the linters read the real clock
+        return dt.datetime.now(dt.timezone.utc)
 
 
 def _as_timestamp(value: object) -> Timestamp | None:

@@ -37,25 +37,20 @@ def now() -> dt.datetime:
     """The current time in UTC; ``CTXRES_NOW`` (ISO-8601, read by ``ctxres.timestamps`` as every
     command reads it) freezes it for replays and tests. A value that is not a time is an error
     here (a hook must not silently run on the real clock in a replay)."""
-    frozen = os.environ.get("CTXRES_NOW")
-    if frozen:
-        from ctxres.timestamps import parse_datetime
+    from ctxres import timestamps  # here: a hook that needs no time (PostToolUse of a Bash call) does not load it
 
-        moment = parse_datetime(frozen)
-        if moment is None:
-            raise HookError(f"CTXRES_NOW is not an ISO-8601 time: {frozen!r}")
-        return moment
-    import datetime as dt  # here: a hook that needs no time (PostToolUse of a Bash call) does not load it
-
-    return dt.datetime.now(dt.timezone.utc)
+    try:
+        return timestamps.now()
+    except ValueError as exc:
+        raise HookError(str(exc)) from None
 
 
 def iso(moment: dt.datetime) -> str:
-    """``2026-02-17T11:45:00Z`` (seconds, UTC): ``ctxres.timestamps.format_utc``, without importing it
-    on the hooks' most frequent path (UserPromptSubmit stamps the monitor state on every prompt)."""
-    import datetime as dt
+    """``2026-02-17T11:45:00Z`` (seconds, UTC): ``ctxres.timestamps.format_utc``, imported when a hook
+    stamps a time (every path that does also reads the clock through that module)."""
+    from ctxres.timestamps import format_utc
 
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_utc(moment)
 
 
 class Settings:

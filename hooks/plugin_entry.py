@@ -12,7 +12,7 @@ import sys
 # this folder shadows a standard module.
 sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from ctxres.hooks.main import main  # noqa: E402
+from ctxres.hooks.entry import main  # noqa: E402 - the collector off, as for the console script
 
 if __name__ == "__main__":
     sys.exit(main())

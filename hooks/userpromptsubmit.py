@@ -28,7 +28,6 @@ checkpoint folder changed (see ``hooks/monitor.py`` for the cache).
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 
 from ctxres.hooks import monitor
@@ -38,6 +37,7 @@ from ctxres.transcript import read_fill
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    import datetime as dt
     from typing import Any
 
     from ctxres.hooks.context import HookContext

@@ -29,12 +29,12 @@ import sys
 from pathlib import Path
 
 from ctxres import agent_memory as am
+from ctxres import timestamps
 from ctxres.config import ConfigError, load_config
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.agent_memory import RUN_IDLE
 from ctxres.project import project_root
-from ctxres.timestamps import parse_datetime
 
 EXIT_OK, EXIT_CHOOSE, EXIT_USAGE = 0, 1, 2
 DEFAULT_STALE_DAYS = 7
@@ -73,11 +73,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _now() -> dt.datetime:
-    frozen = os.environ.get("CTXRES_NOW")
-    moment = parse_datetime(frozen) if frozen else None
-    if frozen and moment is None:
-        raise ValueError(f"CTXRES_NOW is not an ISO-8601 time: {frozen!r}")
-    return moment or dt.datetime.now(dt.timezone.utc)
+    return timestamps.now()
 
 
 def _stale_after(args: argparse.Namespace, root: Path) -> dt.timedelta:

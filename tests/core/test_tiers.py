@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
-from ctxres.tiers import ACTIONS, ALERT_TIERS, DEFAULT_THRESHOLDS, Tier, action_for, tier_for, validate_thresholds
+from ctxres.tiers import (
+    ACTIONS,
+    ALERT_TIERS,
+    DEFAULT_THRESHOLDS,
+    TIERS,
+    Tier,
+    action_for,
+    tier_for,
+    validate_thresholds,
+)
 
 
 @pytest.mark.parametrize(
@@ -75,21 +85,24 @@ def test_invalid_thresholds_are_rejected_with_a_reason(values: object, message: 
 def test_tier_values_match_the_monitor_state_schema() -> None:
     from ctxres.schemas.monitor import FillTier
 
-    assert [tier.value for tier in Tier] == [tier.value for tier in FillTier]
+    assert [tier.value for tier in TIERS] == [tier.value for tier in FillTier]
 
 
 def test_tiers_serialise_as_their_names() -> None:
     assert Tier.CRITICAL == "CRITICAL"
-    assert Tier("WARNING") is Tier.WARNING
+    assert Tier.WARNING.value == "WARNING" and str(Tier.WARNING) == "WARNING"
+    assert f"{Tier.COMPACTION}" == "COMPACTION"
+    assert json.dumps({"tier": Tier.LOW}) == '{"tier": "LOW"}'
+    assert all(isinstance(tier, Tier) for tier in TIERS) and len(set(TIERS)) == 5
 
 
 def test_alerts_start_at_warning() -> None:
-    assert {tier for tier in Tier if tier in ALERT_TIERS} == {Tier.WARNING, Tier.CRITICAL, Tier.COMPACTION}
+    assert {tier for tier in TIERS if tier in ALERT_TIERS} == {Tier.WARNING, Tier.CRITICAL, Tier.COMPACTION}
 
 
 def test_every_tier_has_one_short_sentence() -> None:
-    assert set(ACTIONS) == set(Tier)
-    for tier in Tier:
+    assert set(ACTIONS) == set(TIERS)
+    for tier in TIERS:
         action = action_for(tier)
         assert action.endswith(".")
         assert action.count(". ") == 0, action  # one sentence
