@@ -89,3 +89,21 @@ def test_hooks_run_from_a_plain_clone(tmp_path: Path) -> None:
         check=True,
     )
     assert result.stdout == b""  # PreCompact prints nothing
+
+
+def test_only_the_hook_process_turns_the_cyclic_collector_off() -> None:
+    """The console script's module switches the collector off before the hook's imports (a hook lives
+    tens of milliseconds); a process that merely imports the hook code keeps its collector."""
+    import tomllib
+
+    scripts = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]
+    assert scripts["ctxres-hook"] == "ctxres.hooks.entry:main"
+    code = (
+        "import gc, sys; import {module}; from ctxres.hooks import main; "
+        "print(gc.isenabled(), 'json' in sys.modules, getattr(sys.modules['{module}'], 'main') is main.main)"
+    )
+    states = {}
+    for module in ("ctxres.hooks.main", "ctxres.hooks.entry"):  # in other processes: this one keeps its collector
+        run = subprocess.run([sys.executable, "-c", code.format(module=module)], capture_output=True, text=True)
+        states[module] = run.stdout.split()
+    assert states == {"ctxres.hooks.main": ["True", "True", "True"], "ctxres.hooks.entry": ["False", "True", "True"]}
