@@ -267,16 +267,26 @@ def is_active(facts: dict[str, Any]) -> bool:
 
 def transcript_started_at(path: str | None) -> str | None:
     """The ``timestamp`` of the first transcript line that has one (within its first 64 KiB)."""
+    return _first_timestamp(path)[0]
+
+
+def _first_timestamp(path: str | None) -> tuple[str | None, bool]:
+    """(the first ``timestamp`` within the transcript's first 64 KiB, whether that answer is final).
+
+    The answer is final when a time was found, or when none is in a full 64 KiB head: a transcript
+    only grows at its end, so its head never changes. A shorter transcript may still get one.
+    """
     if not path:
-        return None
+        return None, False
     from ctxres.filereading import open_regular
 
     try:  # never a FIFO or a device: Claude Code's transcript is a regular file
         with os.fdopen(open_regular(path), "rb") as handle:
             head = handle.read(MAX_HEAD_BYTES)
     except (OSError, ValueError):
-        return None
-    for line in head.split(b"\n")[:-1] if len(head) == MAX_HEAD_BYTES else head.split(b"\n"):
+        return None, False
+    full = len(head) == MAX_HEAD_BYTES
+    for line in head.split(b"\n")[:-1] if full else head.split(b"\n"):
         if b'"timestamp"' not in line:
             continue
         try:
@@ -285,17 +295,19 @@ def transcript_started_at(path: str | None) -> str | None:
             continue
         stamp = entry.get("timestamp") if isinstance(entry, dict) else None
         if isinstance(stamp, str) and stamp:
-            return stamp
-    return None
+            return stamp, True
+    return None, full
 
 
 def session_started(cache: dict[str, Any], session_id: str, transcript_path: str | None) -> str | None:
-    """When the session started (its transcript's first timestamp), remembered in ``cache`` per session."""
+    """When the session started (its transcript's first timestamp), remembered in ``cache`` per session,
+    and so is a full 64 KiB head without any time (``started_at`` null): it is not read again."""
     known = cache.get("session")
-    if isinstance(known, dict) and known.get("id") == session_id and known.get("started_at"):
-        return str(known["started_at"])
-    started = transcript_started_at(transcript_path)
-    if started is not None:  # not found (yet): nothing to remember, the transcript is read again next time
+    if isinstance(known, dict) and known.get("id") == session_id and "started_at" in known:
+        started = known["started_at"]
+        return started if isinstance(started, str) and started else None
+    started, final = _first_timestamp(transcript_path)
+    if final:  # not found in a short transcript: nothing to remember, it is read again next time
         cache["session"] = {"id": session_id, "started_at": started}
     return started
 

@@ -12,7 +12,7 @@ import sys
 # this folder shadows a standard module.
 sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from ctxres.hooks.entry import main  # noqa: E402 - the collector off, as for the console script
+from ctxres.hooks import cli  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())  # as the console script: the collector off, then the hook

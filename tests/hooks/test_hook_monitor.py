@@ -526,6 +526,29 @@ def test_session_start_is_remembered_per_session(tmp_path: Path) -> None:
     assert cache["session"] == {"id": "s1", "started_at": "2026-02-17T10:00:00Z"}  # nothing new to remember
 
 
+def test_a_transcript_head_without_a_time_is_read_once(tmp_path: Path) -> None:
+    """No timestamp in a full 64 KiB head: remembered as none (the head of a transcript never changes);
+    a shorter transcript without one is read again, since its first timed line may still come."""
+    short = tmp_path / "short.jsonl"
+    short.write_text(json.dumps({"type": "summary", "summary": "x"}) + "\n")
+    cache: dict[str, Any] = {}
+    assert monitor.session_started(cache, "s1", str(short)) is None
+    assert "session" not in cache
+    with short.open("a") as handle:
+        handle.write(json.dumps({"type": "user", "timestamp": "2026-02-17T10:00:00Z"}) + "\n")
+    assert monitor.session_started(cache, "s1", str(short)) == "2026-02-17T10:00:00Z"
+
+    untimed = tmp_path / "untimed.jsonl"
+    line = json.dumps({"type": "user", "message": {"content": "x" * 200}}) + "\n"
+    untimed.write_text(line * (2 * monitor.MAX_HEAD_BYTES // len(line)))
+    cache = {}
+    assert monitor.session_started(cache, "s2", str(untimed)) is None
+    assert cache["session"] == {"id": "s2", "started_at": None}
+    untimed.unlink()  # not read again: the cache answers
+    assert monitor.session_started(cache, "s2", str(untimed)) is None
+    assert monitor.session_started(cache, "s3", str(untimed)) is None and cache["session"]["id"] == "s2"
+
+
 def test_cache_round_trip_and_damage(tmp_path: Path) -> None:
     assert monitor.load_cache(str(tmp_path)) == {"version": monitor.CACHE_VERSION}
     monitor.save_json(str(tmp_path / "new"), monitor.CACHE_FILE, {"version": monitor.CACHE_VERSION, "x": [1]})

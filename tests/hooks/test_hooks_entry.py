@@ -92,18 +92,19 @@ def test_hooks_run_from_a_plain_clone(tmp_path: Path) -> None:
 
 
 def test_only_the_hook_process_turns_the_cyclic_collector_off() -> None:
-    """The console script's module switches the collector off before the hook's imports (a hook lives
-    tens of milliseconds); a process that merely imports the hook code keeps its collector."""
+    """The console script (``ctxres.hooks:cli``) switches the collector off before the hook's imports (a
+    hook lives tens of milliseconds); a process that merely imports the hook code keeps its collector."""
     import tomllib
 
     scripts = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]
-    assert scripts["ctxres-hook"] == "ctxres.hooks.entry:main"
-    code = (
-        "import gc, sys; import {module}; from ctxres.hooks import main; "
-        "print(gc.isenabled(), 'json' in sys.modules, getattr(sys.modules['{module}'], 'main') is main.main)"
+    assert scripts["ctxres-hook"] == "ctxres.hooks:cli"
+    imported = "import gc, ctxres.hooks, ctxres.hooks.main; print(gc.isenabled())"
+    started = (
+        "import gc, sys; from ctxres.hooks import cli; import ctxres.hooks.main as m; "
+        "m.main = lambda: print(gc.isenabled(), 'json' in sys.modules) or 0; sys.exit(cli())"
     )
-    states = {}
-    for module in ("ctxres.hooks.main", "ctxres.hooks.entry"):  # in other processes: this one keeps its collector
-        run = subprocess.run([sys.executable, "-c", code.format(module=module)], capture_output=True, text=True)
-        states[module] = run.stdout.split()
-    assert states == {"ctxres.hooks.main": ["True", "True", "True"], "ctxres.hooks.entry": ["False", "True", "True"]}
+    outputs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+        for code in (imported, started)
+    ]
+    assert outputs == [["True"], ["False", "True"]]
