@@ -83,3 +83,18 @@ def test_a_commit_of_a_checkpoint_alone_is_checked_with_its_workflow(box: Sandbo
     assert whole.returncode == 1
     assert whole.stdout.strip() in blocked.stdout + blocked.stderr
     assert box.git("log", "--format=%s") == "workflow and its first checkpoint\npre-commit configuration\n"
+
+
+def test_a_workflow_committed_whole_reports_each_finding_once(box: Sandbox) -> None:
+    """pre-commit splits the files of a hook that is not `require_serial` into one batch per core; each batch
+    checked a workflow's unit again, so a cross-file finding came once per batch (and each batch started its
+    own pool of workers). The shipped hooks run one process for all the files."""
+    shutil.copytree(FIXTURES / "rules/A010/bad", box.root, dirs_exist_ok=True)
+    for number in range(3, 40):  # enough files for one batch per core: YAML files that are not artifacts
+        box.write(f"notes/n{number:03d}.yaml", f"title: note {number}\n")
+    box.git("add", ".")
+    files = box.git("diff", "--cached", "--name-only").split()
+    result = box.pre_commit("run", "ctxres-check", "--color", "never", "--files", *files)
+    assert result.returncode == 1, result.stdout + result.stderr
+    finding = "ORCHESTRATION.yaml:33:5: A010 checkpoint .jerry/checkpoints/cx-002-checkpoint.json is not merged"
+    assert (result.stdout + result.stderr).count(finding) == 1, result.stdout
