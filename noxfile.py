@@ -152,7 +152,11 @@ def fuzz(session: nox.Session) -> None:
         "CTXRES_FUZZ_EXAMPLES": os.environ.get("CTXRES_FUZZ_EXAMPLES", "10000"),
         "CTXRES_FUZZ_SEED": os.environ.get("CTXRES_FUZZ_SEED", "0"),
     }
-    session.run("python", "-m", "pytest", str(ROOT / "fuzz"), "-p", "no:cacheprovider", *session.posargs, env=env)
+    # One worker per core: each target is its own test, seeded by CTXRES_FUZZ_SEED whatever worker runs it.
+    workers = ("-n", "auto")
+    session.run(
+        "python", "-m", "pytest", str(ROOT / "fuzz"), "-p", "no:cacheprovider", *workers, *session.posargs, env=env
+    )
 
 
 @nox.session(python=PYTHON)
