@@ -124,7 +124,7 @@ def check_file(artifact: Artifact, config: Config) -> FileResult:
             result.findings += more
             if fact is not None:
                 result.facts[module] = fact
-        result.document = document if document.kind in checks.workspace_kinds else document.stub()
+        result.document = document.settle() if document.kind in checks.workspace_kinds else document.stub()
     elif found:
         # Not parsed (binary, not UTF-8, too large, a syntax error): its text still serves suppression
         # comments (YAML) and the secrets rule. A key is leaked whatever else is wrong with the file, so
