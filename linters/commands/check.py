@@ -120,7 +120,7 @@ def _use_color(choice: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ctxres.linters.checking import engine
     from ctxres.linters.checking.discovery import discover
-    from ctxres.linters.reporters import render
+    from ctxres.linters.reporters import write
 
     paths = args.paths or [Path(".")]
     missing = [str(p) for p in paths if not p.exists()]
@@ -169,11 +169,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"ctxres: error: --since: {exc}", file=sys.stderr)
             return EXIT_ERROR
         # Selection and severity settings apply; suppression comments do not (the lines are of old versions).
-        report.findings = sorted(report.findings + engine.apply_policy(history, {}, config), key=Finding.sort_key)
+        report.findings = sorted([*report.findings, *engine.apply_policy(history, {}, config)], key=Finding.sort_key)
     if args.statistics:
         sys.stdout.write(_statistics(report, args.output_format))
     else:
-        sys.stdout.write(render(args.output_format, report, color=_use_color(args.color)))
+        write(args.output_format, report, sys.stdout, color=_use_color(args.color))
     if report.files_checked == 0:
         print("ctxres: warning: no resumption artifacts found under " + ", ".join(map(str, paths)), file=sys.stderr)
     return EXIT_OK if args.exit_zero else engine.exit_code(report, config.strict)
