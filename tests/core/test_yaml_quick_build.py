@@ -9,7 +9,7 @@ import yaml
 
 from ctxres.document import Document, LazyPositions
 from ctxres.loading import split_front_matter
-from ctxres.yamlpos import _Builder, parse_yaml
+from ctxres.yamlpos import _Builder, _composer, parse_yaml
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -97,3 +97,36 @@ def test_slim_of_a_lazy_document_equals_slim_of_a_settled_one() -> None:
     assert dict(one.value_pos) == dict(two.value_pos)
     assert dict(one.key_pos) == dict(two.key_pos)
     assert one.data == two.data
+
+
+def _same(one: yaml.Node, two: yaml.Node, seen: set[tuple[int, int]] | None = None) -> bool:
+    """The two node graphs are alike (a shared node compared once: an alias bomb is a small graph)."""
+    seen = set() if seen is None else seen
+    if (id(one), id(two)) in seen:
+        return True
+    seen.add((id(one), id(two)))
+    if type(one) is not type(two) or (one.tag, one.start_mark.line, one.start_mark.column) != (
+        two.tag,
+        two.start_mark.line,
+        two.start_mark.column,
+    ):
+        return False
+    if isinstance(one, yaml.ScalarNode):
+        return bool(one.value == two.value and one.style == two.style)
+    if isinstance(one, yaml.SequenceNode):
+        pairs = list(zip(one.value, two.value, strict=False))
+    else:
+        pairs = [pair for (k, v), (k2, v2) in zip(one.value, two.value, strict=False) for pair in ((k, k2), (v, v2))]
+    return len(one.value) == len(two.value) and all(_same(a, b, seen) for a, b in pairs)
+
+
+@pytest.mark.parametrize("text", _texts())
+def test_the_composer_composes_what_csafeloader_composes(text: str) -> None:
+    try:
+        want = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        with pytest.raises(yaml.YAMLError):
+            yaml.compose(text, Loader=_composer())
+        return
+    got = yaml.compose(text, Loader=_composer())
+    assert (want is None and got is None) or _same(want, got)
