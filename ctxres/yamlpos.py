@@ -12,6 +12,7 @@ import datetime as dt
 import functools
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,11 +39,11 @@ def _composer() -> Any:
     base = yaml.CSafeLoader
     if base.yaml_path_resolvers:  # pragma: no cover - a path resolver was added to PyYAML's loaders
         return base
-    resolver = base("")
+    uncached: Callable[..., Any] = base("").resolve
 
     @functools.lru_cache(maxsize=8192)
     def resolve(kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
-        return str(base.resolve(resolver, kind, value, implicit))
+        return str(uncached(kind, value, implicit))
 
     # Built-in callables that do nothing with their arguments (a Python function costs a frame per node).
     namespace = {

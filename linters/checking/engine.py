@@ -32,6 +32,10 @@ POOL_MIN_FILES = 48
 CHUNK_MAX = 32  # files per task sent to a worker: small enough to balance, large enough to amortize
 
 
+class WorkerDied(RuntimeError):
+    """A worker process ended without handing back its results (killed, out of memory, a crash)."""
+
+
 @dataclass
 class Workspace:
     """What one run keeps of the files it checked, for rules that compare several files.

@@ -146,7 +146,6 @@ def run(args: argparse.Namespace) -> int:
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
         return EXIT_OK
-    from ctxres.linters.checking.pool import WorkerDied
     from ctxres.linters.checking.progress import Progress
 
     artifacts = discover(paths, config)
@@ -156,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
             shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
             report = engine.run(paths, config, jobs=jobs, progress=shown, artifacts=artifacts)
-    except WorkerDied as exc:
+    except engine.WorkerDied as exc:  # (the pool is imported only for --jobs 2 or more)
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.since is not None:
