@@ -224,18 +224,29 @@ def schema(name: str) -> Any:
     return json.loads(schema_text(name))
 
 
+_PARTS: dict[int, Valid] = {}  # the compiled predicate of each subschema of the schemas, by id
+
+
 @cache
 def validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator  # only for a value that is not valid (or a schema validity cannot read)
+    """The jsonschema validator that explains why a value is not valid against schema ``name`` (imported and
+    made only for such a value); it skips the parts of a value that are valid (schema_explaining)."""
+    from ctxres.linters.rules.schema_explaining import validator_class
 
-    return Draft202012Validator(schema(name))
+    validity(name)  # its parts compiled first
+    return validator_class(_PARTS)(schema(name))
 
 
 @cache
 def validity(name: str) -> Valid:
     """Whether a value is valid against schema ``name``: compiled (schema_validity), or jsonschema's answer."""
-    compiled = compile_validity(schema(name))
-    return compiled if compiled is not None else lambda value: not any(True for _ in validator(name).iter_errors(value))
+    compiled = compile_validity(schema(name), _PARTS)
+    if compiled is not None:
+        return compiled
+    from jsonschema import Draft202012Validator
+
+    plain = Draft202012Validator(schema(name))
+    return lambda value: not any(True for _ in plain.iter_errors(value))
 
 
 def targets(doc: Document) -> Iterator[tuple[str, JsonPath, Any]]:

@@ -78,9 +78,10 @@ def equal(one: Any, two: Any) -> bool:
 
 
 class _Compiler:
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], parts: dict[int, Valid]) -> None:
         self.root = root
         self.refs: dict[str, list[Valid]] = {}  # reference -> [its predicate], filled once compiled
+        self.parts = parts  # id of each (sub)schema mapping -> its predicate
 
     def reference(self, ref: str) -> Valid:
         if ref != "#" and not ref.startswith("#/"):
@@ -110,10 +111,13 @@ class _Compiler:
         checks = [self.keyword(keyword, argument, schema) for keyword, argument in schema.items()]
         tests = [check for check in checks if check is not None]
         if not tests:
-            return lambda value: True
-        if len(tests) == 1:
-            return tests[0]
-        return lambda value: all(test(value) for test in tests)
+            valid: Valid = lambda value: True  # noqa: E731
+        elif len(tests) == 1:
+            valid = tests[0]
+        else:
+            valid = lambda value: all(test(value) for test in tests)  # noqa: E731
+        self.parts[id(schema)] = valid
+        return valid
 
     def keyword(self, keyword: str, argument: Any, schema: Mapping[str, Any]) -> Valid | None:
         if keyword in _ANNOTATIONS or keyword in ("$id", "then", "else"):
@@ -225,10 +229,15 @@ class _Compiler:
         return lambda value: then(value) if test(value) else otherwise(value)
 
 
-def compile_validity(schema: Mapping[str, Any]) -> Valid | None:
+def compile_validity(schema: Mapping[str, Any], parts: dict[int, Valid] | None = None) -> Valid | None:
     """A predicate that is True exactly when jsonschema's ``Draft202012Validator(schema)`` finds no error in a
-    JSON value; None when the schema uses a keyword this module does not compile."""
+    JSON value; None when the schema uses a keyword this module does not compile. ``parts`` (when given) gets
+    the predicate of each subschema mapping, by its ``id``, to skip what is valid while explaining a value."""
+    found: dict[int, Valid] = {}
     try:
-        return _Compiler(schema).schema(schema)
+        valid = _Compiler(schema, found).schema(schema)
     except (Unsupported, KeyError, TypeError, re.error):
         return None
+    if parts is not None:
+        parts.update(found)
+    return valid

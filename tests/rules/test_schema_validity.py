@@ -110,3 +110,26 @@ def test_equality_is_jsonschemas() -> None:
     assert equal(1, 1.0) and not equal(True, 1) and not equal(0, False) and equal(False, False)
     assert equal({"a": [1, "x"]}, {"a": [1.0, "x"]}) and not equal({"a": True}, {"a": 1})
     assert not equal("1", 1) and not equal([1], [1, 1]) and not equal({"a": 1}, {"b": 1})
+
+
+def _errors(validator: Any, value: Any) -> list[tuple[Any, ...]]:
+    def flat(error: Any) -> tuple[Any, ...]:
+        context = tuple(flat(sub) for sub in error.context or ())
+        return (error.message, tuple(error.absolute_path), tuple(error.absolute_schema_path), error.validator, context)
+
+    return [flat(error) for error in validator.iter_errors(value)]
+
+
+@pytest.mark.parametrize("where,name,value", TARGETS, ids=[f"{w}:{n}" for w, n, _ in TARGETS])
+def test_the_explaining_validator_finds_jsonschemas_errors(where: str, name: str, value: Any) -> None:
+    plain = Draft202012Validator(conformance.schema(name))
+    assert _errors(conformance.validator(name), value) == _errors(plain, value)
+
+
+@pytest.mark.parametrize("where,name,value", _sample(), ids=[f"{n}" for _, n, _ in _sample()])
+def test_the_explaining_validator_finds_jsonschemas_errors_in_mutated_documents(
+    where: str, name: str, value: Any
+) -> None:
+    plain = Draft202012Validator(conformance.schema(name))
+    for mutated in itertools.islice(_mutations(value), 400):
+        assert _errors(conformance.validator(name), mutated) == _errors(plain, mutated), (where, mutated)
