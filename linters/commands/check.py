@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -117,10 +118,24 @@ def _use_color(choice: str) -> bool:
     return sys.stdout.isatty()
 
 
+def _fewer_collections() -> None:
+    """Make the cyclic garbage collector cheaper for the rest of this process: a check allocates millions of
+    short-lived objects (parser nodes, values, positions) freed by reference counting, and makes few cycles.
+    The objects alive now (the imported modules) are frozen out of every collection, and the youngest
+    generation is collected every 10,000 allocations instead of 700 (about 10% of the CPU time of a large
+    check). Once per process: a process that runs several checks (a test suite) freezes its objects once."""
+    if gc.get_threshold()[0] >= 10_000:
+        return
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
+
+
 def run(args: argparse.Namespace) -> int:
     from ctxres.linters.checking import engine
     from ctxres.linters.checking.discovery import discover
     from ctxres.linters.reporters import write
+
+    _fewer_collections()
 
     paths = args.paths or [Path(".")]
     missing = [str(p) for p in paths if not p.exists()]
