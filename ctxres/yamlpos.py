@@ -218,6 +218,10 @@ class _QuickBuilder:
     def convert(self, node: yaml.ScalarNode) -> Any:
         """:meth:`_Builder.scalar`."""
         tag = node.tag
+        if tag == _INT:
+            text = node.value  # plain decimal digits, no leading 0 (octal in YAML 1.1): what int() reads alike
+            if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
+                return int(text)
         if tag in _CONSTRUCTED:
             return self.constructors[tag](self.constructor, node)
         if tag == _BINARY:
@@ -232,10 +236,11 @@ class _QuickBuilder:
         return value
 
     def mapping(self, node: yaml.MappingNode, path: JsonPath, depth: int) -> dict[str, Any]:
-        self.constructor.flatten_mapping(node)  # resolve "<<" merge keys
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.__class__ is not yaml.ScalarNode or key_node.tag == _BINARY:
+            # A merge ("<<") or value ("=") key is flatten_mapping's to resolve: _Builder does it. Without one,
+            # flatten_mapping changes nothing, so it is not called.
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag in _UNUSUAL_KEYS:
                 raise _Unusual
             key = key_node.value
             if key_node.tag != _STR and not isinstance(self.convert(key_node), str):
@@ -250,6 +255,8 @@ class _QuickBuilder:
 
 
 _CONSTRUCTED = frozenset(_TAG + name for name in ("int", "float", "bool", "null", "timestamp"))
+_INT = _TAG + "int"
+_UNUSUAL_KEYS = frozenset(_TAG + name for name in ("binary", "merge", "value"))
 
 
 class _NodeIndex:

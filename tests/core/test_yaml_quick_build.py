@@ -24,6 +24,8 @@ CASES = [
     "bin: !!binary aGVsbG8=\n!!binary aGk=: key\n",
     "custom: !thing value\n'quoted': \"q\"\nempty:\nseq: [[], {}, [[1]]]\n",
     "just a scalar\n",
+    "n: 0\no: 017\nu: 1_000\nh: 0x1F\ns: 1:30\nneg: -3\nplus: +4\nbig: 123456789012345678901234567890\n",
+    "inline: {<<: {a: 1}, b: 2}\n=: value key\n",
     "- 1\n- [2, 3]\n",
 ]
 
