@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import functools
 import os
 import re
 from enum import Enum
@@ -157,8 +158,10 @@ class Found(_FoundFields):
     __slots__ = ()
 
 
+@functools.lru_cache(maxsize=4096)
 def is_planned_key(key: str) -> bool:
-    """True for keys that hold planned times (``estimated_completion``, ``deadline``, ...)."""
+    """True for keys that hold planned times (``estimated_completion``, ``deadline``, ...); remembered: the
+    same keys recur in every file."""
     return not _PLANNED_WORDS.isdisjoint(re.split(r"[^a-z]+", key.lower()))
 
 
