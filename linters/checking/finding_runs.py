@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import pickle
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -116,13 +117,17 @@ class FindingRuns:
             self.append(finding)
 
     def _spill(self) -> None:
-        if self.folder is None:
-            self.folder = tempfile.TemporaryDirectory(prefix="ctxres-findings-")
-        run = Path(self.folder.name) / f"run-{len(self.runs):05d}"
-        rows = [_row(finding) for finding in sorted(self.held, key=Finding.sort_key)]
-        with run.open("wb") as handle:
-            for start in range(0, len(rows), _BLOCK):
-                pickle.dump(rows[start : start + _BLOCK], handle, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            if self.folder is None:
+                self.folder = tempfile.TemporaryDirectory(prefix="ctxres-findings-")
+            run = Path(self.folder.name) / f"run-{len(self.runs):05d}"
+            rows = [_row(finding) for finding in sorted(self.held, key=Finding.sort_key)]
+            with run.open("wb") as handle:
+                for start in range(0, len(rows), _BLOCK):
+                    pickle.dump(rows[start : start + _BLOCK], handle, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError:  # no temporary folder to write to (read-only, full): the findings stay in memory
+            self.run_size = sys.maxsize
+            return
         self.runs.append(run)
         self.held = []
 

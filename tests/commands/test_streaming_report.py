@@ -89,3 +89,13 @@ def test_a_check_with_spilled_runs_finds_what_one_in_memory_finds(monkeypatch: p
     assert isinstance(spilled.findings, SpilledFindings)
     assert [_timeless(f) for f in spilled.findings] == [_timeless(f) for f in whole.findings]
     assert (spilled.errors, spilled.warnings) == (whole.errors, whole.warnings)
+
+
+def test_findings_stay_in_memory_when_no_temporary_folder_can_be_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object, **__: object) -> None:
+        raise OSError("read-only file system")
+
+    monkeypatch.setattr(finding_runs.tempfile, "TemporaryDirectory", refuse)
+    runs = FindingRuns(run_size=3)
+    runs.extend(_findings())
+    assert runs.sorted() == sorted(_findings(), key=Finding.sort_key)
