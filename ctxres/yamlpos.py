@@ -54,6 +54,13 @@ def _composer() -> Any:
     return type("_Composer", (base,), namespace)
 
 
+@functools.lru_cache(maxsize=1)
+def _constructor() -> yaml.SafeLoader:
+    """The loader whose constructors turn scalars into values (and flatten merge keys): they keep no state of
+    a document, so one serves every parse (a loader per parse is cyclic garbage, and costs its set-up)."""
+    return yaml.SafeLoader("")
+
+
 def _loader(text: str) -> Any:
     loader = loader_for(text)  # libyaml crashes on very deep nesting: then the Python loader
     return _composer() if loader is getattr(yaml, "CSafeLoader", None) else loader
@@ -101,7 +108,7 @@ class _Builder:
         self.expanded = 0  # values built again because an alias points at them
         self.built: set[int] = set()
         self.stack: set[int] = set()
-        self.constructor = yaml.SafeLoader("")  # only used to turn scalars into values
+        self.constructor = _constructor()
         self.value_pos = PositionMap()
         self.key_pos = PositionMap()
         self.result = YamlParse(None, self.value_pos, self.key_pos)
@@ -196,7 +203,7 @@ class _QuickBuilder:
     def __init__(self, line_offset: int, max_depth: int, result: YamlParse) -> None:
         self.line_offset = line_offset
         self.max_depth = max_depth
-        self.constructor = yaml.SafeLoader("")
+        self.constructor = _constructor()
         self.constructors = self.constructor.yaml_constructors
         self.result = result
 
