@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +62,69 @@ class PositionMap(MutableMapping[JsonPath, Position]):
         return f"PositionMap({dict(self.items())!r})"
 
 
+class LazyPositions(MutableMapping[JsonPath, Position]):
+    """Path -> :class:`Position`, each looked up when it is asked for (``find(path)``: the packed position or
+    None), all of them computed (``everything()``) only when the map is iterated or changed.
+
+    A parser hands this out instead of a :class:`PositionMap` when it can answer one path at a time (from the
+    nodes it parsed): most positions of a file are never read, and only those of findings are.
+    """
+
+    __slots__ = ("_everything", "_find", "_settled")
+
+    def __init__(self, find: Callable[[JsonPath], int | None], everything: Callable[[], PositionMap]) -> None:
+        self._find: Callable[[JsonPath], int | None] | None = find
+        self._everything: Callable[[], PositionMap] | None = everything
+        self._settled: PositionMap | None = None
+
+    @property
+    def settled(self) -> bool:
+        return self._settled is not None
+
+    def settle(self) -> PositionMap:
+        """Every position, computed now; the parser's nodes are no longer needed (nor held)."""
+        if self._settled is None:
+            assert self._everything is not None
+            self._settled = self._everything()
+            self._find = self._everything = None
+        return self._settled
+
+    def __getitem__(self, path: JsonPath) -> Position:
+        if self._settled is not None:
+            return self._settled[path]
+        assert self._find is not None
+        packed = self._find(tuple(path))
+        if packed is None:
+            raise KeyError(path)
+        return Position(packed >> _COLUMN_BITS, packed & ((1 << _COLUMN_BITS) - 1))
+
+    def __contains__(self, path: object) -> bool:
+        if self._settled is not None:
+            return path in self._settled
+        assert self._find is not None
+        return isinstance(path, tuple) and self._find(path) is not None
+
+    def __setitem__(self, path: JsonPath, position: Position) -> None:
+        self.settle()[path] = position
+
+    def __delitem__(self, path: JsonPath) -> None:
+        del self.settle()[path]
+
+    def __iter__(self) -> Iterator[JsonPath]:
+        return iter(self.settle())
+
+    def __len__(self) -> int:
+        return len(self.settle())
+
+    def __repr__(self) -> str:
+        return f"LazyPositions({dict(self.items())!r})"
+
+
+def whole(positions: MutableMapping[JsonPath, Position]) -> MutableMapping[JsonPath, Position]:
+    """``positions`` computed whole (no parser nodes held behind it): for a document kept past its checks."""
+    return positions.settle() if isinstance(positions, LazyPositions) else positions
+
+
 def format_json_path(path: JsonPath) -> str:
     """Render ``("a", 0, "b-c")`` as ``$.a[0]['b-c']`` (JSONPath, as check-jsonschema prints it)."""
     out = "$"
@@ -111,6 +174,12 @@ class Document:
                 return Position(1, 1)
             probe = probe[:-1]
 
+    def settle(self) -> Document:
+        """This document with every position computed, holding no parser nodes: what a check across files keeps."""
+        self.value_pos = whole(self.value_pos)
+        self.key_pos = whole(self.key_pos)
+        return self
+
     def stub(self) -> Document:
         """Who the document is (path, kind, place on disk) without its text, data or positions: what a
         check across files keeps of a file it does not need to read again."""
@@ -128,7 +197,12 @@ class Document:
                 value = self.get(path, _ABSENT)
                 if value is not _ABSENT and path:
                     _put(kept.data, path, value)
+        near = _paths_near(self.data, paths)
         for source, target in ((self.value_pos, kept.value_pos), (self.key_pos, kept.key_pos)):
+            if isinstance(source, LazyPositions) and not source.settled:
+                # Positions looked up one by one (the paths of the data: a lazy map has no other).
+                target.update((where, source[where]) for where in near if where in source)
+                continue
             for where, position in source.items():
                 if any(where[: len(path)] == path or path[: len(where)] == where for path in paths):
                     target[where] = position
@@ -148,6 +222,28 @@ class Document:
 
 
 _ABSENT = object()
+
+
+def _paths_near(data: Any, paths: tuple[JsonPath, ...]) -> list[JsonPath]:
+    """The paths of ``data`` that lead to one of ``paths`` or lie under one (each path included)."""
+    near: dict[JsonPath, None] = {}
+    for path in paths:
+        near.update((path[:size], None) for size in range(len(path)))
+        node: Any = data
+        for part in path:
+            node = node.get(part, _ABSENT) if isinstance(node, dict) else _ABSENT
+        if node is _ABSENT:
+            near[path] = None
+            continue
+        stack: list[tuple[JsonPath, Any]] = [(path, node)]
+        while stack:
+            where, value = stack.pop()
+            near[where] = None
+            if isinstance(value, dict):
+                stack.extend(((*where, key), item) for key, item in value.items())
+            elif isinstance(value, list):
+                stack.extend(((*where, index), item) for index, item in enumerate(value))
+    return list(near)
 
 
 def _put(data: dict[str, Any], path: JsonPath, value: Any) -> None:

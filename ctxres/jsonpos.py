@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from ctxres.document import JsonPath
+from ctxres.document import JsonPath, LazyPositions, PositionMap
 from ctxres.findings import Position
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
@@ -42,8 +43,8 @@ class JsonPosError(ValueError):
 @dataclass
 class JsonParse:
     data: Any
-    value_pos: dict[JsonPath, Position] = field(default_factory=dict)
-    key_pos: dict[JsonPath, Position] = field(default_factory=dict)
+    value_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
+    key_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
     duplicates: list[tuple[JsonPath, Position]] = field(default_factory=list)
 
 
@@ -174,3 +175,70 @@ def parse_json(text: str, *, line_offset: int = 0, max_depth: int = 200) -> Json
         raise parser.fail("unexpected text after the JSON value", end)
     parser.result.data = data
     return parser.result
+
+
+class _Unusual(Exception):
+    """What :func:`parse_json_quick` leaves to :func:`parse_json`."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Unusual("a duplicate key")
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise _Unusual(f"{name} is not JSON")  # json.loads reads NaN and Infinity; parse_json does not
+
+
+def _deeper_than(data: Any, most: int) -> bool:
+    """Whether a value of ``data`` lies deeper than ``most`` levels (the root value is level 0)."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if depth + 1 > most:
+                return True
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+    return False
+
+
+def parse_json_quick(text: str, *, max_depth: int = 200) -> JsonParse:
+    """:func:`parse_json`, with the data read by the C parser (``json.loads``) and the positions found by
+    :func:`parse_json` only when one is asked for. A text with a syntax error, a duplicate key, a NaN or an
+    Infinity, or nesting past ``max_depth`` is read by :func:`parse_json` at once (its error, its duplicates)."""
+    try:
+        data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    except (_Unusual, ValueError, RecursionError):
+        return parse_json(text, max_depth=max_depth)
+    if _deeper_than(data, max_depth):
+        return parse_json(text, max_depth=max_depth)
+    full: list[JsonParse] = []
+
+    def parsed() -> JsonParse:
+        if not full:
+            full.append(parse_json(text, max_depth=max_depth))
+        return full[0]
+
+    def finder(keys: bool) -> Callable[[JsonPath], int | None]:
+        def find(path: JsonPath) -> int | None:
+            position = (parsed().key_pos if keys else parsed().value_pos).get(path)
+            return None if position is None else PositionMap.pack(position.line, position.col)
+
+        return find
+
+    def everything(keys: bool) -> Callable[[], PositionMap]:
+        def compute() -> PositionMap:
+            out = PositionMap()
+            for path, position in (parsed().key_pos if keys else parsed().value_pos).items():
+                out[path] = position
+            return out
+
+        return compute
+
+    return JsonParse(
+        data, LazyPositions(finder(False), everything(False)), LazyPositions(finder(True), everything(True))
+    )

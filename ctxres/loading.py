@@ -14,7 +14,7 @@ from ctxres.artifacts import Format as Format  # re-exported: the loaders take i
 from ctxres.document import Document, JsonPath
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.findings import Position
-from ctxres.jsonpos import JsonPosError, parse_json
+from ctxres.jsonpos import JsonPosError, parse_json, parse_json_quick
 from ctxres.yamlpos import YamlPosError, parse_yaml
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -132,7 +132,7 @@ def _from_yaml(doc: Document, text: str, line_offset: int, limits: Limits) -> li
 
 def _from_json(doc: Document, text: str, limits: Limits) -> list[LoadIssue]:
     try:
-        parsed = parse_json(text, max_depth=limits.max_depth)
+        parsed = parse_json_quick(text, max_depth=limits.max_depth)
     except JsonPosError as exc:
         kind = IssueKind.LIMIT if "nested" in exc.message else IssueKind.SYNTAX
         return [LoadIssue(kind, f"invalid JSON: {exc.message}", exc.position)]

@@ -16,6 +16,7 @@ which is the one true reference a static file has (``ctxres check`` has no sessi
 
 from __future__ import annotations
 
+import functools
 import re
 from operator import itemgetter
 
@@ -184,8 +185,10 @@ class Found(_FoundFields):
     __slots__ = ()
 
 
+@functools.lru_cache(maxsize=4096)
 def is_planned_key(key: str) -> bool:
-    """True for keys that hold planned times (``estimated_completion``, ``deadline``, ...)."""
+    """True for keys that hold planned times (``estimated_completion``, ``deadline``, ...); remembered: the
+    same keys recur in every file."""
     return not _PLANNED_WORDS.isdisjoint(re.split(r"[^a-z]+", key.lower()))
 
 

@@ -9,17 +9,61 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
+import operator
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from ctxres.document import JsonPath, PositionMap
+from ctxres.document import JsonPath, LazyPositions, PositionMap
 from ctxres.findings import Position
 from ctxres.yamlguard import TAB_FIX, YamlGuardError, deep_block_offset, loader_for, tab_error_place, tab_message
 
 _TAG = "tag:yaml.org,2002:"
 _STR = _TAG + "str"
+_BINARY = _TAG + "binary"
+# Where an alias (``*name``) can start: at the start of a line, after a space or a flow indicator. Text without
+# a match has no alias, so no node of it is reached twice (a ``*`` in prose may match: then it is only slower).
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=1)
+def _composer() -> Any:
+    """``CSafeLoader`` with its per-node Python calls made cheap: ``resolve`` (the tag of a plain scalar, a pure
+    function of its kind, text and implicitness) remembered for the values that recur (keys, enums, numbers),
+    and the path resolvers' bookkeeping skipped (no ``add_path_resolver`` is in use: the calls do nothing).
+    It composes the same nodes as ``CSafeLoader``."""
+    base = yaml.CSafeLoader
+    if base.yaml_path_resolvers:  # pragma: no cover - a path resolver was added to PyYAML's loaders
+        return base
+    uncached: Callable[..., Any] = base("").resolve
+
+    @functools.lru_cache(maxsize=8192)
+    def resolve(kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
+        return str(uncached(kind, value, implicit))
+
+    # Built-in callables that do nothing with their arguments (a Python function costs a frame per node).
+    namespace = {
+        "resolve": staticmethod(resolve),
+        "descend_resolver": staticmethod(operator.is_),  # (parent, index) -> ignored
+        "ascend_resolver": staticmethod(tuple),  # () -> ignored
+    }
+    return type("_Composer", (base,), namespace)
+
+
+@functools.lru_cache(maxsize=1)
+def _constructor() -> yaml.SafeLoader:
+    """The loader whose constructors turn scalars into values (and flatten merge keys): they keep no state of
+    a document, so one serves every parse (a loader per parse is cyclic garbage, and costs its set-up)."""
+    return yaml.SafeLoader("")
+
+
+def _loader(text: str) -> Any:
+    loader = loader_for(text)  # libyaml crashes on very deep nesting: then the Python loader
+    return _composer() if loader is getattr(yaml, "CSafeLoader", None) else loader
 
 
 class YamlPosError(ValueError):
@@ -35,8 +79,8 @@ class YamlPosError(ValueError):
 @dataclass
 class YamlParse:
     data: Any
-    value_pos: PositionMap = field(default_factory=PositionMap)
-    key_pos: PositionMap = field(default_factory=PositionMap)
+    value_pos: PositionMap | LazyPositions = field(default_factory=PositionMap)
+    key_pos: PositionMap | LazyPositions = field(default_factory=PositionMap)
     duplicates: list[tuple[JsonPath, Position]] = field(default_factory=list)
     timestamps: list[JsonPath] = field(default_factory=list)
     non_string_keys: list[tuple[JsonPath, Position]] = field(default_factory=list)
@@ -64,8 +108,10 @@ class _Builder:
         self.expanded = 0  # values built again because an alias points at them
         self.built: set[int] = set()
         self.stack: set[int] = set()
-        self.constructor = yaml.SafeLoader("")  # only used to turn scalars into values
-        self.result = YamlParse(None)
+        self.constructor = _constructor()
+        self.value_pos = PositionMap()
+        self.key_pos = PositionMap()
+        self.result = YamlParse(None, self.value_pos, self.key_pos)
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
         tag = node.tag
@@ -94,7 +140,7 @@ class _Builder:
                 f"the document is nested deeper than {self.max_depth} levels",
                 _mark(node, self.line_offset),
             )
-        self.result.value_pos.put_first(path, _packed(node, self.line_offset))
+        self.value_pos.put_first(path, _packed(node, self.line_offset))
         if isinstance(node, yaml.ScalarNode):
             value = self.scalar(node)
             if isinstance(value, (dt.date, dt.datetime)):
@@ -130,14 +176,155 @@ class _Builder:
             child: JsonPath = (*path, key)
             if key in out:
                 result.duplicates.append((child, _mark(key_node, line_offset)))
-            result.key_pos.put(child, _packed(key_node, line_offset))
-            result.value_pos.drop(child)
+            self.key_pos.put(child, _packed(key_node, line_offset))
+            self.value_pos.drop(child)
             if plain and value_node.tag == _STR and isinstance(value_node, yaml.ScalarNode):
-                result.value_pos.put(child, _packed(value_node, line_offset))
+                self.value_pos.put(child, _packed(value_node, line_offset))
                 out[key] = value_node.value
             else:
                 out[key] = self.build(value_node, child, depth + 1)
         return out
+
+
+class _Unusual(Exception):
+    """What the quick build leaves to :class:`_Builder`: a duplicate or binary key, nesting at the limit."""
+
+
+class _QuickBuilder:
+    """The data of a document without anchors in one pass over its nodes, positions left in the nodes.
+
+    Builds what :class:`_Builder` builds (values, timestamps, non-string keys) when every path leads to
+    one node: no alias, no duplicate key (a key's path then names one key node and one value node, so a
+    position is found by walking the nodes, see :class:`_NodeIndex`). Anything else (a duplicate or
+    binary key, nesting at the depth limit, a value that cannot be read) raises :class:`_Unusual` or the
+    constructor's error, and :class:`_Builder` does the document again, exactly as before.
+    """
+
+    def __init__(self, line_offset: int, max_depth: int, result: YamlParse) -> None:
+        self.line_offset = line_offset
+        self.max_depth = max_depth
+        self.constructor = _constructor()
+        self.constructors = self.constructor.yaml_constructors
+        self.result = result
+
+    def value(self, node: yaml.Node, path: JsonPath, depth: int) -> Any:
+        if depth >= self.max_depth:  # the scalars below it would be at the limit: _Builder says where
+            raise _Unusual
+        cls = node.__class__
+        if cls is yaml.MappingNode:
+            return self.mapping(node, path, depth)  # type: ignore[arg-type]
+        if cls is yaml.SequenceNode:
+            return [
+                item.value
+                if item.tag == _STR and item.__class__ is yaml.ScalarNode
+                else self.value(item, (*path, i), depth + 1)
+                for i, item in enumerate(node.value)
+            ]
+        return self.scalar(node, path)  # type: ignore[arg-type]
+
+    def convert(self, node: yaml.ScalarNode) -> Any:
+        """:meth:`_Builder.scalar`."""
+        tag = node.tag
+        if tag == _INT:
+            text = node.value  # plain decimal digits, no leading 0 (octal in YAML 1.1): what int() reads alike
+            if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
+                return int(text)
+        if tag in _CONSTRUCTED:
+            return self.constructors[tag](self.constructor, node)
+        if tag == _BINARY:
+            return base64.b64encode(self.constructor.construct_yaml_binary(node)).decode("ascii")
+        return node.value  # str, unknown or custom tags: keep the text, never construct objects
+
+    def scalar(self, node: yaml.ScalarNode, path: JsonPath) -> Any:
+        value = self.convert(node)
+        if isinstance(value, (dt.date, dt.datetime)):
+            self.result.timestamps.append(path)
+            return value.isoformat()
+        return value
+
+    def mapping(self, node: yaml.MappingNode, path: JsonPath, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            # A merge ("<<") or value ("=") key is flatten_mapping's to resolve: _Builder does it. Without one,
+            # flatten_mapping changes nothing, so it is not called.
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag in _UNUSUAL_KEYS:
+                raise _Unusual
+            key = key_node.value
+            if key_node.tag != _STR and not isinstance(self.convert(key_node), str):
+                self.result.non_string_keys.append(((*path, key), _mark(key_node, self.line_offset)))
+            if key in out:
+                raise _Unusual
+            if value_node.tag == _STR and value_node.__class__ is yaml.ScalarNode:
+                out[key] = value_node.value
+            else:
+                out[key] = self.value(value_node, (*path, key), depth + 1)
+        return out
+
+
+_CONSTRUCTED = frozenset(_TAG + name for name in ("int", "float", "bool", "null", "timestamp"))
+_INT = _TAG + "int"
+_UNUSUAL_KEYS = frozenset(_TAG + name for name in ("binary", "merge", "value"))
+
+
+class _NodeIndex:
+    """Where each path of a document built by :class:`_QuickBuilder` is: the node it leads to, found by walking
+    from the root (the keys of a mapping indexed when it is first walked through)."""
+
+    __slots__ = ("line_offset", "maps", "root")
+
+    def __init__(self, root: yaml.Node, line_offset: int) -> None:
+        self.root = root
+        self.line_offset = line_offset
+        self.maps: dict[int, dict[str, tuple[yaml.Node, yaml.Node]]] = {}
+
+    def walk(self, path: JsonPath) -> tuple[yaml.Node | None, yaml.Node] | None:
+        """(the key node or None, the value node) at ``path``; None when there is no such path."""
+        key_node: yaml.Node | None = None
+        node = self.root
+        for part in path:
+            if isinstance(part, str):
+                if node.__class__ is not yaml.MappingNode:
+                    return None
+                keys = self.maps.get(id(node))
+                if keys is None:
+                    keys = self.maps[id(node)] = {k.value: (k, v) for k, v in node.value}
+                pair = keys.get(part)
+                if pair is None:
+                    return None
+                key_node, node = pair
+            else:
+                if node.__class__ is not yaml.SequenceNode or not 0 <= part < len(node.value):
+                    return None
+                key_node, node = None, node.value[part]
+        return key_node, node
+
+    def value_at(self, path: JsonPath) -> int | None:
+        found = self.walk(path)
+        return None if found is None else _packed(found[1], self.line_offset)
+
+    def key_at(self, path: JsonPath) -> int | None:
+        found = self.walk(path)
+        return None if found is None or found[0] is None else _packed(found[0], self.line_offset)
+
+
+def _quick(node: yaml.Node, line_offset: int, max_nodes: int, max_depth: int) -> YamlParse | None:
+    """The parse of a document without anchors by :class:`_QuickBuilder`, its positions found on demand; None
+    when :class:`_Builder` must do it."""
+    result = YamlParse(None)
+    try:
+        result.data = _QuickBuilder(line_offset, max_depth, result).value(node, (), 0)
+    except (_Unusual, yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return None
+    index = _NodeIndex(node, line_offset)
+
+    def everything() -> tuple[PositionMap, PositionMap]:
+        full = _Builder(line_offset, max_nodes, max_depth, shared=False)
+        full.build(node, (), 0)
+        return full.value_pos, full.key_pos
+
+    result.value_pos = LazyPositions(index.value_at, lambda: everything()[0])
+    result.key_pos = LazyPositions(index.key_at, lambda: everything()[1])
+    return result
 
 
 def _offset_position(text: str, offset: int, line_offset: int) -> Position:
@@ -159,7 +346,7 @@ def _within(text: str, position: Position, line_offset: int) -> Position:
 def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_depth: int = 200) -> YamlParse:
     """Parse one YAML document; raise :class:`YamlPosError` on anything we cannot read."""
     try:
-        node = yaml.compose(text, Loader=loader_for(text))  # libyaml crashes on very deep nesting
+        node = yaml.compose(text, Loader=_loader(text))
     except YamlGuardError as exc:
         raise YamlPosError(exc.message, _offset_position(text, exc.offset, line_offset)) from None
     except yaml.MarkedYAMLError as exc:
@@ -189,9 +376,14 @@ def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_
     except RecursionError:  # located at the first deeply indented line, when there is one
         deep = _offset_position(text, deep_block_offset(text), line_offset)
         raise YamlPosError("the document is nested too deeply to read", deep) from None
-    builder = _Builder(line_offset, max_nodes, max_depth, shared="&" in text)
+    shared = "&" in text
     if node is None:
-        return builder.result
+        return YamlParse(None)
+    if "*" not in text or not _ALIAS.search(text):
+        quick = _quick(node, line_offset, max_nodes, max_depth)
+        if quick is not None:
+            return quick
+    builder = _Builder(line_offset, max_nodes, max_depth, shared=shared)
     try:
         builder.result.data = builder.build(node, (), 0)
     except RecursionError:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -14,6 +14,7 @@ from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
 from ctxres.linters.checking import suppression
 from ctxres.linters.checking.discovery import Artifact, discover
+from ctxres.linters.checking.finding_runs import FindingRuns
 from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
 from ctxres.linters.rules import parsing, rule_modules, suppression_comments
@@ -29,6 +30,10 @@ Progress = Callable[[int, int], None]
 # two forked workers takes 20-50 ms, a file 1 ms (a small JSON file) to 10 ms (a large ORCHESTRATION.yaml).
 POOL_MIN_FILES = 48
 CHUNK_MAX = 32  # files per task sent to a worker: small enough to balance, large enough to amortize
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended without handing back its results (killed, out of memory, a crash)."""
 
 
 @dataclass
@@ -124,7 +129,7 @@ def check_file(artifact: Artifact, config: Config) -> FileResult:
             result.findings += more
             if fact is not None:
                 result.facts[module] = fact
-        result.document = document if document.kind in checks.workspace_kinds else document.stub()
+        result.document = document.settle() if document.kind in checks.workspace_kinds else document.stub()
     elif found:
         # Not parsed (binary, not UTF-8, too large, a syntax error): its text still serves suppression
         # comments (YAML) and the secrets rule. A key is leaked whatever else is wrong with the file, so
@@ -214,11 +219,12 @@ def _active_in(path: str, config: Config) -> Callable[[str], bool]:
 
 class _Policy:
     """:func:`apply_policy`, one file at a time: a finding is decided as soon as the comments of its file are
-    known, so a run keeps the findings it reports, not the files it read."""
+    known, so a run keeps the findings it reports, not the files it read (and those, past a few thousand, in
+    sorted runs on disk: :class:`FindingRuns`)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.kept: list[Finding] = []
+        self.kept = FindingRuns()
         self.comments: dict[str, suppression.Suppressions] = {}
         self.used: dict[str, set[tuple[int, int]]] = {}
         self.pending: list[Finding] = []  # about another file than the one checked: decided at the end
@@ -243,7 +249,7 @@ class _Policy:
         elif _reported(finding, self.config):
             self.kept.append(_with_severity(finding, self.config))
 
-    def finish(self, later: list[Finding], loaded: Collection[str]) -> list[Finding]:
+    def finish(self, later: list[Finding], loaded: Collection[str]) -> Sequence[Finding]:
         for finding in (*self.pending, *later):
             self.decide(finding)
         unknown = sorted(self.codes - set(RULES))
@@ -251,8 +257,8 @@ class _Policy:
         for path, comments in self.comments.items():
             active = _active_in(path, self.config) if path in loaded else None
             audit = suppression_comments.findings_for(path, comments, self.used.get(path, set()), active)
-            self.kept += [_with_severity(f, self.config) for f in audit if _reported(f, self.config)]
-        return sorted(self.kept, key=Finding.sort_key)
+            self.kept.extend([_with_severity(f, self.config) for f in audit if _reported(f, self.config)])
+        return self.kept.sorted()
 
 
 def run(

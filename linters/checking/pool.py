@@ -20,12 +20,9 @@ from concurrent.futures.process import BrokenProcessPool
 from ctxres.config import Config
 from ctxres.linters.checking import engine
 from ctxres.linters.checking.discovery import Artifact
+from ctxres.linters.checking.engine import WorkerDied as WorkerDied  # where a caller of the pool catches it
 
 _config: Config | None = None  # set in each worker by _start
-
-
-class WorkerDied(RuntimeError):
-    """A worker process ended without handing back its results (killed, out of memory, a crash)."""
 
 
 def _start(config: Config) -> None:

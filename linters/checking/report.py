@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxres import __version__
 from ctxres.findings import Finding, Severity
+from ctxres.linters.checking.finding_runs import SpilledFindings
 
 
 @dataclass
 class Report:
-    """Findings (sorted by path, line, column, code) and what was checked."""
+    """Findings (sorted by path, line, column, code) and what was checked.
 
-    findings: list[Finding]
+    ``findings`` is a list, or for a large run a :class:`SpilledFindings` read back from disk at each
+    iteration: a reporter iterates it once and writes as it goes (``write`` of each reporter module).
+    """
+
+    findings: Sequence[Finding]
     files_checked: int
     tool_version: str = __version__
     # Paths that were given or found but could not be checked at all (shown in the summary).
@@ -20,8 +26,12 @@ class Report:
 
     @property
     def errors(self) -> int:
+        if isinstance(self.findings, SpilledFindings):
+            return self.findings.errors
         return sum(1 for f in self.findings if f.severity is Severity.ERROR)
 
     @property
     def warnings(self) -> int:
+        if isinstance(self.findings, SpilledFindings):
+            return self.findings.warnings
         return sum(1 for f in self.findings if f.severity is Severity.WARNING)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -117,10 +118,24 @@ def _use_color(choice: str) -> bool:
     return sys.stdout.isatty()
 
 
+def _fewer_collections() -> None:
+    """Make the cyclic garbage collector cheaper for the rest of this process: a check allocates millions of
+    short-lived objects (parser nodes, values, positions) freed by reference counting, and makes few cycles.
+    The objects alive now (the imported modules) are frozen out of every collection, and the youngest
+    generation is collected every 10,000 allocations instead of 700 (about 10% of the CPU time of a large
+    check). Once per process: a process that runs several checks (a test suite) freezes its objects once."""
+    if gc.get_threshold()[0] >= 10_000:
+        return
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
+
+
 def run(args: argparse.Namespace) -> int:
     from ctxres.linters.checking import engine
     from ctxres.linters.checking.discovery import discover
-    from ctxres.linters.reporters import render
+    from ctxres.linters.reporters import write
+
+    _fewer_collections()
 
     paths = args.paths or [Path(".")]
     missing = [str(p) for p in paths if not p.exists()]
@@ -146,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
         return EXIT_OK
-    from ctxres.linters.checking.pool import WorkerDied
     from ctxres.linters.checking.progress import Progress
 
     artifacts = discover(paths, config)
@@ -156,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
             # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
             shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
             report = engine.run(paths, config, jobs=jobs, progress=shown, artifacts=artifacts)
-    except WorkerDied as exc:
+    except engine.WorkerDied as exc:  # (the pool is imported only for --jobs 2 or more)
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.since is not None:
@@ -169,11 +183,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"ctxres: error: --since: {exc}", file=sys.stderr)
             return EXIT_ERROR
         # Selection and severity settings apply; suppression comments do not (the lines are of old versions).
-        report.findings = sorted(report.findings + engine.apply_policy(history, {}, config), key=Finding.sort_key)
+        report.findings = sorted([*report.findings, *engine.apply_policy(history, {}, config)], key=Finding.sort_key)
     if args.statistics:
         sys.stdout.write(_statistics(report, args.output_format))
     else:
-        sys.stdout.write(render(args.output_format, report, color=_use_color(args.color)))
+        write(args.output_format, report, sys.stdout, color=_use_color(args.color))
     if report.files_checked == 0:
         print("ctxres: warning: no resumption artifacts found under " + ", ".join(map(str, paths)), file=sys.stderr)
     return EXIT_OK if args.exit_zero else engine.exit_code(report, config.strict)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable
+from typing import TextIO
 
 from ctxres.findings import Finding
 from ctxres.linters.checking.report import Report
@@ -19,6 +20,11 @@ _PLAIN: dict[str, Callable[[Report], str]] = {
     "json": json_.render,
     "github": github.render,
     "sarif": sarif.render,
+}
+_WRITERS: dict[str, Callable[[Report, TextIO], None]] = {
+    "json": json_.write,
+    "github": github.write,
+    "sarif": sarif.write,
 }
 
 
@@ -36,6 +42,17 @@ def render(fmt: str, report: Report, *, color: bool = False) -> str:
     return renderer(report)
 
 
+def write(fmt: str, report: Report, out: TextIO, *, color: bool = False) -> None:
+    """:func:`render`, written to ``out`` a finding at a time (a report of many findings is never held whole)."""
+    if fmt == "text":
+        text.write(report, out, color=color)
+        return
+    writer = _WRITERS.get(fmt)
+    if writer is None:
+        raise ValueError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    writer(report, out)
+
+
 def add_format_option(parser: argparse.ArgumentParser, help: str = "how to print the result") -> None:
     """``--output-format text|json|github|sarif``, as ``ctxres check`` spells it (default: text)."""
     parser.add_argument("--output-format", choices=FORMATS, default="text", help=help)
@@ -47,4 +64,4 @@ def print_findings(fmt: str, findings: Iterable[Finding], files_checked: int) ->
     sys.stdout.write(render(fmt, report))
 
 
-__all__ = ["FORMATS", "add_format_option", "print_findings", "render"]
+__all__ = ["FORMATS", "add_format_option", "print_findings", "render", "write"]

@@ -7,7 +7,9 @@ git work tree whatever folder the run starts from (``cd projects && ctxres check
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
+from typing import TextIO
 
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.report import Report
@@ -41,9 +43,16 @@ def format_finding(finding: Finding, path: str | None = None) -> str:
     return f"::{command} {props}::{escape_data(message)}"
 
 
-def render(report: Report) -> str:
+def write(report: Report, out: TextIO) -> None:
+    """:func:`render`, written a finding at a time."""
     cwd = Path.cwd()
     root = source_root(cwd)
-    lines = [format_finding(f, for_repository(f.path, cwd, root)) for f in report.findings]
-    lines.append(summary_line(report))
-    return "\n".join(lines) + "\n"
+    for finding in report.findings:
+        out.write(format_finding(finding, for_repository(finding.path, cwd, root)) + "\n")
+    out.write(summary_line(report) + "\n")
+
+
+def render(report: Report) -> str:
+    out = StringIO()
+    write(report, out)
+    return out.getvalue()

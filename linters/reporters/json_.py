@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
+from io import StringIO
+from typing import TextIO
 
 from ctxres.findings import Finding
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.checking.report import Report
+from ctxres.linters.reporters import json_stream
 
 FORMAT_VERSION = 1
 
@@ -32,6 +34,10 @@ def finding_to_dict(finding: Finding) -> dict[str, object]:
 
 
 def report_to_dict(report: Report) -> dict[str, object]:
+    return _document(report, [finding_to_dict(f) for f in report.findings])
+
+
+def _document(report: Report, findings: object) -> dict[str, object]:
     return {
         "version": FORMAT_VERSION,
         "tool": {"name": "ctxres", "version": report.tool_version},
@@ -40,9 +46,16 @@ def report_to_dict(report: Report) -> dict[str, object]:
             "errors": report.errors,
             "warnings": report.warnings,
         },
-        "findings": [finding_to_dict(f) for f in report.findings],
+        "findings": findings,
     }
 
 
+def write(report: Report, out: TextIO) -> None:
+    """:func:`render`, written a finding at a time."""
+    json_stream.write(_document(report, json_stream.PLACEHOLDER), map(finding_to_dict, report.findings), out)
+
+
 def render(report: Report) -> str:
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+    out = StringIO()
+    write(report, out)
+    return out.getvalue()

@@ -9,14 +9,17 @@ that root keeps an absolute ``file://`` URI.
 
 from __future__ import annotations
 
-import json
 import os
+from collections.abc import Iterable
+from io import StringIO
 from pathlib import Path
+from typing import TextIO
 from urllib.parse import quote
 
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.checking.report import Report
+from ctxres.linters.reporters import json_stream
 from ctxres.linters.reporters.repo_paths import root_relative, source_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -95,6 +98,13 @@ def result(finding: Finding, rule_index: int, cwd: Path, root: Path) -> dict[str
 
 def report_to_sarif(report: Report, cwd: Path, root: Path) -> dict[str, object]:
     """The SARIF log of ``report``, whose paths are relative to ``cwd``, with URIs relative to ``root``."""
+    log, results = _log(report, cwd, root)
+    log["runs"][0]["results"] = list(results)  # type: ignore[index]
+    return log
+
+
+def _log(report: Report, cwd: Path, root: Path) -> tuple[dict[str, object], Iterable[dict[str, object]]]:
+    """The SARIF log of ``report`` with :data:`json_stream.PLACEHOLDER` for its results, and the results."""
     codes = sorted({f.code for f in report.findings})
     index = {code: i for i, code in enumerate(codes)}
     driver: dict[str, object] = {
@@ -106,9 +116,10 @@ def report_to_sarif(report: Report, cwd: Path, root: Path) -> dict[str, object]:
     run: dict[str, object] = {
         "tool": {"driver": driver},
         "originalUriBaseIds": {SRCROOT: {"uri": _folder_uri(root)}},
-        "results": [result(f, index[f.code], cwd, root) for f in report.findings],
+        "results": json_stream.PLACEHOLDER,
     }
-    return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    results = (result(f, index[f.code], cwd, root) for f in report.findings)
+    return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}, results
 
 
 def _folder_uri(folder: Path) -> str:
@@ -116,6 +127,14 @@ def _folder_uri(folder: Path) -> str:
     return uri if uri.endswith("/") else f"{uri}/"  # SARIF: a base URI ends with a slash
 
 
-def render(report: Report) -> str:
+def write(report: Report, out: TextIO) -> None:
+    """:func:`render`, written a result at a time."""
     cwd = Path.cwd()
-    return json.dumps(report_to_sarif(report, cwd, source_root(cwd)), indent=2, ensure_ascii=False) + "\n"
+    log, results = _log(report, cwd, source_root(cwd))
+    json_stream.write(log, results, out)
+
+
+def render(report: Report) -> str:
+    out = StringIO()
+    write(report, out)
+    return out.getvalue()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from io import StringIO
+from typing import TextIO
 
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.report import Report
@@ -50,12 +52,18 @@ def format_finding(finding: Finding, *, color: bool = False) -> list[str]:
     return lines
 
 
-def render(report: Report, *, color: bool = False) -> str:
-    lines: list[str] = []
+def write(report: Report, out: TextIO, *, color: bool = False) -> None:
+    """:func:`render`, written a finding at a time."""
     for finding in report.findings:
-        lines.extend(format_finding(finding, color=color))
-    lines.append(summary_line(report))
-    return "\n".join(lines) + "\n"
+        for line in format_finding(finding, color=color):
+            out.write(line + "\n")
+    out.write(summary_line(report) + "\n")
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    out = StringIO()
+    write(report, out, color=color)
+    return out.getvalue()
 
 
 def statistics(report: Report, names: Mapping[str, str]) -> list[tuple[int, str, str]]:

@@ -8,8 +8,6 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from ctxres.artifacts import BY_KIND
 from ctxres.config import Config, Option
 from ctxres.document import Document, JsonPath, format_json_path
@@ -26,6 +24,7 @@ from ctxres.linters.rules.schema_errors import (
     dedupe,
     expand,
 )
+from ctxres.linters.rules.schema_validity import Valid, compile_validity
 from ctxres.resumption import detect_version
 
 MISSING = register(
@@ -221,8 +220,33 @@ def schema_text(name: str) -> str:
 
 
 @cache
+def schema(name: str) -> Any:
+    return json.loads(schema_text(name))
+
+
+_PARTS: dict[int, Valid] = {}  # the compiled predicate of each subschema of the schemas, by id
+
+
+@cache
 def validator(name: str) -> Any:
-    return Draft202012Validator(json.loads(schema_text(name)))
+    """The jsonschema validator that explains why a value is not valid against schema ``name`` (imported and
+    made only for such a value); it skips the parts of a value that are valid (schema_explaining)."""
+    from ctxres.linters.rules.schema_explaining import validator_class
+
+    validity(name)  # its parts compiled first
+    return validator_class(_PARTS)(schema(name))
+
+
+@cache
+def validity(name: str) -> Valid:
+    """Whether a value is valid against schema ``name``: compiled (schema_validity), or jsonschema's answer."""
+    compiled = compile_validity(schema(name), _PARTS)
+    if compiled is not None:
+        return compiled
+    from jsonschema import Draft202012Validator
+
+    plain = Draft202012Validator(schema(name))
+    return lambda value: not any(True for _ in plain.iter_errors(value))
 
 
 def targets(doc: Document) -> Iterator[tuple[str, JsonPath, Any]]:
@@ -269,6 +293,8 @@ def problems(doc: Document) -> list[tuple[Problem, int]]:
         owned = frozenset()
     found: list[Problem] = []
     for name, base, value in targets(doc):
+        if validity(name)(value):
+            continue  # no error: jsonschema is asked only to explain a value that is not valid
         leaves = [leaf for error in validator(name).iter_errors(value) for leaf in expand(error)]
         problems_here = [p for leaf in leaves for p in classify(leaf, base) if p.path not in owned]
         found += collapse_missing(collapse_shapes(dedupe(problems_here), name))

@@ -11,11 +11,13 @@ import difflib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
-
-from jsonschema.exceptions import ValidationError
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from ctxres.document import JsonPath
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError  # imported by conformance only for a value that is not valid
 
 _JSON_TYPES = {
     bool: "boolean",
@@ -129,6 +131,12 @@ def _allowed_types(error: ValidationError) -> list[str]:
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:
+    return _closest(word, tuple(choices))
+
+
+@lru_cache(maxsize=4096)
+def _closest(word: str, choices: tuple[str, ...]) -> str:
+    """The closest of ``choices`` to ``word`` (difflib), remembered: the same stray keys recur across files."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return close[0] if close else ""
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxres import orchestration as o
 
@@ -228,3 +230,31 @@ def test_the_core_imports_only_the_standard_library_lightly() -> None:
     code = f"import sys, ctxres.orchestration as o; o.workflow_files('.'); o.is_example_path('a/b.yaml'); {show}"
     after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert set(after.stdout.split()) - set(before.stdout.split()) == set()
+
+
+def _normalized_by_a_loop(value: str) -> str:
+    """normalize_status as the character loop it was: each run of spaces and hyphens one underscore."""
+    out: list[str] = []
+    gap = False
+    for char in value.strip():
+        if char == "-" or char.isspace():
+            gap = True
+            continue
+        if gap:
+            out.append("_")
+            gap = False
+        out.append(char)
+    if gap:
+        out.append("_")
+    return "".join(out).upper()
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet=st.sampled_from(list("ab- \t\n\u00a0\u2003\u3000\x1c\x85Xé")) | st.characters()))
+def test_normalize_status_splits_on_what_isspace_calls_white_space(value: str) -> None:
+    assert o.normalize_status(value) == _normalized_by_a_loop(value)
+
+
+@pytest.mark.parametrize("value", ["", "-", "---", " - a - ", "a-b", "In progress", "\u3000x\u3000", "x\x1c-"])
+def test_normalize_status_keeps_leading_and_trailing_gaps(value: str) -> None:
+    assert o.normalize_status(value) == _normalized_by_a_loop(value)

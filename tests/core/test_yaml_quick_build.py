@@ -1,0 +1,134 @@
+"""The quick build of YAML (positions found on demand in the nodes) agrees with the exact builder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ctxres.document import Document, LazyPositions
+from ctxres.loading import split_front_matter
+from ctxres.yamlpos import _Builder, _composer, parse_yaml
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+CASES = [
+    "a: 1\nb: [x, 2, {c: 2026-01-02T03:04:05Z}]\n",
+    "when: 2026-01-02\nlist:\n  - 2026-01-02\n  - plain\n",
+    "1: one\ntrue: yes\nnull: nothing\n2026-01-02: day\n",
+    "base: &b {x: 1, y: [1, 2]}\nother: *b\n",  # an alias: the exact builder
+    "anchor: &only {x: 1}\nprose: R&D and * stars *\n",  # an anchor, no alias
+    "a: 1\na: 2\nb: {c: [1, 2]}\nb: {c: [3]}\n",  # duplicates: the exact builder
+    "m: &m {x: 1}\nn:\n  <<: *m\n  y: 2\n",
+    "bin: !!binary aGVsbG8=\n!!binary aGk=: key\n",
+    "custom: !thing value\n'quoted': \"q\"\nempty:\nseq: [[], {}, [[1]]]\n",
+    "just a scalar\n",
+    "n: 0\no: 017\nu: 1_000\nh: 0x1F\ns: 1:30\nneg: -3\nplus: +4\nbig: 123456789012345678901234567890\n",
+    "inline: {<<: {a: 1}, b: 2}\n=: value key\n",
+    "- 1\n- [2, 3]\n",
+]
+
+
+def _texts() -> list[str]:
+    texts = list(CASES)
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.suffix in (".yaml", ".yml") or path.suffix == ".md":
+            try:
+                text = path.read_text("utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            if path.suffix == ".md":
+                split = split_front_matter(text)
+                if split is None:
+                    continue
+                text = split[0]
+            texts.append(text)
+    return texts
+
+
+def _exact(text: str) -> _Builder | None:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    builder = _Builder(0, 50_000, 200, shared="&" in text)
+    if node is not None:
+        builder.result.data = builder.build(node, (), 0)
+    return builder
+
+
+@pytest.mark.parametrize("text", _texts())
+def test_quick_build_agrees_with_the_exact_builder(text: str) -> None:
+    try:
+        quick = parse_yaml(text)
+    except ValueError:
+        return  # unreadable: the exact builder's error, tested elsewhere
+    exact = _exact(text)
+    assert exact is not None
+    want = exact.result
+    assert quick.data == want.data
+    assert quick.timestamps == want.timestamps
+    assert quick.non_string_keys == want.non_string_keys
+    assert quick.duplicates == want.duplicates
+    for mine, theirs in ((quick.value_pos, want.value_pos), (quick.key_pos, want.key_pos)):
+        for path, position in theirs.items():
+            assert path in mine and mine[path] == position, path
+        assert (*next(iter(theirs), ()), "no such key") not in mine
+        assert dict(mine.items()) == dict(theirs.items())  # settled: the exact builder's map
+
+
+def test_positions_are_found_without_building_them_all() -> None:
+    parsed = parse_yaml("a:\n  b: [1, {c: x}]\n")
+    assert isinstance(parsed.value_pos, LazyPositions) and not parsed.value_pos.settled
+    assert parsed.value_pos[("a", "b", 1, "c")].line == 2
+    assert parsed.key_pos[("a", "b")].col == 3
+    assert ("a", "b", 2) not in parsed.value_pos and ("a", "b", 0) not in parsed.key_pos
+    assert not parsed.value_pos.settled
+
+
+def test_slim_of_a_lazy_document_equals_slim_of_a_settled_one() -> None:
+    text = "events:\n  - {id: 1, at: x}\nowner: me\nother: {deep: [1, 2]}\n"
+    paths = (("events",), ("owner",), ("missing", "key"))
+    lazy = parse_yaml(text)
+    settled = parse_yaml(text)
+    for doc_maps in ((lazy.value_pos, lazy.key_pos),):
+        assert all(isinstance(m, LazyPositions) for m in doc_maps)
+    one = Document("f", "k", text, lazy.data, lazy.value_pos, lazy.key_pos).slim(paths)
+    two = Document("f", "k", text, settled.data, settled.value_pos, settled.key_pos).settle().slim(paths)
+    assert dict(one.value_pos) == dict(two.value_pos)
+    assert dict(one.key_pos) == dict(two.key_pos)
+    assert one.data == two.data
+
+
+def _same(one: yaml.Node, two: yaml.Node, seen: set[tuple[int, int]] | None = None) -> bool:
+    """The two node graphs are alike (a shared node compared once: an alias bomb is a small graph)."""
+    seen = set() if seen is None else seen
+    if (id(one), id(two)) in seen:
+        return True
+    seen.add((id(one), id(two)))
+    if type(one) is not type(two) or (one.tag, one.start_mark.line, one.start_mark.column) != (
+        two.tag,
+        two.start_mark.line,
+        two.start_mark.column,
+    ):
+        return False
+    if isinstance(one, yaml.ScalarNode):
+        return bool(one.value == two.value and one.style == two.style)
+    if isinstance(one, yaml.SequenceNode):
+        pairs = list(zip(one.value, two.value, strict=False))
+    else:
+        pairs = [pair for (k, v), (k2, v2) in zip(one.value, two.value, strict=False) for pair in ((k, k2), (v, v2))]
+    return len(one.value) == len(two.value) and all(_same(a, b, seen) for a, b in pairs)
+
+
+@pytest.mark.parametrize("text", _texts())
+def test_the_composer_composes_what_csafeloader_composes(text: str) -> None:
+    try:
+        want = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        with pytest.raises(yaml.YAMLError):
+            yaml.compose(text, Loader=_composer())
+        return
+    got = yaml.compose(text, Loader=_composer())
+    assert (want is None and got is None) or _same(want, got)

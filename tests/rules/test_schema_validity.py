@@ -1,0 +1,135 @@
+"""The compiled validity of each schema agrees with jsonschema: on every document of the fixtures, and on
+values mutated from them (a key dropped, a value of another type, an unknown key)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from ctxres.config import load_config
+from ctxres.linters.checking.discovery import discover
+from ctxres.linters.rules import conformance
+from ctxres.linters.rules.schema_validity import compile_validity, equal
+from ctxres.loading import Limits, load_file
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = sorted((ROOT / "schemas").glob("*.schema.json"))
+
+
+def _targets() -> list[tuple[str, str, Any]]:
+    config = load_config(ROOT / "fixtures", None)
+    out = []
+    for artifact in discover([ROOT / "fixtures"], config):
+        result = load_file(str(artifact.path), artifact.kind, artifact.format, Limits(), artifact.display)
+        if result.document is None:
+            continue
+        for name, _, value in conformance.targets(result.document):
+            out.append((artifact.display, name, value))
+    return out
+
+
+TARGETS = _targets()
+
+
+def _jsonschema_valid(name: str, value: Any) -> bool:
+    return not any(True for _ in Draft202012Validator(conformance.schema(name)).iter_errors(value))
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_every_schema_compiles(path: Path) -> None:
+    assert compile_validity(json.loads(path.read_text("utf-8"))) is not None
+
+
+def test_the_fixtures_hold_valid_and_invalid_documents_of_each_schema() -> None:
+    assert len(TARGETS) > 100
+    verdicts = {(name, _jsonschema_valid(name, value)) for _, name, value in TARGETS}
+    names = {name for _, name, _ in TARGETS}
+    assert {name for name, valid in verdicts if valid} >= names - {"resumption-v1"}
+    assert len({name for name, valid in verdicts if not valid}) >= 4
+
+
+@pytest.mark.parametrize("where,name,value", TARGETS, ids=[f"{w}:{n}" for w, n, _ in TARGETS])
+def test_validity_agrees_with_jsonschema_on_the_fixtures(where: str, name: str, value: Any) -> None:
+    assert conformance.validity(name)(value) == _jsonschema_valid(name, value)
+
+
+_REPLACEMENTS: list[Any] = [None, True, 0, -1, 1.5, 2.0, float("nan"), "", "x", "2026-01-01T00:00:00Z", [], {}, [1]]
+
+
+def _places(node: Any) -> list[tuple[Any, Any]]:
+    """(container, key or index) of every value inside ``node``, depth first."""
+    out: list[tuple[Any, Any]] = []
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, item in items:
+        out.append((node, key))
+        out += _places(item)
+    return out
+
+
+def _mutations(value: Any) -> Iterator[Any]:
+    """Copies of ``value`` with one change each, at every place of it."""
+    for number in range(len(_places(value))):
+        for change in range(len(_REPLACEMENTS) + 2):
+            mutated = copy.deepcopy(value)
+            parent, key = _places(mutated)[number]
+            if change == len(_REPLACEMENTS):
+                del parent[key]
+            elif change == len(_REPLACEMENTS) + 1:
+                if not isinstance(parent, dict):
+                    continue
+                parent["zz_unknown"] = 1
+            else:
+                parent[key] = copy.deepcopy(_REPLACEMENTS[change])
+            yield mutated
+
+
+def _sample() -> list[tuple[str, str, Any]]:
+    """One document of each schema, a valid one where there is one."""
+    chosen: dict[str, tuple[str, str, Any]] = {}
+    for where, name, value in TARGETS:
+        if name not in chosen or (_jsonschema_valid(name, value) and not _jsonschema_valid(name, chosen[name][2])):
+            chosen[name] = (where, name, value)
+    return sorted(chosen.values(), key=lambda item: item[1])
+
+
+@pytest.mark.parametrize("where,name,value", _sample(), ids=[f"{n}" for _, n, _ in _sample()])
+def test_validity_agrees_with_jsonschema_on_mutated_documents(where: str, name: str, value: Any) -> None:
+    validity = conformance.validity(name)
+    for mutated in itertools.islice(_mutations(value), 1500):
+        assert validity(mutated) == _jsonschema_valid(name, mutated), (where, mutated)
+
+
+def test_equality_is_jsonschemas() -> None:
+    assert equal(1, 1.0) and not equal(True, 1) and not equal(0, False) and equal(False, False)
+    assert equal({"a": [1, "x"]}, {"a": [1.0, "x"]}) and not equal({"a": True}, {"a": 1})
+    assert not equal("1", 1) and not equal([1], [1, 1]) and not equal({"a": 1}, {"b": 1})
+
+
+def _errors(validator: Any, value: Any) -> list[tuple[Any, ...]]:
+    def flat(error: Any) -> tuple[Any, ...]:
+        context = tuple(flat(sub) for sub in error.context or ())
+        return (error.message, tuple(error.absolute_path), tuple(error.absolute_schema_path), error.validator, context)
+
+    return [flat(error) for error in validator.iter_errors(value)]
+
+
+@pytest.mark.parametrize("where,name,value", TARGETS, ids=[f"{w}:{n}" for w, n, _ in TARGETS])
+def test_the_explaining_validator_finds_jsonschemas_errors(where: str, name: str, value: Any) -> None:
+    plain = Draft202012Validator(conformance.schema(name))
+    assert _errors(conformance.validator(name), value) == _errors(plain, value)
+
+
+@pytest.mark.parametrize("where,name,value", _sample(), ids=[f"{n}" for _, n, _ in _sample()])
+def test_the_explaining_validator_finds_jsonschemas_errors_in_mutated_documents(
+    where: str, name: str, value: Any
+) -> None:
+    plain = Draft202012Validator(conformance.schema(name))
+    for mutated in itertools.islice(_mutations(value), 400):
+        assert _errors(conformance.validator(name), mutated) == _errors(plain, mutated), (where, mutated)
