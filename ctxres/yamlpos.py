@@ -53,6 +53,17 @@ def _packed(node: yaml.Node, line_offset: int) -> int:
     return PositionMap.pack(mark.line + 1 + line_offset, mark.column + 1)
 
 
+_CONSTRUCTOR: list[yaml.SafeLoader] = []
+
+
+def _constructor() -> yaml.SafeLoader:
+    """One ``SafeLoader`` for every parse: only its scalar constructors and ``flatten_mapping`` are
+    used, which keep no state (making one per parse cost about as much as parsing a small piece)."""
+    if not _CONSTRUCTOR:
+        _CONSTRUCTOR.append(yaml.SafeLoader(""))
+    return _CONSTRUCTOR[0]
+
+
 class _Builder:
     def __init__(self, line_offset: int, max_nodes: int, max_depth: int, *, shared: bool = True) -> None:
         self.line_offset = line_offset
@@ -64,7 +75,7 @@ class _Builder:
         self.expanded = 0  # values built again because an alias points at them
         self.built: set[int] = set()
         self.stack: set[int] = set()
-        self.constructor = yaml.SafeLoader("")  # only used to turn scalars into values
+        self.constructor = _constructor()  # only used to turn scalars into values
         self.result = YamlParse(None)
 
     def scalar(self, node: yaml.ScalarNode) -> Any:

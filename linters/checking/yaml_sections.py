@@ -23,7 +23,9 @@ Pure: text in, data out; the parsed pieces are shared between versions and must 
 from __future__ import annotations
 
 import re
-from typing import Any
+from itertools import compress, count
+from operator import ne
+from typing import Any, NamedTuple
 
 from ctxres.yamlguard import C_SAFE_DEPTH
 from ctxres.yamlpos import YamlPosError, parse_yaml
@@ -90,12 +92,35 @@ class _Fail(Exception):
     """A piece cannot be read on its own: parse the whole version."""
 
 
+class _Block(NamedTuple):
+    """How a block mapping or sequence was cut: the lines (of its text) where its pieces start."""
+
+    indent: int
+    mapping: bool
+    starts: tuple[int, ...]
+    pieces: tuple[_Piece, ...]
+
+
+class _Piece(NamedTuple):
+    """A piece's value (``(key, value)`` for a mapping entry), its length in characters, and the
+    block it was cut into (None: parsed as it is)."""
+
+    value: Any
+    length: int
+    block: _Block | None
+
+
 class SectionParser:
-    """Parses versions of one file, remembering each piece it parsed (by its text)."""
+    """Parses versions of one file, remembering each piece it parsed (by its text), and how the last
+    version was cut: the next version, when it has as many lines and differs only in lines that
+    cannot move a cut, is cut the same way, and only the pieces whose lines changed are read."""
 
     def __init__(self) -> None:
         self._pieces: dict[tuple[str, int, int], Any] = {}
+        self._blocks: dict[tuple[str, int, int], _Block | None] = {}
+        self._last: tuple[list[str], _Block, dict[str, Any]] | None = None
         self.pieces_parsed = 0
+        self.cut_as_before = 0  # versions cut as the version before them was
 
     def parse(self, text: str) -> Any:
         """The data of ``text`` (as :func:`ctxres.yamlpos.parse_yaml` builds it), or :data:`WHOLE`."""
@@ -108,10 +133,113 @@ class SectionParser:
         first = _FIRST_CONTENT.search(text)
         if first is None or first.group(1) or not _KEY.match(text, first.end()):
             return WHOLE
+        lines = text.split("\n")
+        last = self._last
+        if last is not None and len(last[0]) == len(lines):
+            old_lines, old_block, old_data = last
+            changed = list(compress(count(), map(ne, old_lines, lines)))
+            if not changed:
+                return old_data
+            try:
+                updated = self._update(old_block, old_lines, lines, changed, 0)
+            except _Fail:
+                return WHOLE  # a piece that does not parse: as the whole cut would find
+            if updated is not None:
+                data, block = updated
+                self._last = (lines, block, data)
+                self.cut_as_before += 1
+                return data
         try:
-            return self._mapping(text, 0, 0)
+            data, block = self._mapping(text, 0, 0)
         except _Fail:
             return WHOLE
+        self._last = (lines, block, data)
+        return data
+
+    # Cutting a version as its predecessor was cut.
+
+    def _update(
+        self, old: _Block, old_lines: list[str], lines: list[str], changed: list[int], depth: int
+    ) -> tuple[Any, _Block] | None:
+        """The block of ``lines`` (a version of the text ``old`` was cut from, as many lines, these
+        ``changed``) cut as ``old`` was, or None when a changed line may move a cut (then the text
+        is cut anew). A changed line moves no cut when, before and after, it is blank, a comment or
+        deeper than the block's pieces, and comes after the block's first line of content."""
+        indent, starts = old.indent, old.starts
+        if changed[0] <= starts[0] or not all(
+            _below(old_lines[i], indent) and _below(lines[i], indent) for i in changed
+        ):
+            return None
+        kind = 0 if old.mapping else 1
+        depth_of_piece = depth if old.mapping else depth + 1
+        pieces = list(old.pieces)
+        total = len(lines)
+        at = 0  # index in changed
+        for index, start in enumerate(starts):
+            end = starts[index + 1] if index + 1 < len(starts) else total
+            if at >= len(changed) or changed[at] >= end:
+                continue
+            mine = []
+            while at < len(changed) and changed[at] < end:
+                mine.append(changed[at] - start)
+                at += 1
+            # The lines of the piece's text: it ends with a line break when a piece follows.
+            tail = [""] if end < total else []
+            piece_lines = lines[start:end] + tail
+            if not old.mapping:
+                head = piece_lines[0]
+                piece_lines[0] = head[:indent] + " " + head[indent + 1 :]
+            old_piece = pieces[index]
+            length = old_piece.length + sum(len(lines[start + i]) - len(old_lines[start + i]) for i in mine)
+            piece = None
+            if old_piece.block is not None and length > LEAF_CHARS:
+                piece = self._update_piece(
+                    kind, old_piece, old_lines[start:end] + tail, piece_lines, mine, depth_of_piece, length
+                )
+            if piece is None:
+                piece_text = "\n".join(piece_lines)
+                piece = _Piece(
+                    self._cached(kind, piece_text, depth_of_piece),
+                    len(piece_text),
+                    self._blocks.get((piece_text, kind, depth_of_piece)),
+                )
+            pieces[index] = piece
+        if old.mapping:
+            data: Any = {}
+            for piece in pieces:
+                key, value = piece.value
+                data[key] = value
+        else:
+            data = [piece.value for piece in pieces]
+        return data, _Block(indent, old.mapping, starts, tuple(pieces))
+
+    def _update_piece(
+        self,
+        kind: int,
+        old: _Piece,
+        old_lines: list[str],
+        lines: list[str],
+        changed: list[int],
+        depth: int,
+        length: int,
+    ) -> _Piece | None:
+        """A changed piece cut as its previous version was (see :meth:`_update`), or None."""
+        assert old.block is not None
+        if kind == 0:  # an entry: its first line (`key:`) must be the same, the rest is its block
+            if changed[0] == 0:
+                return None
+            updated = self._update(old.block, old_lines[1:], lines[1:], [i - 1 for i in changed], depth + 1)
+            if updated is None:
+                return None
+            data, block = updated
+            return _Piece((old.value[0], data), length, block)
+        updated = self._update(old.block, old_lines, lines, changed, depth)
+        if updated is None:
+            return None
+        data, block = updated
+        return _Piece(data, length, block)
+
+    # Cutting a text anew.
 
     def _leaf(self, text: str, depth: int) -> Any:
         """``text`` parsed as it is (a piece whose root is at nesting ``depth``)."""
@@ -126,16 +254,21 @@ class SectionParser:
         try:
             value = self._pieces[key]
         except KeyError:
+            block: _Block | None = None
             try:
-                value = self._entry(text, depth) if kind == 0 else self._item(text, depth)
+                if kind == 0:
+                    value, block = self._entry(text, depth)
+                else:
+                    value, block = self._item(text, depth)
             except _Fail:
                 value = WHOLE
             self._pieces[key] = value
+            self._blocks[key] = block
         if value is WHOLE:
             raise _Fail
         return value
 
-    def _mapping(self, text: str, indent: int, depth: int) -> dict[str, Any]:
+    def _mapping(self, text: str, indent: int, depth: int) -> tuple[dict[str, Any], _Block]:
         """A block mapping whose keys are at ``indent`` (``text`` holds nothing left of it)."""
         if depth >= MAX_DEPTH:
             raise _Fail
@@ -147,13 +280,16 @@ class SectionParser:
             elif not (_ITEM.match(text, at) and starts):  # `key:` followed by `- item` lines at the same indentation
                 raise _Fail
         out: dict[str, Any] = {}
+        pieces = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else len(text)
-            key, value = self._cached(0, text[start:end], depth)
+            piece = text[start:end]
+            key, value = entry = self._cached(0, piece, depth)
             out[key] = value
-        return out
+            pieces.append(_Piece(entry, len(piece), self._blocks.get((piece, 0, depth))))
+        return out, _Block(indent, True, _line_numbers(text, starts), tuple(pieces))
 
-    def _entry(self, text: str, depth: int) -> tuple[str, Any]:
+    def _entry(self, text: str, depth: int) -> tuple[tuple[str, Any], _Block | None]:
         """One ``key: value`` piece of a mapping at nesting ``depth``: its key and value."""
         if len(text) > LEAF_CHARS:
             line_end = text.find("\n")
@@ -163,17 +299,19 @@ class SectionParser:
             inline = head[match.end() :].strip()
             if not inline or inline.startswith("#"):
                 nested = text[line_end + 1 :]
-                value = self._block(nested, depth + 1, len(head) - len(head.lstrip(" ")))
-                if value is not WHOLE:
-                    return match.group(1), value
+                cut = self._block(nested, depth + 1, len(head) - len(head.lstrip(" ")))
+                if cut is not WHOLE:
+                    value, block = cut
+                    return (match.group(1), value), block
         data = self._leaf(text, depth)
         if not isinstance(data, dict) or len(data) != 1:
             raise _Fail
         ((key, value),) = data.items()
-        return key, value
+        return (key, value), None
 
     def _block(self, text: str, depth: int, parent_indent: int) -> Any:
-        """The node below a ``key:`` line (at ``parent_indent``), or WHOLE to read the entry as one piece."""
+        """The node below a ``key:`` line (at ``parent_indent``) and its cut, or WHOLE to read the
+        entry as one piece."""
         first = _FIRST_CONTENT.search(text)
         if first is None:
             return WHOLE
@@ -187,7 +325,7 @@ class SectionParser:
             return self._mapping(text, indent, depth)
         return WHOLE
 
-    def _sequence(self, text: str, indent: int, depth: int) -> list[Any]:
+    def _sequence(self, text: str, indent: int, depth: int) -> tuple[list[Any], _Block]:
         """A block sequence whose ``-`` are at ``indent``."""
         if depth >= MAX_DEPTH:
             raise _Fail
@@ -197,13 +335,17 @@ class SectionParser:
                 raise _Fail
             starts.append(start)
         items = []
+        pieces = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else len(text)
             dash = start + indent
-            items.append(self._cached(1, text[start:dash] + " " + text[dash + 1 : end], depth + 1))
-        return items
+            piece = text[start:dash] + " " + text[dash + 1 : end]
+            value = self._cached(1, piece, depth + 1)
+            items.append(value)
+            pieces.append(_Piece(value, len(piece), self._blocks.get((piece, 1, depth + 1))))
+        return items, _Block(indent, False, _line_numbers(text, starts), tuple(pieces))
 
-    def _item(self, text: str, depth: int) -> Any:
+    def _item(self, text: str, depth: int) -> tuple[Any, _Block | None]:
         """One sequence item (its ``-`` replaced by a blank) at nesting ``depth``."""
         if len(text) > LEAF_CHARS:
             first = _FIRST_CONTENT.search(text)
@@ -214,4 +356,21 @@ class SectionParser:
                     return self._sequence(text, indent, depth)
                 if _KEY.match(text, at):
                     return self._mapping(text, indent, depth)
-        return self._leaf(text, depth)
+        return self._leaf(text, depth), None
+
+
+def _line_numbers(text: str, starts: list[int]) -> tuple[int, ...]:
+    """The line (0-based) of each offset of ``starts`` (ascending, each at a line start)."""
+    numbers = []
+    line = previous = 0
+    for start in starts:
+        line += text.count("\n", previous, start)
+        numbers.append(line)
+        previous = start
+    return tuple(numbers)
+
+
+def _below(line: str, indent: int) -> bool:
+    """Whether ``line`` can be no cut of a block at ``indent``: blank, a comment, or deeper."""
+    content = line.lstrip(" ")
+    return not content or content[0] == "#" or len(line) - len(content) > indent
