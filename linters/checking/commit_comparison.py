@@ -32,6 +32,8 @@ from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ctxres.statediff import SectionExtractions
+
 MAX_MOVES_SHOWN = 10
 
 
@@ -70,6 +72,8 @@ class Versions:
     sections: SectionParser = field(default_factory=SectionParser)
     data: dict[str | bytes, Any] = field(default_factory=dict)
     extractions: dict[str | bytes, Extraction] = field(default_factory=dict)
+    # Each top-level section extracted once: consecutive versions share their unchanged sections.
+    section_extractions: SectionExtractions = field(default_factory=dict)
 
     def parsed(self, key: str | bytes, raw: bytes) -> Any:
         """The data of a version, or ``_INVALID`` when it is not valid YAML (``ctxres check`` says why)."""
@@ -91,7 +95,7 @@ class Versions:
     def extracted(self, key: str | bytes, data: Any) -> Extraction:
         found = self.extractions.get(key)
         if found is None:
-            found = self.extractions[key] = extract(data)
+            found = self.extractions[key] = extract(data, sections=self.section_extractions)
         return found
 
 
