@@ -23,8 +23,9 @@ Pure: text in, data out; the parsed pieces are shared between versions and must 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from itertools import compress, count
-from operator import ne
+from operator import itemgetter, ne
 from typing import Any, NamedTuple
 
 from ctxres.yamlguard import C_SAFE_DEPTH
@@ -110,6 +111,18 @@ class _Piece(NamedTuple):
     block: _Block | None
 
 
+_VALUE = itemgetter(0)  # a _Piece's value
+
+
+class _Last(NamedTuple):
+    """The last version cut: its lines, its cut, its data, and how many brackets it holds."""
+
+    lines: list[str]
+    block: _Block
+    data: dict[str, Any]
+    brackets: int
+
+
 class SectionParser:
     """Parses versions of one file, remembering each piece it parsed (by its text), and how the last
     version was cut: the next version, when it has as many lines and differs only in lines that
@@ -118,42 +131,43 @@ class SectionParser:
     def __init__(self) -> None:
         self._pieces: dict[tuple[str, int, int], Any] = {}
         self._blocks: dict[tuple[str, int, int], _Block | None] = {}
-        self._last: tuple[list[str], _Block, dict[str, Any]] | None = None
+        self._last: _Last | None = None
         self.pieces_parsed = 0
         self.cut_as_before = 0  # versions cut as the version before them was
 
     def parse(self, text: str) -> Any:
         """The data of ``text`` (as :func:`ctxres.yamlpos.parse_yaml` builds it), or :data:`WHOLE`."""
-        if (
-            any(char in text for char in _UNCUTTABLE)
-            or _anchor_or_alias(text)
-            or text.count("[") + text.count("{") > C_SAFE_DEPTH
-        ):
-            return WHOLE
-        first = _FIRST_CONTENT.search(text)
-        if first is None or first.group(1) or not _KEY.match(text, first.end()):
-            return WHOLE
         lines = text.split("\n")
         last = self._last
-        if last is not None and len(last[0]) == len(lines):
-            old_lines, old_block, old_data = last
+        if last is not None and len(last.lines) == len(lines):
+            old_lines = last.lines
             changed = list(compress(count(), map(ne, old_lines, lines)))
             if not changed:
-                return old_data
+                return last.data
+            # The last version passed the checks of the whole text: the changed lines decide.
+            brackets = last.brackets + sum(_brackets(lines[i]) - _brackets(old_lines[i]) for i in changed)
+            if brackets > C_SAFE_DEPTH or any(_uncuttable(lines[i]) for i in changed):
+                return WHOLE
             try:
-                updated = self._update(old_block, old_lines, lines, changed, 0)
+                updated = self._update(last.block, old_lines, lines, changed, 0)
             except _Fail:
                 return WHOLE  # a piece that does not parse: as the whole cut would find
             if updated is not None:
                 data, block = updated
-                self._last = (lines, block, data)
+                self._last = _Last(lines, block, data, brackets)
                 self.cut_as_before += 1
                 return data
+        brackets = _brackets(text)
+        if brackets > C_SAFE_DEPTH or _uncuttable(text):
+            return WHOLE
+        first = _FIRST_CONTENT.search(text)
+        if first is None or first.group(1) or not _KEY.match(text, first.end()):
+            return WHOLE
         try:
             data, block = self._mapping(text, 0, 0)
         except _Fail:
             return WHOLE
-        self._last = (lines, block, data)
+        self._last = _Last(lines, block, data, brackets)
         return data
 
     # Cutting a version as its predecessor was cut.
@@ -166,23 +180,21 @@ class SectionParser:
         is cut anew). A changed line moves no cut when, before and after, it is blank, a comment or
         deeper than the block's pieces, and comes after the block's first line of content."""
         indent, starts = old.indent, old.starts
-        if changed[0] <= starts[0] or not all(
-            _below(old_lines[i], indent) and _below(lines[i], indent) for i in changed
-        ):
+        if changed[0] <= starts[0]:
             return None
+        for i in changed:
+            if not (_below(old_lines[i], indent) and _below(lines[i], indent)):
+                return None
         kind = 0 if old.mapping else 1
         depth_of_piece = depth if old.mapping else depth + 1
         pieces = list(old.pieces)
         total = len(lines)
-        at = 0  # index in changed
-        for index, start in enumerate(starts):
+        groups: dict[int, list[int]] = {}  # piece -> its changed lines
+        for i in changed:
+            groups.setdefault(bisect_right(starts, i) - 1, []).append(i)
+        for index, mine in groups.items():
+            start = starts[index]
             end = starts[index + 1] if index + 1 < len(starts) else total
-            if at >= len(changed) or changed[at] >= end:
-                continue
-            mine = []
-            while at < len(changed) and changed[at] < end:
-                mine.append(changed[at] - start)
-                at += 1
             # The lines of the piece's text: it ends with a line break when a piece follows.
             tail = [""] if end < total else []
             piece_lines = lines[start:end] + tail
@@ -190,11 +202,12 @@ class SectionParser:
                 head = piece_lines[0]
                 piece_lines[0] = head[:indent] + " " + head[indent + 1 :]
             old_piece = pieces[index]
-            length = old_piece.length + sum(len(lines[start + i]) - len(old_lines[start + i]) for i in mine)
+            length = old_piece.length + sum(len(lines[i]) - len(old_lines[i]) for i in mine)
             piece = None
             if old_piece.block is not None and length > LEAF_CHARS:
+                relative = [i - start for i in mine]
                 piece = self._update_piece(
-                    kind, old_piece, old_lines[start:end] + tail, piece_lines, mine, depth_of_piece, length
+                    kind, old_piece, old_lines[start:end] + tail, piece_lines, relative, depth_of_piece, length
                 )
             if piece is None:
                 piece_text = "\n".join(piece_lines)
@@ -204,13 +217,8 @@ class SectionParser:
                     self._blocks.get((piece_text, kind, depth_of_piece)),
                 )
             pieces[index] = piece
-        if old.mapping:
-            data: Any = {}
-            for piece in pieces:
-                key, value = piece.value
-                data[key] = value
-        else:
-            data = [piece.value for piece in pieces]
+        values = map(_VALUE, pieces)
+        data = dict(values) if old.mapping else list(values)  # dict(): the last of duplicate keys, as YAML
         return data, _Block(indent, old.mapping, starts, tuple(pieces))
 
     def _update_piece(
@@ -368,6 +376,15 @@ def _line_numbers(text: str, starts: list[int]) -> tuple[int, ...]:
         numbers.append(line)
         previous = start
     return tuple(numbers)
+
+
+def _brackets(text: str) -> int:
+    return text.count("[") + text.count("{")
+
+
+def _uncuttable(text: str) -> bool:
+    """Whether ``text`` holds what no cut may hold (decided line by line as well as for the whole)."""
+    return any(char in text for char in _UNCUTTABLE) or _anchor_or_alias(text)
 
 
 def _below(line: str, indent: int) -> bool:
