@@ -177,13 +177,17 @@ class SectionParser:
     ) -> tuple[Any, _Block] | None:
         """The block of ``lines`` (a version of the text ``old`` was cut from, as many lines, these
         ``changed``) cut as ``old`` was, or None when a changed line may move a cut (then the text
-        is cut anew). A changed line moves no cut when, before and after, it is blank, a comment or
-        deeper than the block's pieces, and comes after the block's first line of content."""
+        is cut anew). A changed line moves no cut when it is not before the block's first line of
+        content and, before and after, it is blank, a comment or deeper than the block's pieces, or
+        it starts a piece (a ``key:`` of a mapping, a ``-`` of a sequence at the block's indentation)."""
         indent, starts = old.indent, old.starts
-        if changed[0] <= starts[0]:
+        if changed[0] < starts[0]:
             return None
+        cut = _KEY if old.mapping else _ITEM
         for i in changed:
-            if not (_below(old_lines[i], indent) and _below(lines[i], indent)):
+            if not (_below(old_lines[i], indent) and _below(lines[i], indent)) and not (
+                _starts_at(old_lines[i], indent, cut) and _starts_at(lines[i], indent, cut)
+            ):
                 return None
         kind = 0 if old.mapping else 1
         depth_of_piece = depth if old.mapping else depth + 1
@@ -198,16 +202,18 @@ class SectionParser:
             # The lines of the piece's text: it ends with a line break when a piece follows.
             tail = [""] if end < total else []
             piece_lines = lines[start:end] + tail
-            if not old.mapping:
-                head = piece_lines[0]
-                piece_lines[0] = head[:indent] + " " + head[indent + 1 :]
+            old_piece_lines = old_lines[start:end] + tail
+            if not old.mapping:  # an item's text has a blank for its dash
+                for item_lines in (piece_lines, old_piece_lines):
+                    head = item_lines[0]
+                    item_lines[0] = head[:indent] + " " + head[indent + 1 :]
             old_piece = pieces[index]
             length = old_piece.length + sum(len(lines[i]) - len(old_lines[i]) for i in mine)
             piece = None
             if old_piece.block is not None and length > LEAF_CHARS:
                 relative = [i - start for i in mine]
                 piece = self._update_piece(
-                    kind, old_piece, old_lines[start:end] + tail, piece_lines, relative, depth_of_piece, length
+                    kind, old_piece, old_piece_lines, piece_lines, relative, depth_of_piece, length
                 )
             if piece is None:
                 piece_text = "\n".join(piece_lines)
@@ -385,6 +391,11 @@ def _brackets(text: str) -> int:
 def _uncuttable(text: str) -> bool:
     """Whether ``text`` holds what no cut may hold (decided line by line as well as for the whole)."""
     return any(char in text for char in _UNCUTTABLE) or _anchor_or_alias(text)
+
+
+def _starts_at(line: str, indent: int, cut: re.Pattern[str]) -> bool:
+    """Whether ``line`` has its content at ``indent`` and starts there as ``cut`` (a key, a dash)."""
+    return line[:indent].strip(" ") == "" and cut.match(line, indent) is not None
 
 
 def _below(line: str, indent: int) -> bool:

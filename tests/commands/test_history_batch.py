@@ -188,13 +188,13 @@ def test_what_sections_cannot_say_is_parsed_whole(text: str) -> None:
 
 
 def _edited(text: str, rng: random.Random) -> str:
-    """``text`` with one to three lines edited in place (as many lines): a value lengthened (past
-    ``LEAF_CHARS`` too), a line indented, dedented, commented out, emptied, opened as a flow list, or
-    an item's dash moved: edits that keep the cut, and edits that move it."""
+    """``text`` with one to three lines edited in place (as many lines): a value changed or lengthened
+    (past ``LEAF_CHARS`` too), a line indented, dedented, commented out, emptied, opened as a flow
+    list, an item's dash moved or its first key changed: edits that keep the cut, and edits that move it."""
     lines = text.split("\n")
     for _ in range(rng.randint(1, 3)):
         at = rng.randrange(len(lines))
-        line, op = lines[at], rng.randrange(9)
+        line, op = lines[at], rng.randrange(11)
         if op == 0:
             lines[at] = line + "x"
         elif op == 1:
@@ -211,8 +211,12 @@ def _edited(text: str, rng: random.Random) -> str:
             lines[at] = ""
         elif op == 7:
             lines[at] = line.replace("- ", "  ", 1)
-        else:
+        elif op == 8:
             lines[at] = line.replace("  ", "- ", 1)
+        elif op == 9:
+            lines[at] = line.replace(": ", ": z", 1)
+        else:
+            lines[at] = line.replace("- ", "- k: ", 1)
     return "\n".join(lines)
 
 
