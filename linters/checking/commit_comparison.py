@@ -6,9 +6,11 @@ Shared by ``ctxres stale`` (staged changes and ``--since``), ``ctxres audit-hist
 
 A history is read near the cost of git's own I/O: the versions are named by the blob hashes of one
 ``git log --raw`` and read by one ``git cat-file --batch``, each distinct version once; each is
-parsed once, section by section without positions (:mod:`ctxres.linters.checking.yaml_sections`);
-its state is extracted only when the resumption section did not move (else nothing can be
-blocked); and only the version of a blocked change is parsed again with positions, for its lines.
+parsed once, section by section without positions (:mod:`ctxres.linters.checking.yaml_sections`:
+a version is cut where the one before it was, and only its changed pieces are read); its state is
+extracted only when the resumption section did not move (else nothing can be blocked), each
+top-level section once (versions share their unchanged sections); and only the version of a
+blocked change is parsed again with positions, for its lines.
 """
 
 from __future__ import annotations

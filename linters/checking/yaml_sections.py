@@ -9,6 +9,11 @@ sequence (``-`` lines at its indentation), recursively. A piece is parsed (by
 :func:`ctxres.yamlpos.parse_yaml`, so scalars mean what they mean to ``ctxres check``) only the
 first time its text is seen; the version's data is assembled from the pieces.
 
+A version with as many lines as the version parsed before it is not searched for its cuts again
+when its changed lines cannot move one (blank, comment or deeper lines, or lines that start a
+piece before and after): it is cut where the previous version was, and only the pieces holding a
+changed line are read; pieces with no changed line are the previous version's very objects.
+
 The result is the data of :func:`ctxres.yamlpos.parse_yaml` on the whole text, or :data:`WHOLE`
 when that cannot be guaranteed and the caller must parse the whole text itself: anything but plain
 block structure at a cut (a ``---`` line, a quoted or complex key, a tab or a YAML line break other
