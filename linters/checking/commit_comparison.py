@@ -229,13 +229,20 @@ def check_range(
     only = [] if "" in only or "." in only else only  # the repository's top folder: everything
     commits = git.log([f"{since}..HEAD"], root, only or None)
     git.require_full_history(commits, root, f"the range {since}..HEAD")
-    pairs: list[tuple[git.Commit, git.Change]] = [
-        (commit, change)
-        for commit in commits
-        if commit.parents
-        for change in commit.changes
-        if is_candidate(change, config) or (only and change.path in only and not change.added and not change.deleted)
-    ]
+    excluded: dict[str, bool] = {}  # by path: a history changes the same files again and again
+
+    def wanted(change: git.Change) -> bool:
+        if change.added or change.deleted:
+            return False
+        if only and change.path in only:
+            return True
+        if not change.path.endswith(YAML_SUFFIXES):
+            return False
+        if change.path not in excluded:
+            excluded[change.path] = _excluded(change.path, config)
+        return not excluded[change.path]
+
+    pairs = [(commit, change) for commit in commits if commit.parents for change in commit.changes if wanted(change)]
     return [result for result in compare_commits(pairs, root, progress=progress) if result is not None]
 
 
