@@ -219,10 +219,13 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
     if any("\n" in spec for spec in specs):
         raise GitError("file names containing a newline are not supported")
     if max_bytes is not None:
-        sizes = _blob_sizes(specs, cwd)
-        small = [spec for spec, size in zip(specs, sizes, strict=True) if size is None or size <= max_bytes]
+        found = _blob_sizes(specs, cwd)
+        # A blob is then read by its full hash, which git finds faster than an abbreviation or a path.
+        small = [
+            oid or spec for spec, (oid, size) in zip(specs, found, strict=True) if size is None or size <= max_bytes
+        ]
         read = iter(read_blobs(small, cwd))
-        return [next(read) if size is None or size <= max_bytes else _oversized(size) for size in sizes]
+        return [next(read) if size is None or size <= max_bytes else _oversized(size) for _oid, size in found]
     out = run_batch(
         ["cat-file", "--batch"], cwd, "".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
     )
@@ -244,18 +247,19 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
     return results
 
 
-def _blob_sizes(specs: list[str], cwd: Path) -> list[int | None]:
-    """The size of each spec's blob; None when absent or not a blob."""
+def _blob_sizes(specs: list[str], cwd: Path) -> list[tuple[str, int | None]]:
+    """The full hash and the size of each spec's blob; ("", None) when absent or not a blob."""
     out = run(
         ["cat-file", "--batch-check"],
         cwd,
         stdin="".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape"),
     )
-    sizes: list[int | None] = []
+    found: list[tuple[str, int | None]] = []
     for line in out.splitlines()[: len(specs)]:
         header = line.split(b" ")
-        sizes.append(int(header[2]) if len(header) == 3 and header[1] == b"blob" else None)
-    return sizes + [None] * (len(specs) - len(sizes))
+        blob = len(header) == 3 and header[1] == b"blob"
+        found.append((header[0].decode("ascii"), int(header[2])) if blob else ("", None))
+    return found + [("", None)] * (len(specs) - len(found))
 
 
 def _parse_changes(tokens: list[str]) -> list[Change]:
