@@ -178,50 +178,53 @@ class SectionParser:
     # Cutting a version as its predecessor was cut.
 
     def _update(
-        self, old: _Block, old_lines: list[str], lines: list[str], changed: list[int], depth: int
+        self,
+        old: _Block,
+        old_lines: list[str],
+        lines: list[str],
+        changed: list[int],
+        depth: int,
+        span: tuple[int, int, dict[int, tuple[int, ...]]] | None = None,
     ) -> tuple[Any, _Block] | None:
-        """The block of ``lines`` (a version of the text ``old`` was cut from, as many lines, these
-        ``changed``) cut as ``old`` was, or None when a changed line may move a cut (then the text
-        is cut anew). A changed line moves no cut when it is not before the block's first line of
-        content and, before and after, it is blank, a comment or deeper than the block's pieces, or
-        it starts a piece (a ``key:`` of a mapping, a ``-`` of a sequence at the block's indentation)."""
+        """The block of the lines ``span`` (first, end, and the dashes blanked on its items' first
+        lines; by default the whole version) of ``lines``, a version of the text ``old`` was cut
+        from with as many lines (these ``changed``), cut as ``old`` was; or None when a changed line
+        may move a cut (then the text is cut anew). A changed line moves no cut when it is not
+        before the block's first line of content and, before and after, it is blank, a comment or
+        deeper than the block's pieces, or it starts a piece (a ``key:`` of a mapping, a ``-`` of a
+        sequence at the block's indentation)."""
+        first, stop, dashes = span if span is not None else (0, len(lines), {})
         indent, starts = old.indent, old.starts
-        if changed[0] < starts[0]:
+        if changed[0] < first + starts[0]:
             return None
         cut = _KEY if old.mapping else _ITEM
         for i in changed:
-            if not (_below(old_lines[i], indent) and _below(lines[i], indent)) and not (
-                _starts_at(old_lines[i], indent, cut) and _starts_at(lines[i], indent, cut)
+            was, now = _line(old_lines, i, dashes), _line(lines, i, dashes)
+            if not (_below(was, indent) and _below(now, indent)) and not (
+                _starts_at(was, indent, cut) and _starts_at(now, indent, cut)
             ):
                 return None
         kind = 0 if old.mapping else 1
         depth_of_piece = depth if old.mapping else depth + 1
         pieces = list(old.pieces)
-        total = len(lines)
         groups: dict[int, list[int]] = {}  # piece -> its changed lines
         for i in changed:
-            groups.setdefault(bisect_right(starts, i) - 1, []).append(i)
+            groups.setdefault(bisect_right(starts, i - first) - 1, []).append(i)
         for index, mine in groups.items():
-            start = starts[index]
-            end = starts[index + 1] if index + 1 < len(starts) else total
-            # The lines of the piece's text: it ends with a line break when a piece follows.
-            tail = [""] if end < total else []
-            piece_lines = lines[start:end] + tail
-            old_piece_lines = old_lines[start:end] + tail
+            start = first + starts[index]
+            end = first + starts[index + 1] if index + 1 < len(starts) else stop
+            piece_dashes = dashes
             if not old.mapping:  # an item's text has a blank for its dash
-                for item_lines in (piece_lines, old_piece_lines):
-                    head = item_lines[0]
-                    item_lines[0] = head[:indent] + " " + head[indent + 1 :]
+                piece_dashes = {**dashes, start: (*dashes.get(start, ()), indent)}
             old_piece = pieces[index]
             length = old_piece.length + sum(len(lines[i]) - len(old_lines[i]) for i in mine)
             piece = None
             if old_piece.block is not None and length > LEAF_CHARS:
-                relative = [i - start for i in mine]
                 piece = self._update_piece(
-                    kind, old_piece, old_piece_lines, piece_lines, relative, depth_of_piece, length
+                    kind, old_piece, old_lines, lines, mine, depth_of_piece, length, (start, end, piece_dashes)
                 )
             if piece is None:
-                piece_text = "\n".join(piece_lines)
+                piece_text = _text(lines, start, end, piece_dashes)
                 piece = _Piece(
                     self._cached(kind, piece_text, depth_of_piece),
                     len(piece_text),
@@ -241,18 +244,20 @@ class SectionParser:
         changed: list[int],
         depth: int,
         length: int,
+        span: tuple[int, int, dict[int, tuple[int, ...]]],
     ) -> _Piece | None:
-        """A changed piece cut as its previous version was (see :meth:`_update`), or None."""
+        """A changed piece (the lines ``span``) cut as its previous version was (see :meth:`_update`), or None."""
         assert old.block is not None
+        start, end, dashes = span
         if kind == 0:  # an entry: its first line (`key:`) must be the same, the rest is its block
-            if changed[0] == 0:
+            if changed[0] == start:
                 return None
-            updated = self._update(old.block, old_lines[1:], lines[1:], [i - 1 for i in changed], depth + 1)
+            updated = self._update(old.block, old_lines, lines, changed, depth + 1, (start + 1, end, dashes))
             if updated is None:
                 return None
             data, block = updated
             return _Piece((old.value[0], data), length, block)
-        updated = self._update(old.block, old_lines, lines, changed, depth)
+        updated = self._update(old.block, old_lines, lines, changed, depth, span)
         if updated is None:
             return None
         data, block = updated
@@ -387,6 +392,23 @@ def _line_numbers(text: str, starts: list[int]) -> tuple[int, ...]:
         numbers.append(line)
         previous = start
     return tuple(numbers)
+
+
+def _line(lines: list[str], index: int, dashes: dict[int, tuple[int, ...]]) -> str:
+    """Line ``index`` as the piece holding it reads it: the dashes of the items it starts blanked."""
+    line = lines[index]
+    for column in dashes.get(index, ()):
+        line = line[:column] + " " + line[column + 1 :]
+    return line
+
+
+def _text(lines: list[str], start: int, end: int, dashes: dict[int, tuple[int, ...]]) -> str:
+    """The text of the piece of lines ``start`` to ``end`` (with a line break when more follows)."""
+    piece = lines[start:end]
+    for index in dashes:
+        if start <= index < end:
+            piece[index - start] = _line(lines, index, dashes)
+    return "\n".join(piece) + ("\n" if end < len(lines) else "")
 
 
 def _brackets(text: str) -> int:
