@@ -149,9 +149,12 @@ class SectionParser:
             changed = list(compress(count(), map(ne, old_lines, lines)))
             if not changed:
                 return last.data
-            # The last version passed the checks of the whole text: the changed lines decide.
-            brackets = last.brackets + sum(_brackets(lines[i]) - _brackets(old_lines[i]) for i in changed)
-            if brackets > C_SAFE_DEPTH or any(_uncuttable(lines[i]) for i in changed):
+            # The last version passed the checks of the whole text: the changed lines decide (the
+            # checks of the lines joined are those of each line: an anchor or an alias is read
+            # within one line).
+            now = "\n".join([lines[i] for i in changed])
+            brackets = last.brackets + _brackets(now) - _brackets("\n".join([old_lines[i] for i in changed]))
+            if brackets > C_SAFE_DEPTH or _uncuttable(now):
                 return WHOLE
             try:
                 updated = self._update(last.block, old_lines, lines, changed, 0)

@@ -246,3 +246,21 @@ def test_a_version_cut_as_the_previous_one_is_cut_anew(monkeypatch: pytest.Monke
             cut += 1
         cut_as_before += parser.cut_as_before
     assert cut > compared // 8 and cut_as_before >= 20  # both ways were taken, many times
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "  b: &x 1",  # an anchor
+        "  b: *x",  # an alias
+        "  b: 1\r",  # a YAML line break other than \n
+        "  b:\t1",  # a tab
+        "  b: [" + ", ".join(["[]"] * 600) + "]",  # brackets past yamlguard's bound, with those elsewhere
+    ],
+)
+def test_a_changed_line_that_forbids_the_cut_makes_the_version_whole(edited: str) -> None:
+    before = "a:\n  b: 1\n  c: [" + ", ".join(["[]"] * 450) + "]\nd: 2\n"
+    after = before.replace("  b: 1", edited)
+    parser = SectionParser()
+    assert parser.parse(before) == parse_yaml(before).data
+    assert parser.parse(after) is WHOLE is SectionParser().parse(after)
