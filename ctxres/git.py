@@ -90,6 +90,34 @@ def run(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
     return proc.stdout
 
 
+def run_batch(args: list[str], cwd: Path, stdin: bytes) -> bytes:
+    """:func:`run` for a command with a large output (``git cat-file --batch`` of a whole history):
+    its standard input is read from a temporary file and its output in one read, without the
+    polling loop of :func:`subprocess.run`, which costs as much as git itself at hundreds of megabytes."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as errors:
+        given.write(stdin)
+        given.seek(0)
+        try:
+            proc = subprocess.Popen(["git", *args], cwd=cwd, stdin=given, stdout=subprocess.PIPE, stderr=errors)
+        except FileNotFoundError:
+            raise GitError("git is not installed (or not on PATH)") from None
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        with proc:
+            assert proc.stdout is not None
+            out = proc.stdout.read()
+            returncode = proc.wait()
+        if returncode != 0:
+            errors.seek(0)
+            message = _first_line(errors.read()) or f"`git {args[0]}` failed with exit status {returncode}"
+            if "not a git repository" in message.lower():
+                message = f"{cwd} is not inside a git repository (this command reads the git history)"
+            raise GitError(message)
+    return out
+
+
 def repo_root(cwd: Path) -> Path:
     """The top folder of the work tree that contains ``cwd``."""
     if not cwd.is_dir():
@@ -191,12 +219,15 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
     if any("\n" in spec for spec in specs):
         raise GitError("file names containing a newline are not supported")
     if max_bytes is not None:
-        sizes = _blob_sizes(specs, cwd)
-        small = [spec for spec, size in zip(specs, sizes, strict=True) if size is None or size <= max_bytes]
+        found = _blob_sizes(specs, cwd)
+        # A blob is then read by its full hash, which git finds faster than an abbreviation or a path.
+        small = [
+            oid or spec for spec, (oid, size) in zip(specs, found, strict=True) if size is None or size <= max_bytes
+        ]
         read = iter(read_blobs(small, cwd))
-        return [next(read) if size is None or size <= max_bytes else _oversized(size) for size in sizes]
-    out = run(
-        ["cat-file", "--batch"], cwd, stdin="".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
+        return [next(read) if size is None or size <= max_bytes else _oversized(size) for _oid, size in found]
+    out = run_batch(
+        ["cat-file", "--batch"], cwd, "".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
     )
     results: list[bytes | None] = []
     offset = 0
@@ -216,18 +247,19 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
     return results
 
 
-def _blob_sizes(specs: list[str], cwd: Path) -> list[int | None]:
-    """The size of each spec's blob; None when absent or not a blob."""
+def _blob_sizes(specs: list[str], cwd: Path) -> list[tuple[str, int | None]]:
+    """The full hash and the size of each spec's blob; ("", None) when absent or not a blob."""
     out = run(
         ["cat-file", "--batch-check"],
         cwd,
         stdin="".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape"),
     )
-    sizes: list[int | None] = []
+    found: list[tuple[str, int | None]] = []
     for line in out.splitlines()[: len(specs)]:
         header = line.split(b" ")
-        sizes.append(int(header[2]) if len(header) == 3 and header[1] == b"blob" else None)
-    return sizes + [None] * (len(specs) - len(sizes))
+        blob = len(header) == 3 and header[1] == b"blob"
+        found.append((header[0].decode("ascii"), int(header[2])) if blob else ("", None))
+    return found + [("", None)] * (len(specs) - len(found))
 
 
 def _parse_changes(tokens: list[str]) -> list[Change]:

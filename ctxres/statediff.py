@@ -419,8 +419,19 @@ class Extraction:
                 self.walk(item, child_path, child_ident, child_unit)
 
 
-def extract(data: Any, locate: Locate | None = None) -> Extraction:
-    """The state-bearing values and units of a parsed version (``locate``: see :func:`state_facts`)."""
+if TYPE_CHECKING:  # pragma: no cover
+    # Sections already extracted, for a caller that extracts many versions sharing their unchanged
+    # sections (the same objects): (key, id(value)) -> (value, its extraction); the value is kept
+    # so that its id is not reused.
+    SectionExtractions = dict[tuple[str, int], tuple[Any, Extraction]]
+
+
+def extract(data: Any, locate: Locate | None = None, sections: SectionExtractions | None = None) -> Extraction:
+    """The state-bearing values and units of a parsed version (``locate``: see :func:`state_facts`).
+
+    ``sections`` (without ``locate``) keeps the extraction of each top-level section value: a
+    version whose section is the very object of one extracted before reuses it (the facts of a
+    section depend on nothing else)."""
     out = Extraction(locate)
     if not isinstance(data, dict):
         return out
@@ -428,15 +439,29 @@ def extract(data: Any, locate: Locate | None = None) -> Extraction:
     for key, value in data.items():
         if not isinstance(key, str) or key == "resumption" or key in EXCLUDED_SUBTREES:
             continue
-        if key in STATE_SECTIONS and isinstance(value, (dict, list)):
-            if out.value(key, value, (key,), (key,), top):  # a checkpoint log as a top-level list
-                continue
-            kind, name = _SINGLE_UNITS.get(key, (_ENTRY_KINDS.get(key, key), ""))
-            out.walk(value, (key,), (key,), out.unit(kind, name, (key,), (key,)))
-        elif not isinstance(value, dict) and key not in LOG_KEYS:
-            # A flat file keeps the workflow's own status (and position) at the top level.
-            out.value(key, value, (key,), (key,), top)
+        if sections is None or locate is not None:
+            _extract_section(out, key, value, top)
+            continue
+        known = sections.get((key, id(value)))
+        if known is None or known[0] is not value:
+            part = Extraction(None)
+            _extract_section(part, key, value, top)
+            known = sections[(key, id(value))] = (value, part)
+        out.facts.update(known[1].facts)
+        out.units.update(known[1].units)
     return out
+
+
+def _extract_section(out: Extraction, key: str, value: Any, top: Unit) -> None:
+    """The facts and units of one top-level section ``key: value`` into ``out``."""
+    if key in STATE_SECTIONS and isinstance(value, (dict, list)):
+        if out.value(key, value, (key,), (key,), top):  # a checkpoint log as a top-level list
+            return
+        kind, name = _SINGLE_UNITS.get(key, (_ENTRY_KINDS.get(key, key), ""))
+        out.walk(value, (key,), (key,), out.unit(kind, name, (key,), (key,)))
+    elif not isinstance(value, dict) and key not in LOG_KEYS:
+        # A flat file keeps the workflow's own status (and position) at the top level.
+        out.value(key, value, (key,), (key,), top)
 
 
 def state_facts(data: Any, locate: Locate | None = None) -> dict[Key, Fact]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ctxres import __version__
 from ctxres.config import ConfigError
-from ctxres.linters.commands import EXIT_ERROR, EXIT_OK, command_modules
+from ctxres.linters.commands import EXIT_ERROR, EXIT_OK, command_module, command_modules
 
 
 class SubCommandParser(argparse.ArgumentParser):
@@ -48,7 +48,9 @@ def unrecognized_message(extras: Sequence[str], options: Sequence[str]) -> str:
     return "; ".join([message, *hints])
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every sub-command, or of ``command`` alone when it names one (the other
+    commands' modules are not imported: a sub-command parses and reports as it does among them)."""
     parser = argparse.ArgumentParser(
         prog="ctxres",
         description="Keep the resumption state of long-running Claude Code workflows valid and fresh.",
@@ -56,14 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ctxres {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=SubCommandParser)
-    for module in command_modules():
+    only = command_module(command) if command is not None else None
+    for module in [only] if only is not None else command_modules():
         module.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(given[0] if given and not given[0].startswith("-") else None)
+    args = parser.parse_args(given)
     try:
         return int(args.handler(args))
     except ConfigError as exc:

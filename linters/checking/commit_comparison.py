@@ -6,9 +6,11 @@ Shared by ``ctxres stale`` (staged changes and ``--since``), ``ctxres audit-hist
 
 A history is read near the cost of git's own I/O: the versions are named by the blob hashes of one
 ``git log --raw`` and read by one ``git cat-file --batch``, each distinct version once; each is
-parsed once, section by section without positions (:mod:`ctxres.linters.checking.yaml_sections`);
-its state is extracted only when the resumption section did not move (else nothing can be
-blocked); and only the version of a blocked change is parsed again with positions, for its lines.
+parsed once, section by section without positions (:mod:`ctxres.linters.checking.yaml_sections`:
+a version is cut where the one before it was, and only its changed pieces are read); its state is
+extracted only when the resumption section did not move (else nothing can be blocked), each
+top-level section once (versions share their unchanged sections); and only the version of a
+blocked change is parsed again with positions, for its lines.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from ctxres.statediff import SectionExtractions
 
 MAX_MOVES_SHOWN = 10
 
@@ -70,6 +74,8 @@ class Versions:
     sections: SectionParser = field(default_factory=SectionParser)
     data: dict[str | bytes, Any] = field(default_factory=dict)
     extractions: dict[str | bytes, Extraction] = field(default_factory=dict)
+    # Each top-level section extracted once: consecutive versions share their unchanged sections.
+    section_extractions: SectionExtractions = field(default_factory=dict)
 
     def parsed(self, key: str | bytes, raw: bytes) -> Any:
         """The data of a version, or ``_INVALID`` when it is not valid YAML (``ctxres check`` says why)."""
@@ -91,7 +97,7 @@ class Versions:
     def extracted(self, key: str | bytes, data: Any) -> Extraction:
         found = self.extractions.get(key)
         if found is None:
-            found = self.extractions[key] = extract(data)
+            found = self.extractions[key] = extract(data, sections=self.section_extractions)
         return found
 
 
@@ -223,13 +229,20 @@ def check_range(
     only = [] if "" in only or "." in only else only  # the repository's top folder: everything
     commits = git.log([f"{since}..HEAD"], root, only or None)
     git.require_full_history(commits, root, f"the range {since}..HEAD")
-    pairs: list[tuple[git.Commit, git.Change]] = [
-        (commit, change)
-        for commit in commits
-        if commit.parents
-        for change in commit.changes
-        if is_candidate(change, config) or (only and change.path in only and not change.added and not change.deleted)
-    ]
+    excluded: dict[str, bool] = {}  # by path: a history changes the same files again and again
+
+    def wanted(change: git.Change) -> bool:
+        if change.added or change.deleted:
+            return False
+        if only and change.path in only:
+            return True
+        if not change.path.endswith(YAML_SUFFIXES):
+            return False
+        if change.path not in excluded:
+            excluded[change.path] = _excluded(change.path, config)
+        return not excluded[change.path]
+
+    pairs = [(commit, change) for commit in commits if commit.parents for change in commit.changes if wanted(change)]
     return [result for result in compare_commits(pairs, root, progress=progress) if result is not None]
 
 

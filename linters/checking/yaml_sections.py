@@ -9,6 +9,11 @@ sequence (``-`` lines at its indentation), recursively. A piece is parsed (by
 :func:`ctxres.yamlpos.parse_yaml`, so scalars mean what they mean to ``ctxres check``) only the
 first time its text is seen; the version's data is assembled from the pieces.
 
+A version with as many lines as the version parsed before it is not searched for its cuts again
+when its changed lines cannot move one (blank, comment or deeper lines, or lines that start a
+piece before and after): it is cut where the previous version was, and only the pieces holding a
+changed line are read; pieces with no changed line are the previous version's very objects.
+
 The result is the data of :func:`ctxres.yamlpos.parse_yaml` on the whole text, or :data:`WHOLE`
 when that cannot be guaranteed and the caller must parse the whole text itself: anything but plain
 block structure at a cut (a ``---`` line, a quoted or complex key, a tab or a YAML line break other
@@ -23,7 +28,10 @@ Pure: text in, data out; the parsed pieces are shared between versions and must 
 from __future__ import annotations
 
 import re
-from typing import Any
+from bisect import bisect_right
+from itertools import compress, count
+from operator import itemgetter, ne
+from typing import Any, NamedTuple
 
 from ctxres.yamlguard import C_SAFE_DEPTH
 from ctxres.yamlpos import YamlPosError, parse_yaml
@@ -90,28 +98,175 @@ class _Fail(Exception):
     """A piece cannot be read on its own: parse the whole version."""
 
 
+class _Block(NamedTuple):
+    """How a block mapping or sequence was cut: the lines (of its text) where its pieces start."""
+
+    indent: int
+    mapping: bool
+    starts: tuple[int, ...]
+    pieces: tuple[_Piece, ...]
+
+
+class _Piece(NamedTuple):
+    """A piece's value (``(key, value)`` for a mapping entry), its length in characters, and the
+    block it was cut into (None: parsed as it is)."""
+
+    value: Any
+    length: int
+    block: _Block | None
+
+
+_VALUE = itemgetter(0)  # a _Piece's value
+
+
+class _Last(NamedTuple):
+    """The last version cut: its lines, its cut, its data, and how many brackets it holds."""
+
+    lines: list[str]
+    block: _Block
+    data: dict[str, Any]
+    brackets: int
+
+
 class SectionParser:
-    """Parses versions of one file, remembering each piece it parsed (by its text)."""
+    """Parses versions of one file, remembering each piece it parsed (by its text), and how the last
+    version was cut: the next version, when it has as many lines and differs only in lines that
+    cannot move a cut, is cut the same way, and only the pieces whose lines changed are read."""
 
     def __init__(self) -> None:
         self._pieces: dict[tuple[str, int, int], Any] = {}
+        self._blocks: dict[tuple[str, int, int], _Block | None] = {}
+        self._last: _Last | None = None
         self.pieces_parsed = 0
+        self.cut_as_before = 0  # versions cut as the version before them was
 
     def parse(self, text: str) -> Any:
         """The data of ``text`` (as :func:`ctxres.yamlpos.parse_yaml` builds it), or :data:`WHOLE`."""
-        if (
-            any(char in text for char in _UNCUTTABLE)
-            or _anchor_or_alias(text)
-            or text.count("[") + text.count("{") > C_SAFE_DEPTH
-        ):
+        lines = text.split("\n")
+        last = self._last
+        if last is not None and len(last.lines) == len(lines):
+            old_lines = last.lines
+            changed = list(compress(count(), map(ne, old_lines, lines)))
+            if not changed:
+                return last.data
+            # The last version passed the checks of the whole text: the changed lines decide (the
+            # checks of the lines joined are those of each line: an anchor or an alias is read
+            # within one line).
+            now = "\n".join([lines[i] for i in changed])
+            brackets = last.brackets + _brackets(now) - _brackets("\n".join([old_lines[i] for i in changed]))
+            if brackets > C_SAFE_DEPTH or _uncuttable(now):
+                return WHOLE
+            try:
+                updated = self._update(last.block, old_lines, lines, changed, 0)
+            except _Fail:
+                return WHOLE  # a piece that does not parse: as the whole cut would find
+            if updated is not None:
+                data, block = updated
+                self._last = _Last(lines, block, data, brackets)
+                self.cut_as_before += 1
+                return data
+        brackets = _brackets(text)
+        if brackets > C_SAFE_DEPTH or _uncuttable(text):
             return WHOLE
         first = _FIRST_CONTENT.search(text)
         if first is None or first.group(1) or not _KEY.match(text, first.end()):
             return WHOLE
         try:
-            return self._mapping(text, 0, 0)
+            data, block = self._mapping(text, 0, 0)
         except _Fail:
             return WHOLE
+        self._last = _Last(lines, block, data, brackets)
+        return data
+
+    # Cutting a version as its predecessor was cut.
+
+    def _update(
+        self,
+        old: _Block,
+        old_lines: list[str],
+        lines: list[str],
+        changed: list[int],
+        depth: int,
+        span: tuple[int, int, dict[int, tuple[int, ...]]] | None = None,
+    ) -> tuple[Any, _Block] | None:
+        """The block of the lines ``span`` (first, end, and the dashes blanked on its items' first
+        lines; by default the whole version) of ``lines``, a version of the text ``old`` was cut
+        from with as many lines (these ``changed``), cut as ``old`` was; or None when a changed line
+        may move a cut (then the text is cut anew). A changed line moves no cut when it is not
+        before the block's first line of content and, before and after, it is blank, a comment or
+        deeper than the block's pieces, or it starts a piece (a ``key:`` of a mapping, a ``-`` of a
+        sequence at the block's indentation)."""
+        first, stop, dashes = span if span is not None else (0, len(lines), {})
+        indent, starts = old.indent, old.starts
+        if changed[0] < first + starts[0]:
+            return None
+        cut = _KEY if old.mapping else _ITEM
+        for i in changed:
+            was, now = _line(old_lines, i, dashes), _line(lines, i, dashes)
+            if not (_below(was, indent) and _below(now, indent)) and not (
+                _starts_at(was, indent, cut) and _starts_at(now, indent, cut)
+            ):
+                return None
+        kind = 0 if old.mapping else 1
+        depth_of_piece = depth if old.mapping else depth + 1
+        pieces = list(old.pieces)
+        groups: dict[int, list[int]] = {}  # piece -> its changed lines
+        for i in changed:
+            groups.setdefault(bisect_right(starts, i - first) - 1, []).append(i)
+        for index, mine in groups.items():
+            start = first + starts[index]
+            end = first + starts[index + 1] if index + 1 < len(starts) else stop
+            piece_dashes = dashes
+            if not old.mapping:  # an item's text has a blank for its dash
+                piece_dashes = {**dashes, start: (*dashes.get(start, ()), indent)}
+            old_piece = pieces[index]
+            length = old_piece.length + sum(len(lines[i]) - len(old_lines[i]) for i in mine)
+            piece = None
+            if old_piece.block is not None and length > LEAF_CHARS:
+                piece = self._update_piece(
+                    kind, old_piece, old_lines, lines, mine, depth_of_piece, length, (start, end, piece_dashes)
+                )
+            if piece is None:
+                piece_text = _text(lines, start, end, piece_dashes)
+                piece = _Piece(
+                    self._cached(kind, piece_text, depth_of_piece),
+                    len(piece_text),
+                    self._blocks.get((piece_text, kind, depth_of_piece)),
+                )
+            pieces[index] = piece
+        values = map(_VALUE, pieces)
+        data = dict(values) if old.mapping else list(values)  # dict(): the last of duplicate keys, as YAML
+        return data, _Block(indent, old.mapping, starts, tuple(pieces))
+
+    def _update_piece(
+        self,
+        kind: int,
+        old: _Piece,
+        old_lines: list[str],
+        lines: list[str],
+        changed: list[int],
+        depth: int,
+        length: int,
+        span: tuple[int, int, dict[int, tuple[int, ...]]],
+    ) -> _Piece | None:
+        """A changed piece (the lines ``span``) cut as its previous version was (see :meth:`_update`), or None."""
+        assert old.block is not None
+        start, end, dashes = span
+        if kind == 0:  # an entry: its first line (`key:`) must be the same, the rest is its block
+            if changed[0] == start:
+                return None
+            updated = self._update(old.block, old_lines, lines, changed, depth + 1, (start + 1, end, dashes))
+            if updated is None:
+                return None
+            data, block = updated
+            return _Piece((old.value[0], data), length, block)
+        updated = self._update(old.block, old_lines, lines, changed, depth, span)
+        if updated is None:
+            return None
+        data, block = updated
+        return _Piece(data, length, block)
+
+    # Cutting a text anew.
 
     def _leaf(self, text: str, depth: int) -> Any:
         """``text`` parsed as it is (a piece whose root is at nesting ``depth``)."""
@@ -126,16 +281,21 @@ class SectionParser:
         try:
             value = self._pieces[key]
         except KeyError:
+            block: _Block | None = None
             try:
-                value = self._entry(text, depth) if kind == 0 else self._item(text, depth)
+                if kind == 0:
+                    value, block = self._entry(text, depth)
+                else:
+                    value, block = self._item(text, depth)
             except _Fail:
                 value = WHOLE
             self._pieces[key] = value
+            self._blocks[key] = block
         if value is WHOLE:
             raise _Fail
         return value
 
-    def _mapping(self, text: str, indent: int, depth: int) -> dict[str, Any]:
+    def _mapping(self, text: str, indent: int, depth: int) -> tuple[dict[str, Any], _Block]:
         """A block mapping whose keys are at ``indent`` (``text`` holds nothing left of it)."""
         if depth >= MAX_DEPTH:
             raise _Fail
@@ -147,13 +307,16 @@ class SectionParser:
             elif not (_ITEM.match(text, at) and starts):  # `key:` followed by `- item` lines at the same indentation
                 raise _Fail
         out: dict[str, Any] = {}
+        pieces = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else len(text)
-            key, value = self._cached(0, text[start:end], depth)
+            piece = text[start:end]
+            key, value = entry = self._cached(0, piece, depth)
             out[key] = value
-        return out
+            pieces.append(_Piece(entry, len(piece), self._blocks.get((piece, 0, depth))))
+        return out, _Block(indent, True, _line_numbers(text, starts), tuple(pieces))
 
-    def _entry(self, text: str, depth: int) -> tuple[str, Any]:
+    def _entry(self, text: str, depth: int) -> tuple[tuple[str, Any], _Block | None]:
         """One ``key: value`` piece of a mapping at nesting ``depth``: its key and value."""
         if len(text) > LEAF_CHARS:
             line_end = text.find("\n")
@@ -163,17 +326,19 @@ class SectionParser:
             inline = head[match.end() :].strip()
             if not inline or inline.startswith("#"):
                 nested = text[line_end + 1 :]
-                value = self._block(nested, depth + 1, len(head) - len(head.lstrip(" ")))
-                if value is not WHOLE:
-                    return match.group(1), value
+                cut = self._block(nested, depth + 1, len(head) - len(head.lstrip(" ")))
+                if cut is not WHOLE:
+                    value, block = cut
+                    return (match.group(1), value), block
         data = self._leaf(text, depth)
         if not isinstance(data, dict) or len(data) != 1:
             raise _Fail
         ((key, value),) = data.items()
-        return key, value
+        return (key, value), None
 
     def _block(self, text: str, depth: int, parent_indent: int) -> Any:
-        """The node below a ``key:`` line (at ``parent_indent``), or WHOLE to read the entry as one piece."""
+        """The node below a ``key:`` line (at ``parent_indent``) and its cut, or WHOLE to read the
+        entry as one piece."""
         first = _FIRST_CONTENT.search(text)
         if first is None:
             return WHOLE
@@ -187,7 +352,7 @@ class SectionParser:
             return self._mapping(text, indent, depth)
         return WHOLE
 
-    def _sequence(self, text: str, indent: int, depth: int) -> list[Any]:
+    def _sequence(self, text: str, indent: int, depth: int) -> tuple[list[Any], _Block]:
         """A block sequence whose ``-`` are at ``indent``."""
         if depth >= MAX_DEPTH:
             raise _Fail
@@ -197,13 +362,17 @@ class SectionParser:
                 raise _Fail
             starts.append(start)
         items = []
+        pieces = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else len(text)
             dash = start + indent
-            items.append(self._cached(1, text[start:dash] + " " + text[dash + 1 : end], depth + 1))
-        return items
+            piece = text[start:dash] + " " + text[dash + 1 : end]
+            value = self._cached(1, piece, depth + 1)
+            items.append(value)
+            pieces.append(_Piece(value, len(piece), self._blocks.get((piece, 1, depth + 1))))
+        return items, _Block(indent, False, _line_numbers(text, starts), tuple(pieces))
 
-    def _item(self, text: str, depth: int) -> Any:
+    def _item(self, text: str, depth: int) -> tuple[Any, _Block | None]:
         """One sequence item (its ``-`` replaced by a blank) at nesting ``depth``."""
         if len(text) > LEAF_CHARS:
             first = _FIRST_CONTENT.search(text)
@@ -214,4 +383,52 @@ class SectionParser:
                     return self._sequence(text, indent, depth)
                 if _KEY.match(text, at):
                     return self._mapping(text, indent, depth)
-        return self._leaf(text, depth)
+        return self._leaf(text, depth), None
+
+
+def _line_numbers(text: str, starts: list[int]) -> tuple[int, ...]:
+    """The line (0-based) of each offset of ``starts`` (ascending, each at a line start)."""
+    numbers = []
+    line = previous = 0
+    for start in starts:
+        line += text.count("\n", previous, start)
+        numbers.append(line)
+        previous = start
+    return tuple(numbers)
+
+
+def _line(lines: list[str], index: int, dashes: dict[int, tuple[int, ...]]) -> str:
+    """Line ``index`` as the piece holding it reads it: the dashes of the items it starts blanked."""
+    line = lines[index]
+    for column in dashes.get(index, ()):
+        line = line[:column] + " " + line[column + 1 :]
+    return line
+
+
+def _text(lines: list[str], start: int, end: int, dashes: dict[int, tuple[int, ...]]) -> str:
+    """The text of the piece of lines ``start`` to ``end`` (with a line break when more follows)."""
+    piece = lines[start:end]
+    for index in dashes:
+        if start <= index < end:
+            piece[index - start] = _line(lines, index, dashes)
+    return "\n".join(piece) + ("\n" if end < len(lines) else "")
+
+
+def _brackets(text: str) -> int:
+    return text.count("[") + text.count("{")
+
+
+def _uncuttable(text: str) -> bool:
+    """Whether ``text`` holds what no cut may hold (decided line by line as well as for the whole)."""
+    return any(char in text for char in _UNCUTTABLE) or _anchor_or_alias(text)
+
+
+def _starts_at(line: str, indent: int, cut: re.Pattern[str]) -> bool:
+    """Whether ``line`` has its content at ``indent`` and starts there as ``cut`` (a key, a dash)."""
+    return line[:indent].strip(" ") == "" and cut.match(line, indent) is not None
+
+
+def _below(line: str, indent: int) -> bool:
+    """Whether ``line`` can be no cut of a block at ``indent``: blank, a comment, or deeper."""
+    content = line.lstrip(" ")
+    return not content or content[0] == "#" or len(line) - len(content) > indent

@@ -16,6 +16,30 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 # The main job first, then the rule documentation and the schemas; the rest by name.
 FIRST = ("check", "rules", "schema")
+# The module of each sub-command: ``ctxres COMMAND ...`` imports that module alone, not every
+# command's (their imports cost as much as the shorter commands' work). A test checks that this
+# table names every sub-command the modules register, each with its own module.
+COMMAND_MODULES = {
+    "check": "check",
+    "rule": "rules",
+    "rules": "rules",
+    "schema": "schema",
+    "ack": "ack",
+    "append-only": "append_only",
+    "audit-history": "audit",
+    "catalog": "catalog",
+    "doctor": "doctor",
+    "init": "init",
+    "install-hooks": "install",
+    "migrate": "migrate",
+    "migrate-nexus": "migrate_nexus",
+    "prompt": "prompt",
+    "record": "record",
+    "reinject": "reinject",
+    "replay": "replay",
+    "runs": "runs",
+    "stale": "stale",
+}
 
 
 def command_modules() -> list[ModuleType]:
@@ -23,3 +47,9 @@ def command_modules() -> list[ModuleType]:
     names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
     ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
     return [importlib.import_module(f"{__name__}.{name}") for name in ordered]
+
+
+def command_module(command: str) -> ModuleType | None:
+    """The module of the sub-command ``command``, or None when it names none."""
+    name = COMMAND_MODULES.get(command)
+    return importlib.import_module(f"{__name__}.{name}") if name is not None else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -203,3 +204,39 @@ def test_readme_rule_table_matches_the_registry() -> None:
     start = readme.index("-->\n", readme.index("<!-- rules-table:")) + 4
     table = readme[start : readme.index("<!-- rules-table-end -->")]
     assert table == ctxres("rules", "--output-format", "markdown").stdout, "regenerate the README rule table"
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(action for action in parser._actions if action.dest == "command")
+    assert isinstance(action.choices, dict)
+    return action.choices
+
+
+def test_a_sub_command_is_parsed_by_its_module_alone() -> None:
+    """`ctxres COMMAND` imports the module of COMMAND only (COMMAND_MODULES): the table names every
+    sub-command the modules register, and each parses and explains itself as among all of them."""
+    from ctxres.linters.cli import build_parser
+    from ctxres.linters.commands import COMMAND_MODULES
+
+    every = _subcommands(build_parser())
+    assert sorted(every) == sorted(COMMAND_MODULES)
+    for command in COMMAND_MODULES:
+        alone = _subcommands(build_parser(command))
+        assert command in alone
+        assert alone[command].format_help() == every[command].format_help()
+    assert _subcommands(build_parser("no-such-command")).keys() == every.keys()
+
+
+def test_a_history_command_does_not_import_the_other_commands() -> None:
+    code = (
+        "import sys; from ctxres.linters import cli; cli.build_parser('audit-history'); "
+        "print(sorted(m for m in sys.modules if m.startswith('ctxres.linters.commands.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['ctxres.linters.commands.audit']"
+
+
+def test_unknown_and_misspelt_commands_are_reported_by_the_whole_parser() -> None:
+    result = ctxres("audit-histry")
+    assert result.returncode == 2
+    assert "invalid choice: 'audit-histry'" in result.stderr and "stale" in result.stderr

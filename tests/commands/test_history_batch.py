@@ -185,3 +185,82 @@ def test_section_parse_is_the_whole_parse(monkeypatch: pytest.MonkeyPatch, leaf_
 )
 def test_what_sections_cannot_say_is_parsed_whole(text: str) -> None:
     assert SectionParser().parse(text) is WHOLE
+
+
+def _edited(text: str, rng: random.Random) -> str:
+    """``text`` with one to three lines edited in place (as many lines): a value changed or lengthened
+    (past ``LEAF_CHARS`` too), a line indented, dedented, commented out, emptied, opened as a flow
+    list, an item's dash moved or its first key changed: edits that keep the cut, and edits that move it."""
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(lines))
+        line, op = lines[at], rng.randrange(11)
+        if op == 0:
+            lines[at] = line + "x"
+        elif op == 1:
+            lines[at] = " " + line
+        elif op == 2:
+            lines[at] = line[1:]
+        elif op == 3:
+            lines[at] = "# " + line
+        elif op == 4:
+            lines[at] = line.replace(":", ": [1,", 1)
+        elif op == 5 and ": " in line:
+            lines[at] = line.replace(": ", ': "' + "y" * rng.randint(0, 500) + '" #', 1)
+        elif op == 6:
+            lines[at] = ""
+        elif op == 7:
+            lines[at] = line.replace("- ", "  ", 1)
+        elif op == 8:
+            lines[at] = line.replace("  ", "- ", 1)
+        elif op == 9:
+            lines[at] = line.replace(": ", ": z", 1)
+        else:
+            lines[at] = line.replace("- ", "- k: ", 1)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("leaf_chars", [0, 60, 400])
+def test_a_version_cut_as_the_previous_one_is_cut_anew(monkeypatch: pytest.MonkeyPatch, leaf_chars: int) -> None:
+    """A version with as many lines as the one before is cut as that one was, where the edited lines
+    allow it: the data (and WHOLE) is exactly that of a parser that never saw the earlier versions,
+    along chains of edits that sometimes return to a text seen before."""
+    from ctxres.linters.checking import yaml_sections
+
+    monkeypatch.setattr(yaml_sections, "LEAF_CHARS", leaf_chars)
+    rng = random.Random(leaf_chars)
+    texts = [text for _name, text in _fixture_texts()]
+    compared = cut = cut_as_before = 0
+    for base in rng.sample(texts, min(len(texts), 60)):
+        parser = SectionParser()
+        current = base
+        for _ in range(12):
+            current = _edited(current, rng) if rng.random() < 0.8 else base
+            got, fresh = parser.parse(current), SectionParser().parse(current)
+            compared += 1
+            if fresh is WHOLE:
+                assert got is WHOLE
+                continue
+            assert got is not WHOLE and got == fresh and repr(got) == repr(fresh)
+            assert got == parse_yaml(current).data
+            cut += 1
+        cut_as_before += parser.cut_as_before
+    assert cut > compared // 8 and cut_as_before >= 20  # both ways were taken, many times
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "  b: &x 1",  # an anchor
+        "  b: *x",  # an alias
+        "  b: 1\r",  # a YAML line break other than \n
+        "  b:\t1",  # a tab
+        "  b: [" + ", ".join(["[]"] * 600) + "]",  # brackets past yamlguard's bound, with those elsewhere
+    ],
+)
+def test_a_changed_line_that_forbids_the_cut_makes_the_version_whole(edited: str) -> None:
+    before = "a:\n  b: 1\n  c: [" + ", ".join(["[]"] * 450) + "]\nd: 2\n"
+    after = before.replace("  b: 1", edited)
+    parser = SectionParser()
+    assert parser.parse(before) == parse_yaml(before).data
+    assert parser.parse(after) is WHOLE is SectionParser().parse(after)

@@ -452,3 +452,41 @@ def test_updating_the_section_with_the_state_is_not_stale(base: dict[str, Any]) 
     new["resumption"]["recovery_state"]["updated_at"] = "2026-02-20T11:00:00Z"
     assert moved_state(base, new)
     assert assess(base, new) is None
+
+
+def _extracted(extraction: Any) -> tuple[list[Any], list[Any]]:
+    facts = [(key, tuple(fact), str(fact.unit)) for key, fact in extraction.facts.items()]
+    return facts, list(extraction.units.items())
+
+
+@pytest.mark.parametrize("project", ["PROJ-001-oss-release", "PROJ-003-je-ne-sais-quoi"])
+def test_sections_extracted_once_give_the_same_facts_and_moves(project: str) -> None:
+    """A version whose section is the very object of an earlier one (the section parser shares the
+    sections a version did not change) reuses that section's extraction: the facts, units and moves
+    are those of extracting every version whole, along the history, back again (the same sections
+    reappear) and with one section swapped between two versions."""
+    from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
+    from ctxres.statediff import extract, moves_between
+
+    parser = SectionParser()
+    texts = [path.read_text("utf-8") for path in versions(project)]
+    parsed = [(parser.parse(text), text) for text in [*texts, *reversed(texts)]]
+    datas = [data if data is not WHOLE else load_text(text) for data, text in parsed]
+    first, last = datas[0], datas[len(texts) - 1]
+    datas.append({**first, **{key: value for key, value in last.items() if key == "pipelines"}})
+    sections: dict[Any, Any] = {}
+    previous = previous_whole = None
+    for data in datas:
+        shared, whole = extract(data, sections=sections), extract(data)
+        assert _extracted(shared) == _extracted(whole)
+        if previous is not None and previous_whole is not None:
+            moves = [tuple(move) for move in moves_between(previous, shared)]
+            assert moves == [tuple(move) for move in moves_between(previous_whole, whole)]
+        previous, previous_whole = shared, whole
+    assert len(sections) < len(datas) * len(first)  # sections were reused
+
+
+def load_text(text: str) -> Any:
+    result = parse_text("ORCHESTRATION.yaml", "orchestration", Format.YAML, text)
+    assert result.document is not None
+    return result.document.data
