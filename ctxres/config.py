@@ -13,26 +13,19 @@ without them the loader keeps the other keys as written (the hooks read none of 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-
-from ctxres import defaults
+from ctxres import config_file, defaults
 from ctxres.artifacts import DEFAULT_PATTERNS
 from ctxres.defaults import SKIPPED_FOLDERS
 
 DEFAULT_EXCLUDE = SKIPPED_FOLDERS
 
 
-class ConfigError(ValueError):
-    """The configuration file is wrong; the message says where and what."""
+ConfigError = config_file.ConfigError
 
 
 @dataclass(frozen=True)
@@ -194,20 +187,8 @@ _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
 _CODE_KEYS = {"select", "extend_select", "ignore"}
 _BOOL_KEYS = {"respect_gitignore", "force_exclude", "sniff_resumption", "strict"}
 _INT_KEYS = {"staleness_minutes", "max_file_size"}
-_CHOICES = {"profile": ("jerry", "nexus")}
+_CHOICES = {"profile": config_file.PROFILES}
 _CORE = {f.name for f in fields(Config)} - {"root", "source", "options"}
-
-
-def _string_list(value: Any, key: str, where: Path) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: `{key}` must be a list of strings")
-    return tuple(value)
-
-
-def _table(value: Any, key: str, where: Path) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: `{key}` must be a table")
-    return value
 
 
 def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
@@ -219,7 +200,7 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
         if key not in _CORE:
             rule_options[raw_key.replace("_", "-")] = (raw_key, value)
         elif key in _TUPLE_KEYS:
-            values[key] = _string_list(value, raw_key, source)
+            values[key] = config_file.string_list(value, raw_key, source)
             if key in _CODE_KEYS:
                 _check_codes(values[key], raw_key, source)
         elif key in _BOOL_KEYS:
@@ -227,19 +208,13 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
                 raise ConfigError(f"{source}: `{raw_key}` must be true or false")
             values[key] = value
         elif key in _INT_KEYS:
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"{source}: `{raw_key}` must be a positive integer")
-            values[key] = value
+            values[key] = config_file.positive_int(value, raw_key, source)
         elif key in _CHOICES:
-            if value not in _CHOICES[key]:
-                raise ConfigError(f"{source}: `{raw_key}` must be one of {', '.join(_CHOICES[key])}")
-            values[key] = value
+            values[key] = config_file.choice(value, raw_key, source, _CHOICES[key])
         elif key == "state_dir":
-            if not isinstance(value, str) or not value:
-                raise ConfigError(f"{source}: `state-dir` must be a non-empty string")
-            values[key] = value
+            values[key] = config_file.state_dir(value, source)
         elif key == "severity":
-            sev = _table(value, raw_key, source)
+            sev = config_file.table(value, raw_key, source)
             for code, level in sev.items():
                 if level not in ("error", "warning"):
                     raise ConfigError(f'{_located(source, code)}: `severity`: {code} must be "error" or "warning"')
@@ -247,19 +222,19 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             values[key] = dict(sev)
         elif key == "per_file_ignores":
             values[key] = {
-                glob: _string_list(codes, f"per-file-ignores.{glob}", source)
-                for glob, codes in _table(value, raw_key, source).items()
+                glob: config_file.string_list(codes, f"per-file-ignores.{glob}", source)
+                for glob, codes in config_file.table(value, raw_key, source).items()
             }
             for glob, codes in values[key].items():
                 _check_codes(codes, f'{raw_key}."{glob}"', source)
         elif key == "patterns":
             merged = dict(DEFAULT_PATTERNS)
-            for kind, globs in _table(value, raw_key, source).items():
+            for kind, globs in config_file.table(value, raw_key, source).items():
                 if kind not in DEFAULT_PATTERNS:
                     raise ConfigError(
                         f"{source}: unknown artifact kind `{kind}` in patterns; known: {', '.join(DEFAULT_PATTERNS)}"
                     )
-                merged[kind] = _string_list(globs, f"patterns.{kind}", source)
+                merged[kind] = config_file.string_list(globs, f"patterns.{kind}", source)
             values[key] = merged
     values["options"] = check_options(rule_options, source)
     return Config(**values)
@@ -280,38 +255,19 @@ def check_options(table: dict[str, tuple[str, Any]], source: Path) -> dict[str, 
     return checked
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-
-
 def find_config(start: Path) -> tuple[dict[str, Any], Path, Path] | None:
     """The nearest ctxres table upwards from ``start``: (table, folder, file)."""
-    folder = start.resolve()
-    if folder.is_file():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        dedicated = candidate / ".ctxres.toml"
-        if dedicated.is_file():
-            return _read_toml(dedicated), candidate, dedicated
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file():
-            table = _read_toml(pyproject).get("tool", {}).get("ctxres")
-            if isinstance(table, dict):
-                return table, candidate, pyproject
-    return None
+    found = config_file.find_table(str(start))
+    if found is None:
+        return None
+    table, folder, source = found
+    return table, Path(folder), Path(source)
 
 
 def load_config(start: Path, explicit: Path | None = None) -> Config:
     """The configuration that applies to ``start`` (or the file given with ``--config``)."""
     if explicit is not None:
-        data = _read_toml(explicit)
+        data = config_file.read_toml(explicit)
         table = data.get("tool", {}).get("ctxres", {}) if explicit.name == "pyproject.toml" else data
         return parse(table, explicit.resolve().parent, explicit)
     found = find_config(start)

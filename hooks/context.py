@@ -95,25 +95,32 @@ def _configured(root: str) -> bool:
 
 
 def load_settings(root: str) -> Settings:
-    """The project's settings; the full configuration loader runs only when there is one."""
+    """The project's settings: those the hooks read, from the configuration file when there is one,
+    each checked as ``ctxres.config`` checks it (``ctxres.config_file``). The full configuration model is
+    not built: other keys are for the linters, which report their mistakes."""
     settings = Settings()
     if not _configured(root):
         return settings
-    from pathlib import Path
-
-    from ctxres.config import ConfigError, load_config
+    from ctxres import config_file
 
     try:
-        config = load_config(Path(root))
-    except ConfigError as exc:
+        found = config_file.find_table(root)
+        if found is None:
+            return settings
+        table, _, source = found
+        for raw_key, value in table.items():
+            key = raw_key.replace("-", "_")
+            if key == "state_dir":
+                settings.state_dir = config_file.state_dir(value, source)
+            elif key == "staleness_minutes":
+                settings.staleness_minutes = config_file.positive_int(value, raw_key, source)
+            elif key == "profile":
+                settings.profile = config_file.choice(value, raw_key, source, config_file.PROFILES)
+            elif key == "patterns" and "orchestration" in config_file.table(value, raw_key, source):
+                patterns = config_file.table(value, raw_key, source)["orchestration"]
+                settings.orchestration_patterns = config_file.string_list(patterns, "patterns.orchestration", source)
+    except config_file.ConfigError as exc:
         raise HookError(f"configuration error ({exc}); fix it or the hooks use the defaults") from None
-    settings.state_dir = config.state_dir
-    settings.staleness_minutes = config.staleness_minutes
-    settings.profile = config.profile
-    settings.orchestration_patterns = tuple(config.patterns.get("orchestration", settings.orchestration_patterns))
-    for name in ("context_window", "thresholds"):
-        if hasattr(config, name):
-            setattr(settings, name, getattr(config, name))
     return settings
 
 

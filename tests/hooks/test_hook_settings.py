@@ -1,0 +1,84 @@
+"""The settings a hook reads from a configured project: the same values and the same errors as the full
+configuration model (``ctxres.config``), read without loading it (a hook runs on every prompt)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxres.config import ConfigError, load_config
+from ctxres.hooks.context import HookError, load_settings
+
+GOOD = [
+    "",
+    'state-dir = ".state"\n',
+    'staleness_minutes = 10\nprofile = "nexus"\n',
+    '[patterns]\norchestration = ["workflow/*.yaml", "**/PLAN.yaml"]\n',
+    '[patterns]\ncheckpoint = ["cp/*.json"]\n',
+    'select = ["C"]\nstaleness-minutes = 45\n',
+]
+BAD = [
+    'state-dir = ""\n',
+    "staleness-minutes = 0\n",
+    "staleness-minutes = true\n",
+    'profile = "other"\n',
+    '[patterns]\norchestration = "workflow.yaml"\n',
+    'patterns = "x"\n',
+    "state-dir = \n",  # not TOML
+]
+
+
+def _write(folder: Path, text: str, *, pyproject: bool) -> None:
+    if pyproject:
+        body = "".join(
+            line if not line.startswith("[") else line.replace("[", "[tool.ctxres.", 1)
+            for line in text.splitlines(True)
+        )
+        (folder / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.ctxres]\n' + body)
+    else:
+        (folder / ".ctxres.toml").write_text(text)
+
+
+@pytest.mark.parametrize("pyproject", [False, True])
+@pytest.mark.parametrize("text", GOOD)
+def test_the_hooks_read_what_the_configuration_model_reads(tmp_path: Path, text: str, pyproject: bool) -> None:
+    _write(tmp_path, text, pyproject=pyproject)
+    config, settings = load_config(tmp_path), load_settings(str(tmp_path))
+    assert settings.state_dir == config.state_dir
+    assert settings.staleness_minutes == config.staleness_minutes
+    assert settings.profile == config.profile
+    assert settings.orchestration_patterns == tuple(config.patterns["orchestration"])
+
+
+@pytest.mark.parametrize("pyproject", [False, True])
+@pytest.mark.parametrize("text", BAD)
+def test_a_wrong_setting_is_the_same_error_for_the_hooks(tmp_path: Path, text: str, pyproject: bool) -> None:
+    _write(tmp_path, text, pyproject=pyproject)
+    with pytest.raises(ConfigError) as expected:
+        load_config(tmp_path)
+    with pytest.raises(HookError) as got:
+        load_settings(str(tmp_path))
+    assert str(got.value) == f"configuration error ({expected.value}); fix it or the hooks use the defaults"
+
+
+def test_a_configured_project_does_not_load_the_configuration_model(tmp_path: Path) -> None:
+    """``ctxres.config`` brings dataclasses, inspect and pathlib: about 20 ms on every prompt. (pathlib is not
+    asserted: the editable install the tests run from imports it to find the package.)"""
+    (tmp_path / ".ctxres.toml").write_text('staleness-minutes = 45\n[patterns]\norchestration = ["wf/*.yaml"]\n')
+    code = (
+        "import json, sys; from ctxres.hooks.context import load_settings; "
+        "s = load_settings(sys.argv[1]); "
+        "print(json.dumps([s.staleness_minutes, list(s.orchestration_patterns), sorted(sys.modules)]))"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True, env=env
+    )
+    minutes, patterns, modules = json.loads(out.stdout)
+    assert (minutes, patterns) == (45, ["wf/*.yaml"])
+    assert [m for m in modules if m in ("ctxres.config", "dataclasses", "inspect", "ctxres.artifacts")] == []
