@@ -132,8 +132,18 @@ EVENTS: dict[str, Any] = {
 }
 
 
+def _settings(root: str) -> None:  # a configured project's settings: its TOML file parsed (as our hook reads it)
+    config = os.path.join(root, ".ctxres.toml")
+    if os.path.exists(config):
+        import tomllib
+
+        with open(config, "rb") as handle:
+            tomllib.load(handle)
+
+
 def main() -> None:
     payload = json.loads(sys.stdin.buffer.read())
+    _settings(payload["cwd"])
     answer = EVENTS[sys.argv[1]](payload, os.path.join(payload["cwd"], ".jerry"))
     if answer is not None:
         print(json.dumps(answer, ensure_ascii=False))

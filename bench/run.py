@@ -77,6 +77,7 @@ FULL_COMMITS, QUICK_COMMITS = 1000, 40
 # (label, event, payload builder key): each measured on a PROJ-001 workspace at the QG-2 point.
 HOOK_SCENARIOS = (
     ("73% fill, injects <context-monitor>", "UserPromptSubmit", "prompt"),
+    ("the same, in a project with a `.ctxres.toml`", "UserPromptSubmit", "prompt-configured"),
     ("Edit of ORCHESTRATION.yaml", "PostToolUse", "edit-orchestration"),
     ("Bash, not a workflow file", "PostToolUse", "bash"),
     ("auto, writes a checkpoint", "PreCompact", "precompact"),
@@ -394,6 +395,9 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
         ours.mkdir()
         theirs.mkdir()
         payloads, minimal_payloads = _workspace(ours), _workspace(theirs)
+        # A configured project beside it (its own workspace: one project is never inside the other).
+        payloads.update(_configured_workspace(Path(scratch) / "hook-configured"))
+        minimal_payloads.update(_configured_workspace(Path(scratch) / "minimal-configured"))
         for label, event, key in HOOK_SCENARIOS:
             bare, base, seconds = _alternating(
                 [interpreter, "-c", "pass"],
@@ -625,6 +629,17 @@ def _find_check_jsonschema(given: str | None) -> str | None:
     if os.path.isfile(given) and os.access(given, os.X_OK):
         return given
     return shutil.which(given) if os.sep not in given else None
+
+
+# A project's own settings: the hooks read them on every event (TOML), as a configured project's would.
+CONFIGURED = 'staleness-minutes = 30\nstate-dir = ".jerry"\n\n[patterns]\norchestration = ["ORCHESTRATION.yaml"]\n'
+
+
+def _configured_workspace(project: Path) -> dict[str, dict[str, Any]]:
+    """The PROJ-001 workspace of :func:`_workspace` with a ``.ctxres.toml``; its payloads, named ``KEY-configured``."""
+    project.mkdir()
+    (project / ".ctxres.toml").write_text(CONFIGURED, "utf-8")
+    return {f"{key}-configured": payload for key, payload in _workspace(project).items()}
 
 
 def _workspace(project: Path) -> dict[str, dict[str, Any]]:

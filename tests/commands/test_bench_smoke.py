@@ -129,7 +129,9 @@ def test_hooks_note_keeps_the_bare_interpreter(quick: tuple[str, str], bench_run
         assert re.search(re.escape(label) + r" \d+\.\d\d× \(minimal hook \d+\.\d\d×\)", note), label
 
 
-@pytest.mark.parametrize("key", ["prompt", "edit-orchestration", "bash", "precompact", "compact", "startup"])
+@pytest.mark.parametrize(
+    "key", ["prompt", "prompt-configured", "edit-orchestration", "bash", "precompact", "compact", "startup"]
+)
 def test_minimal_hook_answers_like_the_hook(bench_run: ModuleType, tmp_path: Path, key: str) -> None:
     """The minimal hook runs on the bench's workspace and answers with the hook's shape: the same keys on stdout
     (nothing for PreCompact), and it writes the files the hook writes there."""
@@ -138,13 +140,16 @@ def test_minimal_hook_answers_like_the_hook(bench_run: ModuleType, tmp_path: Pat
     assert hook is not None
     for name, cmd in (("hook", [hook]), ("minimal", [sys.executable, str(BENCH / "minimal_hooks.py")])):
         project = tmp_path / name
-        project.mkdir()
-        payloads = bench_run._workspace(project)
+        if key.endswith("-configured"):  # a workspace with a .ctxres.toml
+            payloads = {k.removesuffix("-configured"): v for k, v in bench_run._configured_workspace(project).items()}
+        else:
+            project.mkdir()
+            payloads = bench_run._workspace(project)
         for warm in ("prompt", "edit-orchestration"):  # the prompt and edit hooks write the state the others read
             stdin = json.dumps(payloads[warm])
             event = payloads[warm]["hook_event_name"]
             subprocess.run([*cmd, event], input=stdin, capture_output=True, text=True, cwd=project, check=True)
-        payload = payloads[key]
+        payload = payloads[key.removesuffix("-configured")]
         done = subprocess.run(
             [*cmd, payload["hook_event_name"]],
             input=json.dumps(payload),
