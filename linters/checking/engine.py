@@ -12,7 +12,7 @@ from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
-from ctxres.linters.checking import suppression
+from ctxres.linters.checking import roots, suppression
 from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.checking.finding_runs import FindingRuns
 from ctxres.linters.checking.registry import RULES, matches
@@ -274,6 +274,7 @@ def run(
 
     ``progress(done, total)`` is called after each file. Findings are identical whatever ``jobs`` is.
     """
+    roots.forget()
     if artifacts is None:
         artifacts = discover(paths, config, cwd)
     workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())
