@@ -95,7 +95,7 @@ def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
 def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None, list[Finding]]:
     """Load one artifact and run the per-document checks on it."""
     limits = Limits(max_bytes=config.max_file_size)
-    result = load_file(str(artifact.path), artifact.kind, artifact.format, limits, artifact.display)
+    result = load_file(artifact.fs_path, artifact.kind, artifact.format, limits, artifact.display)
     findings = parsing.findings_for(artifact.display, result.issues)
     if result.document is not None:
         for rule_check in _checks()[0]:
