@@ -23,13 +23,18 @@ from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.loading import Format
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Artifact:
-    """A file to check: where it is, how to show its path, what it is."""
+    """A file to check: where it is (``fs_path``, as ``str(path)``), how to show its path, what it is. Compact:
+    three strings per file, for the whole check (a ``Path`` is made when one is asked for)."""
 
-    path: Path
+    fs_path: str
     display: str
     kind: str
+
+    @property
+    def path(self) -> Path:
+        return Path(self.fs_path)
 
     @property
     def format(self) -> Format:
@@ -117,7 +122,7 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
     so that the rules comparing several files run as they do on the whole folder.
     """
     cwd = cwd or Path.cwd()
-    found: dict[Path, Artifact] = {}
+    found: dict[str, Artifact] = {}  # by resolved path
     explicit: list[Artifact] = []
     listed = candidate_files([given for given in paths if not given.is_file()], config)
     for given in paths:
@@ -126,18 +131,18 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
                 continue
             kind = kind_of(_display(given, cwd), given, config)
             if kind:
-                artifact = Artifact(given, _display(given, cwd), kind)
-                explicit.append(found.setdefault(given.resolve(), artifact))
+                artifact = Artifact(str(given), _display(given, cwd), kind)
+                explicit.append(found.setdefault(os.path.realpath(given), artifact))
             continue
         for path, rel in listed.get(given, []):
             kind = kind_of(rel, path, config)
             if kind:
-                found.setdefault(path.resolve(), Artifact(path, _display(path, cwd), kind))
+                found.setdefault(os.path.realpath(path), Artifact(str(path), _display(path, cwd), kind))
     if explicit:
         from ctxres.linters.checking.units import unit_members
 
         for member in unit_members(explicit, config, cwd):
-            found.setdefault(member.path.resolve(), member)
+            found.setdefault(os.path.realpath(member.fs_path), member)
     return sorted(found.values(), key=lambda a: a.display)
 
 

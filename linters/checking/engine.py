@@ -12,7 +12,7 @@ from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
-from ctxres.linters.checking import suppression
+from ctxres.linters.checking import roots, suppression
 from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.checking.finding_runs import FindingRuns
 from ctxres.linters.checking.registry import RULES, matches
@@ -95,7 +95,7 @@ def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
 def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None, list[Finding]]:
     """Load one artifact and run the per-document checks on it."""
     limits = Limits(max_bytes=config.max_file_size)
-    result = load_file(str(artifact.path), artifact.kind, artifact.format, limits, artifact.display)
+    result = load_file(artifact.fs_path, artifact.kind, artifact.format, limits, artifact.display)
     findings = parsing.findings_for(artifact.display, result.issues)
     if result.document is not None:
         for rule_check in _checks()[0]:
@@ -274,6 +274,7 @@ def run(
 
     ``progress(done, total)`` is called after each file. Findings are identical whatever ``jobs`` is.
     """
+    roots.forget()
     if artifacts is None:
         artifacts = discover(paths, config, cwd)
     workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())

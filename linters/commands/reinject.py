@@ -60,7 +60,7 @@ def rule_files(paths: list[Path], config: Config, cwd: Path | None = None) -> li
     found = {a.path.resolve(): a for a in discover([p for p in paths if p.is_dir()], searching, cwd)}
     for path in paths:
         if path.is_file():
-            found.setdefault(path.resolve(), Artifact(path, _display(path, cwd), RULE_FILE_KIND))
+            found.setdefault(path.resolve(), Artifact(str(path), _display(path, cwd), RULE_FILE_KIND))
     return sorted(found.values(), key=lambda a: a.display)
 
 

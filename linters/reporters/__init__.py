@@ -7,25 +7,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable
-from typing import TextIO
+from collections.abc import Iterable
+from importlib import import_module
+from typing import Any, TextIO
 
 from ctxres.findings import Finding
 from ctxres.linters.checking.report import Report
-from ctxres.linters.reporters import github, json_, sarif, text
+from ctxres.linters.reporters import text
 
 FORMATS: tuple[str, ...] = ("text", "json", "github", "sarif")
 
-_PLAIN: dict[str, Callable[[Report], str]] = {
-    "json": json_.render,
-    "github": github.render,
-    "sarif": sarif.render,
-}
-_WRITERS: dict[str, Callable[[Report, TextIO], None]] = {
-    "json": json_.write,
-    "github": github.write,
-    "sarif": sarif.write,
-}
+_MODULES = {"json": "json_", "github": "github", "sarif": "sarif"}  # imported when asked for (start-up time)
+
+
+def _reporter(fmt: str) -> Any:
+    """The module that renders ``fmt`` (not ``text``); :class:`ValueError` for an unknown format."""
+    name = _MODULES.get(fmt)
+    if name is None:
+        raise ValueError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    return import_module(f"{__name__}.{name}")
 
 
 def render(fmt: str, report: Report, *, color: bool = False) -> str:
@@ -36,10 +36,8 @@ def render(fmt: str, report: Report, *, color: bool = False) -> str:
     """
     if fmt == "text":
         return text.render(report, color=color)
-    renderer = _PLAIN.get(fmt)
-    if renderer is None:
-        raise ValueError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-    return renderer(report)
+    rendered: str = _reporter(fmt).render(report)
+    return rendered
 
 
 def write(fmt: str, report: Report, out: TextIO, *, color: bool = False) -> None:
@@ -47,10 +45,7 @@ def write(fmt: str, report: Report, out: TextIO, *, color: bool = False) -> None
     if fmt == "text":
         text.write(report, out, color=color)
         return
-    writer = _WRITERS.get(fmt)
-    if writer is None:
-        raise ValueError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-    writer(report, out)
+    _reporter(fmt).write(report, out)
 
 
 def add_format_option(parser: argparse.ArgumentParser, help: str = "how to print the result") -> None:

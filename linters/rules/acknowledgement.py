@@ -21,8 +21,9 @@ from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.roots import root_of
 from ctxres.orchestration import LIVE_STATUSES, workflow_status_of
-from ctxres.project import inside, project_root
+from ctxres.project import inside
 from ctxres.resumption import detect_version
 
 if TYPE_CHECKING:
@@ -502,7 +503,7 @@ def _section(doc: Document, config: Config) -> _Section | None:
     if not doc.fs_path or compaction_events(doc) is None:
         return None
     path = Path(doc.fs_path)
-    root = project_root(path)
+    root = root_of(path)
     workflow = doc.get(("workflow", "id"))
     status = workflow_status_of(doc.data)
     try:

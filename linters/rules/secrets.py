@@ -13,6 +13,7 @@ from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Finding, Position
 from ctxres.linters.checking.registry import register
+from ctxres.linters.rules.secret_lines import may_hold_secrets
 from ctxres.redact import Secret, find_secrets, masked
 
 SECRET = register(
@@ -95,7 +96,10 @@ def findings_in(doc: Document) -> list[Finding]:
 
 def findings_in_text(path: str, text: str) -> list[Finding]:
     """One X001 finding per secret in ``text`` (the file ``path``), at its first character (pure). The
-    engine calls it directly on a file that does not parse: a broken file can hold a key too."""
+    engine calls it directly on a file that does not parse: a broken file can hold a key too. A text whose
+    lines were all cleared before (:mod:`secret_lines`) is not scanned again."""
+    if not may_hold_secrets(text):
+        return []
     return [
         Finding(
             path,

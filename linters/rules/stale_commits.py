@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ctxres import git
 from ctxres.config import Config
 from ctxres.findings import Finding, Position, Severity
-from ctxres.linters.checking.commit_comparison import Comparison, check_range, stale_line
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.checking.registry import register
+
+if TYPE_CHECKING:  # the comparison of versions and git are imported for `check --since` only
+    from ctxres.linters.checking.commit_comparison import Comparison
 
 STALE_IN_HISTORY = register(
     "S013",
@@ -63,6 +65,8 @@ STALE_IN_HISTORY = register(
 def stale_finding(comparison: Comparison, shown: str, fix_suffix: str = "") -> Finding:
     """S013 for one blocked comparison, at the stale part of the section; ``shown`` is the path to
     print. A comparison without a commit is a staged change (``ctxres stale``)."""
+    from ctxres.linters.checking.commit_comparison import stale_line
+
     staleness, commit = comparison.staleness, comparison.commit
     assert staleness is not None
     moves = staleness.moves
@@ -92,6 +96,9 @@ def range_findings(since: str, paths: list[Path], config: Config, cwd: Path | No
 
     :class:`ctxres.git.GitError` when the paths are not in a git repository or ``since`` names no
     commit; :class:`ctxres.git.ShallowClone` when the range needs history a shallow clone lacks."""
+    from ctxres import git
+    from ctxres.linters.checking.commit_comparison import check_range
+
     here = cwd or Path.cwd()
     start = paths[0] if paths else here
     root = git.repo_root(start if start.is_dir() else start.parent)

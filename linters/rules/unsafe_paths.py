@@ -17,7 +17,8 @@ from ctxres.config import Config
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding
 from ctxres.linters.checking.registry import register
-from ctxres.project import inside, project_root
+from ctxres.linters.checking.roots import root_of
+from ctxres.project import inside
 
 READ_OUTSIDE = register(
     "X002",
@@ -117,7 +118,7 @@ def check_document(doc: Document, config: Config) -> list[Finding]:
     entries = doc.get(where) if where is not None and isinstance(doc.data, dict) else None
     if where is None or not isinstance(entries, list):
         return []
-    root = project_root(Path(doc.fs_path)) if doc.fs_path else None
+    root = root_of(doc.fs_path) if doc.fs_path else None
     findings = []
     for index, entry in enumerate(entries):
         named = entry_path(entry)

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxres.document import Document, LazyPositions
 from ctxres.loading import split_front_matter
-from ctxres.yamlpos import _Builder, _composer, parse_yaml
+from ctxres.yamlpos import _ALIAS, _Builder, _composer, may_hold_alias, parse_yaml
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -132,3 +134,16 @@ def test_the_composer_composes_what_csafeloader_composes(text: str) -> None:
         return
     got = yaml.compose(text, Loader=_composer())
     assert (want is None and got is None) or _same(want, got)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["*", "a", " ", "\n", "\t", "\u2028", "\u00a0", "[", "{", ",", ":", "&", "-"])))
+def test_the_alias_pre_check_agrees_with_the_pattern(text: str) -> None:
+    assert may_hold_alias(text) == (_ALIAS.search(text) is not None)
+
+
+def test_the_alias_pre_check_on_the_fixtures() -> None:
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert may_hold_alias(text) == (_ALIAS.search(text) is not None), path

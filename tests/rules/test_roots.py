@@ -1,0 +1,47 @@
+"""The project root remembered per folder (``roots.root_of``) is ``project_root``'s."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxres.linters.checking import roots
+from ctxres.project import project_root
+
+
+def test_root_of_is_project_root(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    inner = repo / "a" / "b"
+    inner.mkdir(parents=True)
+    (inner / "f.yaml").write_text("x: 1\n")
+    other = tmp_path / "other"
+    (other / "c").mkdir(parents=True)
+    (other / "pyproject.toml").write_text("")
+    (other / "c" / "g.yaml").write_text("y: 2\n")
+    (inner / "link.yaml").symlink_to(other / "c" / "g.yaml")  # resolved: the root of the target
+    (tmp_path / "loose").mkdir()
+    paths = [
+        inner / "f.yaml",
+        inner / "link.yaml",
+        inner,
+        repo,
+        other / "c" / "g.yaml",
+        inner / "missing.yaml",
+        tmp_path / "loose",
+        tmp_path / "loose" / "h.json",
+    ]
+    roots.forget()
+    for _ in range(2):  # looked up, then remembered
+        for path in paths:
+            assert roots.root_of(path) == project_root(path), path
+            assert roots.root_of(str(path)) == project_root(path), path
+
+
+def test_forget_sees_a_new_marker(tmp_path: Path) -> None:
+    folder = tmp_path / "w" / "x"
+    folder.mkdir(parents=True)
+    roots.forget()
+    assert roots.root_of(folder / "f.yaml") == project_root(folder / "f.yaml")
+    (tmp_path / "w" / ".ctxres.toml").write_text("")
+    roots.forget()
+    assert roots.root_of(folder / "f.yaml") == tmp_path / "w" == project_root(folder / "f.yaml")
