@@ -543,10 +543,22 @@ def resumption_section(data: Any) -> dict[str, Any] | None:
     return section if isinstance(section, dict) else None
 
 
+_PARSED_TIMES: dict[str, dt.datetime | None] = {}  # by text: a history reads each `updated_at` twice
+
+
 def parse_timestamp(value: Any) -> dt.datetime | None:
     """An ISO 8601 date or date-time as an aware UTC instant (naive means UTC), else None
-    (:func:`ctxres.timestamps.parse_datetime`)."""
-    return parse_datetime(value)
+    (:func:`ctxres.timestamps.parse_datetime`; a text is parsed once, its instant remembered)."""
+    if type(value) is not str:
+        return parse_datetime(value)
+    try:
+        return _PARSED_TIMES[value]
+    except KeyError:
+        pass
+    if len(_PARSED_TIMES) >= 4096:
+        _PARSED_TIMES.clear()
+    parsed = _PARSED_TIMES[value] = parse_datetime(value)
+    return parsed
 
 
 def _version(section: Any) -> str:

@@ -264,3 +264,20 @@ def test_a_changed_line_that_forbids_the_cut_makes_the_version_whole(edited: str
     parser = SectionParser()
     assert parser.parse(before) == parse_yaml(before).data
     assert parser.parse(after) is WHOLE is SectionParser().parse(after)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["", "   ", "# c", "  # c", "a: 1", "  a: 1", "    a:", "  - x", "  -", "  -x", "    - a: 1", "  'a': 1", "  a:b"],
+)
+def test_a_line_column_says_what_the_line_does_to_a_cut(line: str) -> None:
+    """`_column` decides as the definitions: blank, a comment or deeper than the block; or starts a piece."""
+    from ctxres.linters.checking.yaml_sections import _ITEM, _KEY, _column
+
+    for indent in range(6):
+        content = line.lstrip(" ")
+        below = not content or content[0] == "#" or len(line) - len(content) > indent
+        assert (_column(line) > indent) is below
+        for cut in (_KEY, _ITEM):
+            starts = line[:indent].strip(" ") == "" and cut.match(line, indent) is not None
+            assert bool(_column(line) == indent and cut.match(line, indent)) is starts
