@@ -34,7 +34,7 @@ from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ctxres.statediff import SectionExtractions
+    from ctxres.statediff import EntryExtractions, SectionExtractions
 
 MAX_MOVES_SHOWN = 10
 
@@ -76,6 +76,8 @@ class Versions:
     extractions: dict[str | bytes, Extraction] = field(default_factory=dict)
     # Each top-level section extracted once: consecutive versions share their unchanged sections.
     section_extractions: SectionExtractions = field(default_factory=dict)
+    # And each entry (a phase, an agent...) of a changed section: most are the previous version's.
+    entry_extractions: EntryExtractions = field(default_factory=dict)
 
     def parsed(self, key: str | bytes, raw: bytes) -> Any:
         """The data of a version, or ``_INVALID`` when it is not valid YAML (``ctxres check`` says why)."""
@@ -97,7 +99,9 @@ class Versions:
     def extracted(self, key: str | bytes, data: Any) -> Extraction:
         found = self.extractions.get(key)
         if found is None:
-            found = self.extractions[key] = extract(data, sections=self.section_extractions)
+            found = self.extractions[key] = extract(
+                data, sections=self.section_extractions, entries=self.entry_extractions
+            )
         return found
 
 

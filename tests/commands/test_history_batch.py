@@ -17,6 +17,7 @@ import random
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -281,3 +282,39 @@ def test_a_line_column_says_what_the_line_does_to_a_cut(line: str) -> None:
         for cut in (_KEY, _ITEM):
             starts = line[:indent].strip(" ") == "" and cut.match(line, indent) is not None
             assert bool(_column(line) == indent and cut.match(line, indent)) is starts
+
+
+def _extraction_as_data(extraction: Any) -> tuple[Any, ...]:
+    """Everything an extraction holds, its units' roots and keys included (Unit equality omits them)."""
+    facts = [
+        (key, fact.path, fact.field, fact.value, fact.line, _unit_fields(fact.unit))
+        for key, fact in extraction.facts.items()
+    ]
+    return facts, list(extraction.units.items())
+
+
+def _unit_fields(unit: Any) -> tuple[Any, ...]:
+    return unit.kind, unit.name, unit.root, unit.key, unit.within
+
+
+def test_entries_remembered_across_versions_extract_as_a_fresh_walk() -> None:
+    """`extract` with the sections and entries of earlier versions remembered (their values shared by
+    `SectionParser`) gives exactly what a fresh extraction of the version gives, facts in the same order."""
+    from ctxres.statediff import extract
+
+    rng = random.Random(7)
+    texts = [text for name, text in _fixture_texts() if "resumption:" in text]
+    checked = remembered = 0
+    for base in rng.sample(texts, min(len(texts), 40)):
+        parser, sections, entries = SectionParser(), {}, {}  # type: ignore[var-annotated]
+        current = base
+        for _ in range(10):
+            current = _edited(current, rng) if rng.random() < 0.85 else base
+            data = parser.parse(current)
+            if data is WHOLE:
+                continue
+            got = extract(data, sections=sections, entries=entries)
+            assert _extraction_as_data(got) == _extraction_as_data(extract(data))
+            checked += 1
+        remembered += len(entries)
+    assert checked > 50 and remembered > 0
