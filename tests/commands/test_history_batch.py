@@ -318,3 +318,45 @@ def test_entries_remembered_across_versions_extract_as_a_fresh_walk() -> None:
             checked += 1
         remembered += len(entries)
     assert checked > 50 and remembered > 0
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: 1\n",
+        b"\xef\xbb\xbfa: 1\n",  # a BOM
+        b"",
+        b"a: \x00\n",  # a NUL: binary
+        b"a: 1\n" * 2000 + b"\x00",  # a NUL past where decode looks: text
+        b"a: \xff\n",  # not UTF-8
+        "a: é\n".encode(),
+    ],
+)
+def test_a_version_read_as_a_view_decodes_as_its_bytes(raw: bytes) -> None:
+    from ctxres.linters.checking.commit_comparison import text_of
+    from ctxres.loading import decode
+
+    expected = decode(raw)[0]
+    assert text_of(raw) == expected
+    assert text_of(memoryview(b"xx" + raw + b"yy")[2 : 2 + len(raw)]) == expected
+
+
+def test_blob_views_hold_what_read_blobs_reads(tmp_path: Path) -> None:
+    from ctxres import git
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.yaml", "a: 1\n")
+    repo.write("b.yaml", "b: " + "x" * 300 + "\n")
+    repo.git("add", ".")
+    repo.git("commit", "-qm", "one")
+    specs = ["HEAD:a.yaml", "HEAD:b.yaml", "HEAD:missing.yaml", "HEAD", "HEAD:a.yaml"]
+    for max_bytes in (None, 100):
+        views = git.read_blob_views(specs, repo.root, max_bytes=max_bytes)
+        blobs = git.read_blobs(specs, repo.root, max_bytes=max_bytes)
+        assert [None if view is None else bytes(view) for view in views] == blobs
+        for view, blob in zip(views, blobs, strict=True):
+            if blob is None or type(blob) is git.Oversized:
+                assert view is blob or (type(view) is git.Oversized and view.size == blob.size)
+            else:
+                assert type(view) is memoryview
+    assert blobs[1] == b"" and isinstance(blobs[1], git.Oversized) and blobs[1].size == 304
