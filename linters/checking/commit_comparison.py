@@ -60,8 +60,15 @@ _INVALID: Any = object()  # a version that is not valid YAML
 _RESUMPTION_LINE = re.compile(b"\n" + RESUMPTION_KEY.pattern.removeprefix(b"^"))
 
 
+# The resumption section usually ends the file: its last bytes are searched first.
+_TAIL_BYTES = 4096
+
+
 def has_resumption_key(raw: bytes | memoryview) -> bool:
     """``RESUMPTION_KEY.search(raw)``: a top-level ``resumption:`` line."""
+    tail = len(raw) - _TAIL_BYTES
+    if tail > 0 and _RESUMPTION_LINE.search(raw, tail) is not None:
+        return True
     return RESUMPTION_KEY.match(raw) is not None or _RESUMPTION_LINE.search(raw) is not None
 
 

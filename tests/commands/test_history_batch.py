@@ -360,3 +360,26 @@ def test_blob_views_hold_what_read_blobs_reads(tmp_path: Path) -> None:
             else:
                 assert type(view) is memoryview
     assert blobs[1] == b"" and isinstance(blobs[1], git.Oversized) and blobs[1].size == 304
+
+
+def test_the_resumption_key_is_found_wherever_it_is() -> None:
+    """The tail of a version searched first: the same answer as RESUMPTION_KEY.search, for a key
+    anywhere (across the tail's first byte too), a near miss, bytes and views."""
+    from ctxres.artifacts import RESUMPTION_KEY
+    from ctxres.linters.checking.commit_comparison import _TAIL_BYTES, has_resumption_key
+
+    rng = random.Random(3)
+    lines = [b"a: 1", b"resumption:", b"resumption :", b"resumption\t:", b" resumption:", b"resumptionx:", b"# x"]
+    checked = found = 0
+    for size in (0, 1, 2, 50, _TAIL_BYTES // 5 - 2, _TAIL_BYTES // 5, _TAIL_BYTES // 5 + 2, 2000):
+        for _ in range(40):
+            body = [b"abcd"] * size
+            for _ in range(rng.randint(0, 2)):
+                body.insert(rng.randint(0, len(body)), rng.choice(lines))
+            raw = b"\n".join(body) + rng.choice([b"", b"\n"])
+            expected = RESUMPTION_KEY.search(raw) is not None
+            assert has_resumption_key(raw) is expected
+            assert has_resumption_key(memoryview(b"resumption:\n" + raw)[12:]) is expected
+            checked += 1
+            found += expected
+    assert 0 < found < checked
