@@ -14,6 +14,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
 # Field and record separators of the ``git log`` format; they never occur in hashes or dates.
 _RECORD, _END = "\x1e", "\x1d"
 _FIELD = "\x1f"
@@ -214,6 +218,16 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
     One ``git cat-file --batch`` process reads them all. With ``max_bytes``, the sizes are asked first
     (``--batch-check``) and a larger blob is never read: it comes back as an empty :class:`Oversized`.
     """
+    return _read_blobs(specs, cwd, max_bytes, views=False)
+
+
+def read_blob_views(specs: list[str], cwd: Path, max_bytes: int | None = None) -> list[bytes | memoryview | None]:
+    """:func:`read_blobs`, each content a read-only view of the one output of git (not a copy of
+    it: a whole history's versions are hundreds of megabytes); an :class:`Oversized` stays bytes."""
+    return _read_blobs(specs, cwd, max_bytes, views=True)
+
+
+def _read_blobs(specs: list[str], cwd: Path, max_bytes: int | None, *, views: bool) -> list[Any]:
     if not specs:
         return []
     if any("\n" in spec for spec in specs):
@@ -224,12 +238,13 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
         small = [
             oid or spec for spec, (oid, size) in zip(specs, found, strict=True) if size is None or size <= max_bytes
         ]
-        read = iter(read_blobs(small, cwd))
+        read = iter(_read_blobs(small, cwd, None, views=views))
         return [next(read) if size is None or size <= max_bytes else _oversized(size) for _oid, size in found]
     out = run_batch(
         ["cat-file", "--batch"], cwd, "".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
     )
-    results: list[bytes | None] = []
+    contents = memoryview(out) if views else out  # a bytes object: its views are read-only
+    results: list[Any] = []
     offset = 0
     for _spec in specs:
         end = out.index(b"\n", offset)
@@ -237,7 +252,7 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
         offset = end + 1
         if len(header) == 3 and header[1] == b"blob":
             size = int(header[2])
-            results.append(out[offset : offset + size])
+            results.append(contents[offset : offset + size])
             offset += size + 1
         elif len(header) == 3:  # a tree or another object kind: not a file
             offset += int(header[2]) + 1

@@ -352,12 +352,15 @@ class Extraction:
     :func:`extract`, compared by :func:`moves_between`. Read-only once made: a caller comparing many
     versions (``ctxres audit-history``) extracts each distinct version once and reuses it."""
 
-    __slots__ = ("facts", "locate", "units")
+    __slots__ = ("entries", "facts", "locate", "units")
 
-    def __init__(self, locate: Locate | None) -> None:
+    def __init__(self, locate: Locate | None, entries: EntryExtractions | None = None) -> None:
         self.facts: dict[Key, Fact] = {}
         self.units: dict[Key, JsonPath] = {}
         self.locate = locate
+        # The extraction of each entry (a phase, an agent...) walked so far, by its value's identity:
+        # see :func:`extract`.
+        self.entries = entries
 
     def add(self, key: Key, path: JsonPath, value: Any, unit: Unit) -> None:
         field = ""
@@ -403,6 +406,9 @@ class Extraction:
                     continue
                 child_unit = unit
                 if entries_of:
+                    if self.entries is not None:
+                        self.remembered_entry(entries_of, key, value, child_path, child_ident, unit)
+                        continue
                     child_unit = self.entry_unit(entries_of, key, value, child_path, child_ident, unit)
                 elif key in _SINGLE_UNITS:
                     child_unit = self.unit(*_SINGLE_UNITS[key], child_path, child_ident)
@@ -415,8 +421,28 @@ class Extraction:
                 child_ident = (*ident, f"[id={ident_part}]" if ident_part else f"[{index}]")
                 child_unit = unit
                 if entries_of:
+                    if self.entries is not None:
+                        self.remembered_entry(entries_of, index, item, child_path, child_ident, unit)
+                        continue
                     child_unit = self.entry_unit(entries_of, index, item, child_path, child_ident, unit)
                 self.walk(item, child_path, child_ident, child_unit)
+
+    def remembered_entry(
+        self, kind: str, index: str | int, item: Any, path: JsonPath, ident: Key, parent: Unit
+    ) -> None:
+        """An entry's unit and what is below it (the ``walk`` of the entry), taken from
+        ``self.entries`` when the very same value was walked at the same place before: all it
+        records depends only on the value, its path and identity, and its parent's kind, name and
+        ``within`` (the facts name the entry's unit and the units below it, not the parent)."""
+        assert self.entries is not None
+        memo_key = (id(item), path, ident, kind, parent.kind, parent.name, parent.within)
+        known = self.entries.get(memo_key)
+        if known is None or known[0] is not item:
+            part = Extraction(None, self.entries)
+            part.walk(item, path, ident, part.entry_unit(kind, index, item, path, ident, parent))
+            known = self.entries[memo_key] = (item, part.facts, part.units)
+        self.facts.update(known[1])
+        self.units.update(known[2])
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -424,14 +450,24 @@ if TYPE_CHECKING:  # pragma: no cover
     # sections (the same objects): (key, id(value)) -> (value, its extraction); the value is kept
     # so that its id is not reused.
     SectionExtractions = dict[tuple[str, int], tuple[Any, Extraction]]
+    # Entries already extracted (see Extraction.remembered_entry): (id(value), path, identity, kind,
+    # parent's kind, name and within) -> (value, its facts, its units).
+    EntryExtractions = dict[tuple[Any, ...], tuple[Any, dict[Key, Fact], dict[Key, JsonPath]]]
 
 
-def extract(data: Any, locate: Locate | None = None, sections: SectionExtractions | None = None) -> Extraction:
+def extract(
+    data: Any,
+    locate: Locate | None = None,
+    sections: SectionExtractions | None = None,
+    entries: EntryExtractions | None = None,
+) -> Extraction:
     """The state-bearing values and units of a parsed version (``locate``: see :func:`state_facts`).
 
     ``sections`` (without ``locate``) keeps the extraction of each top-level section value: a
     version whose section is the very object of one extracted before reuses it (the facts of a
-    section depend on nothing else)."""
+    section depend on nothing else). ``entries`` (with ``sections``) does the same within a section
+    that changed, for each entry (a phase, an agent...) whose value is the very object of one
+    extracted before at the same place."""
     out = Extraction(locate)
     if not isinstance(data, dict):
         return out
@@ -444,7 +480,7 @@ def extract(data: Any, locate: Locate | None = None, sections: SectionExtraction
             continue
         known = sections.get((key, id(value)))
         if known is None or known[0] is not value:
-            part = Extraction(None)
+            part = Extraction(None, entries)
             _extract_section(part, key, value, top)
             known = sections[(key, id(value))] = (value, part)
         out.facts.update(known[1].facts)
@@ -543,10 +579,22 @@ def resumption_section(data: Any) -> dict[str, Any] | None:
     return section if isinstance(section, dict) else None
 
 
+_PARSED_TIMES: dict[str, dt.datetime | None] = {}  # by text: a history reads each `updated_at` twice
+
+
 def parse_timestamp(value: Any) -> dt.datetime | None:
     """An ISO 8601 date or date-time as an aware UTC instant (naive means UTC), else None
-    (:func:`ctxres.timestamps.parse_datetime`)."""
-    return parse_datetime(value)
+    (:func:`ctxres.timestamps.parse_datetime`; a text is parsed once, its instant remembered)."""
+    if type(value) is not str:
+        return parse_datetime(value)
+    try:
+        return _PARSED_TIMES[value]
+    except KeyError:
+        pass
+    if len(_PARSED_TIMES) >= 4096:
+        _PARSED_TIMES.clear()
+    parsed = _PARSED_TIMES[value] = parse_datetime(value)
+    return parsed
 
 
 def _version(section: Any) -> str:

@@ -34,7 +34,7 @@ from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ctxres.statediff import SectionExtractions
+    from ctxres.statediff import EntryExtractions, SectionExtractions
 
 MAX_MOVES_SHOWN = 10
 
@@ -54,14 +54,36 @@ def now_utc() -> str:
     return utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_NUL_WINDOW = 8192  # the bytes in which ctxres.loading.decode looks for a NUL
 _INVALID: Any = object()  # a version that is not valid YAML
 # RESUMPTION_KEY past the first line (the engine skips to each newline instead of trying every offset).
 _RESUMPTION_LINE = re.compile(b"\n" + RESUMPTION_KEY.pattern.removeprefix(b"^"))
 
 
-def has_resumption_key(raw: bytes) -> bool:
+# The resumption section usually ends the file: its last bytes are searched first.
+_TAIL_BYTES = 4096
+
+
+def has_resumption_key(raw: bytes | memoryview) -> bool:
     """``RESUMPTION_KEY.search(raw)``: a top-level ``resumption:`` line."""
+    tail = len(raw) - _TAIL_BYTES
+    if tail > 0 and _RESUMPTION_LINE.search(raw, tail) is not None:
+        return True
     return RESUMPTION_KEY.match(raw) is not None or _RESUMPTION_LINE.search(raw) is not None
+
+
+def text_of(raw: bytes | memoryview) -> str | None:
+    """``decode(raw)``'s text: a view (:func:`ctxres.git.read_blob_views`) is decoded where it is,
+    when it holds no NUL byte where :func:`ctxres.loading.decode` looks for one and is UTF-8 (else
+    its bytes are given to ``decode``, which says why it is not text)."""
+    if isinstance(raw, memoryview):
+        if raw[:_NUL_WINDOW].tobytes().find(b"\x00") == -1:
+            try:
+                return str(raw, "utf-8-sig")
+            except UnicodeDecodeError:
+                pass
+        raw = raw.tobytes()
+    return decode(raw)[0]
 
 
 @dataclass
@@ -76,14 +98,16 @@ class Versions:
     extractions: dict[str | bytes, Extraction] = field(default_factory=dict)
     # Each top-level section extracted once: consecutive versions share their unchanged sections.
     section_extractions: SectionExtractions = field(default_factory=dict)
+    # And each entry (a phase, an agent...) of a changed section: most are the previous version's.
+    entry_extractions: EntryExtractions = field(default_factory=dict)
 
-    def parsed(self, key: str | bytes, raw: bytes) -> Any:
+    def parsed(self, key: str | bytes, raw: bytes | memoryview) -> Any:
         """The data of a version, or ``_INVALID`` when it is not valid YAML (``ctxres check`` says why)."""
         try:
             return self.data[key]
         except KeyError:
             pass
-        text, _issue = decode(raw)
+        text = text_of(raw)
         if text is None:
             data = _INVALID
         else:
@@ -97,14 +121,16 @@ class Versions:
     def extracted(self, key: str | bytes, data: Any) -> Extraction:
         found = self.extractions.get(key)
         if found is None:
-            found = self.extractions[key] = extract(data, sections=self.section_extractions)
+            found = self.extractions[key] = extract(
+                data, sections=self.section_extractions, entries=self.entry_extractions
+            )
         return found
 
 
 def compare_versions(
     path: str,
-    old: bytes | None,
-    new: bytes | None,
+    old: bytes | memoryview | None,
+    new: bytes | memoryview | None,
     *,
     example_time: str = "",
     commit: git.Commit | None = None,
@@ -122,7 +148,7 @@ def compare_versions(
     if old is None or new is None or not has_resumption_key(new):
         return None
     known = versions or Versions()
-    old_key, new_key = keys[0] or old, keys[1] or new
+    old_key, new_key = keys[0] or bytes(old), keys[1] or bytes(new)
     new_data = known.parsed(new_key, new)
     if new_data is _INVALID:
         return Comparison(
@@ -139,7 +165,7 @@ def compare_versions(
     )
     if staleness is None:
         return Comparison(path, None, None, commit)
-    text, _issue = decode(new)
+    text = text_of(new)
     new_doc = parse_text(path, "orchestration", Format.YAML, text or "").document
     assert new_doc is not None  # parsed above
     staleness = assess(old_data, new_doc.data, example_time=example_time, locate=_locator(new_doc))
@@ -263,7 +289,7 @@ def compare_commits(
         for commit, change in pairs
     ]
     specs = list(dict.fromkeys(spec for side in sides for spec in side))
-    blobs = dict(zip(specs, git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES), strict=True))
+    blobs = dict(zip(specs, git.read_blob_views(specs, root, max_bytes=DEFAULT_MAX_BYTES), strict=True))
     versions = Versions()
     results: list[Comparison | None] = []
     collecting = gc.isenabled()

@@ -137,6 +137,8 @@ class SectionParser:
         self._pieces: dict[tuple[str, int, int], Any] = {}
         self._blocks: dict[tuple[str, int, int], _Block | None] = {}
         self._last: _Last | None = None
+        # The column of the content of each changed line, before and after (see :func:`_column`).
+        self._columns: dict[int, tuple[int, int]] = {}
         self.pieces_parsed = 0
         self.cut_as_before = 0  # versions cut as the version before them was
 
@@ -156,6 +158,7 @@ class SectionParser:
             brackets = last.brackets + _brackets(now) - _brackets("\n".join([old_lines[i] for i in changed]))
             if brackets > C_SAFE_DEPTH or _uncuttable(now):
                 return WHOLE
+            self._columns = {i: (_column(old_lines[i]), _column(lines[i])) for i in changed}
             try:
                 updated = self._update(last.block, old_lines, lines, changed, 0)
             except _Fail:
@@ -201,12 +204,19 @@ class SectionParser:
         if changed[0] < first + starts[0]:
             return None
         cut = _KEY if old.mapping else _ITEM
+        columns = self._columns
         for i in changed:
-            was, now = _line(old_lines, i, dashes), _line(lines, i, dashes)
-            if not (_below(was, indent) and _below(now, indent)) and not (
-                _starts_at(was, indent, cut) and _starts_at(now, indent, cut)
-            ):
-                return None
+            if i in dashes:
+                was, now = _line(old_lines, i, dashes), _line(lines, i, dashes)
+                column_was, column_now = _column(was), _column(now)
+            else:
+                was, now = old_lines[i], lines[i]
+                column_was, column_now = columns[i]
+            if column_was > indent and column_now > indent:
+                continue  # blank, a comment or deeper, before and after
+            if column_was == indent == column_now and cut.match(was, indent) and cut.match(now, indent):
+                continue  # starts a piece, before and after
+            return None
         kind = 0 if old.mapping else 1
         depth_of_piece = depth if old.mapping else depth + 1
         pieces = list(old.pieces)
@@ -423,12 +433,15 @@ def _uncuttable(text: str) -> bool:
     return any(char in text for char in _UNCUTTABLE) or _anchor_or_alias(text)
 
 
-def _starts_at(line: str, indent: int, cut: re.Pattern[str]) -> bool:
-    """Whether ``line`` has its content at ``indent`` and starts there as ``cut`` (a key, a dash)."""
-    return line[:indent].strip(" ") == "" and cut.match(line, indent) is not None
+_NO_CONTENT = 1 << 62  # the column of a blank or comment line: deeper than any block
 
 
-def _below(line: str, indent: int) -> bool:
-    """Whether ``line`` can be no cut of a block at ``indent``: blank, a comment, or deeper."""
+def _column(line: str) -> int:
+    """The column where the content of ``line`` starts, or :data:`_NO_CONTENT` for a blank or
+    comment line. A line can be no cut of a block at ``indent`` when its column is past
+    ``indent``; it starts a piece of the block when its column is ``indent`` and a ``key:`` (a
+    ``-`` in a sequence) starts there."""
     content = line.lstrip(" ")
-    return not content or content[0] == "#" or len(line) - len(content) > indent
+    if not content or content[0] == "#":
+        return _NO_CONTENT
+    return len(line) - len(content)

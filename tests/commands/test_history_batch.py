@@ -17,6 +17,7 @@ import random
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -264,3 +265,121 @@ def test_a_changed_line_that_forbids_the_cut_makes_the_version_whole(edited: str
     parser = SectionParser()
     assert parser.parse(before) == parse_yaml(before).data
     assert parser.parse(after) is WHOLE is SectionParser().parse(after)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["", "   ", "# c", "  # c", "a: 1", "  a: 1", "    a:", "  - x", "  -", "  -x", "    - a: 1", "  'a': 1", "  a:b"],
+)
+def test_a_line_column_says_what_the_line_does_to_a_cut(line: str) -> None:
+    """`_column` decides as the definitions: blank, a comment or deeper than the block; or starts a piece."""
+    from ctxres.linters.checking.yaml_sections import _ITEM, _KEY, _column
+
+    for indent in range(6):
+        content = line.lstrip(" ")
+        below = not content or content[0] == "#" or len(line) - len(content) > indent
+        assert (_column(line) > indent) is below
+        for cut in (_KEY, _ITEM):
+            starts = line[:indent].strip(" ") == "" and cut.match(line, indent) is not None
+            assert bool(_column(line) == indent and cut.match(line, indent)) is starts
+
+
+def _extraction_as_data(extraction: Any) -> tuple[Any, ...]:
+    """Everything an extraction holds, its units' roots and keys included (Unit equality omits them)."""
+    facts = [
+        (key, fact.path, fact.field, fact.value, fact.line, _unit_fields(fact.unit))
+        for key, fact in extraction.facts.items()
+    ]
+    return facts, list(extraction.units.items())
+
+
+def _unit_fields(unit: Any) -> tuple[Any, ...]:
+    return unit.kind, unit.name, unit.root, unit.key, unit.within
+
+
+def test_entries_remembered_across_versions_extract_as_a_fresh_walk() -> None:
+    """`extract` with the sections and entries of earlier versions remembered (their values shared by
+    `SectionParser`) gives exactly what a fresh extraction of the version gives, facts in the same order."""
+    from ctxres.statediff import extract
+
+    rng = random.Random(7)
+    texts = [text for name, text in _fixture_texts() if "resumption:" in text]
+    checked = remembered = 0
+    for base in rng.sample(texts, min(len(texts), 40)):
+        parser, sections, entries = SectionParser(), {}, {}  # type: ignore[var-annotated]
+        current = base
+        for _ in range(10):
+            current = _edited(current, rng) if rng.random() < 0.85 else base
+            data = parser.parse(current)
+            if data is WHOLE:
+                continue
+            got = extract(data, sections=sections, entries=entries)
+            assert _extraction_as_data(got) == _extraction_as_data(extract(data))
+            checked += 1
+        remembered += len(entries)
+    assert checked > 50 and remembered > 0
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: 1\n",
+        b"\xef\xbb\xbfa: 1\n",  # a BOM
+        b"",
+        b"a: \x00\n",  # a NUL: binary
+        b"a: 1\n" * 2000 + b"\x00",  # a NUL past where decode looks: text
+        b"a: \xff\n",  # not UTF-8
+        "a: é\n".encode(),
+    ],
+)
+def test_a_version_read_as_a_view_decodes_as_its_bytes(raw: bytes) -> None:
+    from ctxres.linters.checking.commit_comparison import text_of
+    from ctxres.loading import decode
+
+    expected = decode(raw)[0]
+    assert text_of(raw) == expected
+    assert text_of(memoryview(b"xx" + raw + b"yy")[2 : 2 + len(raw)]) == expected
+
+
+def test_blob_views_hold_what_read_blobs_reads(tmp_path: Path) -> None:
+    from ctxres import git
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.yaml", "a: 1\n")
+    repo.write("b.yaml", "b: " + "x" * 300 + "\n")
+    repo.git("add", ".")
+    repo.git("commit", "-qm", "one")
+    specs = ["HEAD:a.yaml", "HEAD:b.yaml", "HEAD:missing.yaml", "HEAD", "HEAD:a.yaml"]
+    for max_bytes in (None, 100):
+        views = git.read_blob_views(specs, repo.root, max_bytes=max_bytes)
+        blobs = git.read_blobs(specs, repo.root, max_bytes=max_bytes)
+        assert [None if view is None else bytes(view) for view in views] == blobs
+        for view, blob in zip(views, blobs, strict=True):
+            if blob is None or type(blob) is git.Oversized:
+                assert view is blob or (type(view) is git.Oversized and view.size == blob.size)
+            else:
+                assert type(view) is memoryview
+    assert blobs[1] == b"" and isinstance(blobs[1], git.Oversized) and blobs[1].size == 304
+
+
+def test_the_resumption_key_is_found_wherever_it_is() -> None:
+    """The tail of a version searched first: the same answer as RESUMPTION_KEY.search, for a key
+    anywhere (across the tail's first byte too), a near miss, bytes and views."""
+    from ctxres.artifacts import RESUMPTION_KEY
+    from ctxres.linters.checking.commit_comparison import _TAIL_BYTES, has_resumption_key
+
+    rng = random.Random(3)
+    lines = [b"a: 1", b"resumption:", b"resumption :", b"resumption\t:", b" resumption:", b"resumptionx:", b"# x"]
+    checked = found = 0
+    for size in (0, 1, 2, 50, _TAIL_BYTES // 5 - 2, _TAIL_BYTES // 5, _TAIL_BYTES // 5 + 2, 2000):
+        for _ in range(40):
+            body = [b"abcd"] * size
+            for _ in range(rng.randint(0, 2)):
+                body.insert(rng.randint(0, len(body)), rng.choice(lines))
+            raw = b"\n".join(body) + rng.choice([b"", b"\n"])
+            expected = RESUMPTION_KEY.search(raw) is not None
+            assert has_resumption_key(raw) is expected
+            assert has_resumption_key(memoryview(b"resumption:\n" + raw)[12:]) is expected
+            checked += 1
+            found += expected
+    assert 0 < found < checked

@@ -390,6 +390,22 @@ def test_timestamps_parse_with_z_offsets_and_dates() -> None:
     assert parse_timestamp(20260220) is None
 
 
+def test_parse_timestamp_remembers_texts_with_the_same_result() -> None:
+    """A text is parsed once and its instant remembered: the same answer as parse_datetime, each time."""
+    from ctxres import statediff
+    from ctxres.timestamps import parse_datetime
+
+    texts = ["2026-02-20T09:00:00Z", "2026-02-20T10:00:00+01:00", "2026-02-20", "2026-02-31T00:00:00Z", "nope", ""]
+    statediff._PARSED_TIMES.clear()
+    for _ in range(2):
+        for text in texts:
+            assert parse_timestamp(text) == parse_datetime(text)
+    assert set(statediff._PARSED_TIMES) == set(texts)
+    for value in (None, 20260220, ["2026-02-20"]):  # not a text: not remembered
+        assert parse_timestamp(value) == parse_datetime(value)
+    assert set(statediff._PARSED_TIMES) == set(texts)
+
+
 # --- the verdict ---------------------------------------------------------------------------------
 
 
