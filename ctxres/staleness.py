@@ -16,7 +16,6 @@ which is the one true reference a static file has (``ctxres check`` has no sessi
 
 from __future__ import annotations
 
-import functools
 import re
 from operator import itemgetter
 
@@ -185,11 +184,18 @@ class Found(_FoundFields):
     __slots__ = ()
 
 
-@functools.lru_cache(maxsize=4096)
+_PLANNED_KEYS: dict[str, bool] = {}  # a plain dict, not functools.lru_cache: no wrapper built at every hook start
+
+
 def is_planned_key(key: str) -> bool:
     """True for keys that hold planned times (``estimated_completion``, ``deadline``, ...); remembered: the
     same keys recur in every file."""
-    return not _PLANNED_WORDS.isdisjoint(re.split(r"[^a-z]+", key.lower()))
+    known = _PLANNED_KEYS.get(key)
+    if known is None:
+        known = not _PLANNED_WORDS.isdisjoint(re.split(r"[^a-z]+", key.lower()))
+        if len(_PLANNED_KEYS) < 4096:
+            _PLANNED_KEYS[key] = known
+    return known
 
 
 def iter_timestamps(data: Any, *, skip: Callable[[Path], bool] = lambda _path: False) -> Iterator[Found]:
