@@ -126,14 +126,7 @@ class _Builder:
         self.result = YamlParse(None, self.value_pos, self.key_pos)
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
-        tag = node.tag
-        if tag == _TAG + "str":
-            return node.value
-        if tag in (_TAG + "int", _TAG + "float", _TAG + "bool", _TAG + "null", _TAG + "timestamp"):
-            return self.constructor.yaml_constructors[tag](self.constructor, node)
-        if tag == _TAG + "binary":
-            return base64.b64encode(self.constructor.construct_yaml_binary(node)).decode("ascii")
-        return node.value  # unknown or custom tags: keep the text, never construct objects
+        return _scalar_value(self.constructor, node)
 
     def build(self, node: yaml.Node, path: JsonPath, depth: int) -> Any:
         if self.shared:
@@ -216,7 +209,6 @@ class _QuickBuilder:
         self.line_offset = line_offset
         self.max_depth = max_depth
         self.constructor = _constructor()
-        self.constructors = self.constructor.yaml_constructors
         self.result = result
 
     def value(self, node: yaml.Node, path: JsonPath, depth: int) -> Any:
@@ -234,21 +226,8 @@ class _QuickBuilder:
             ]
         return self.scalar(node, path)  # type: ignore[arg-type]
 
-    def convert(self, node: yaml.ScalarNode) -> Any:
-        """:meth:`_Builder.scalar`."""
-        tag = node.tag
-        if tag == _INT:
-            text = node.value  # plain decimal digits, no leading 0 (octal in YAML 1.1): what int() reads alike
-            if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
-                return int(text)
-        if tag in _CONSTRUCTED:
-            return self.constructors[tag](self.constructor, node)
-        if tag == _BINARY:
-            return base64.b64encode(self.constructor.construct_yaml_binary(node)).decode("ascii")
-        return node.value  # str, unknown or custom tags: keep the text, never construct objects
-
     def scalar(self, node: yaml.ScalarNode, path: JsonPath) -> Any:
-        value = self.convert(node)
+        value = _scalar_value(self.constructor, node)
         if isinstance(value, (dt.date, dt.datetime)):
             self.result.timestamps.append(path)
             return value.isoformat()
@@ -262,7 +241,7 @@ class _QuickBuilder:
             if key_node.__class__ is not yaml.ScalarNode or key_node.tag in _UNUSUAL_KEYS:
                 raise _Unusual
             key = key_node.value
-            if key_node.tag != _STR and not isinstance(self.convert(key_node), str):
+            if key_node.tag != _STR and not isinstance(_scalar_value(self.constructor, key_node), str):
                 self.result.non_string_keys.append(((*path, key), _mark(key_node, self.line_offset)))
             if key in out:
                 raise _Unusual
@@ -275,6 +254,25 @@ class _QuickBuilder:
 
 _CONSTRUCTED = frozenset(_TAG + name for name in ("int", "float", "bool", "null", "timestamp"))
 _INT = _TAG + "int"
+
+
+def _scalar_value(constructor: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """The value of a scalar node, as both builders read it: str, int, float, bool, null and timestamps
+    constructed, binary as base64 text, and the text of any other tag (objects are never constructed)."""
+    tag = node.tag
+    if tag == _STR:
+        return node.value
+    if tag == _INT:
+        text = node.value  # plain decimal digits, no leading 0 (octal in YAML 1.1): what int() reads alike
+        if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
+            return int(text)
+    if tag in _CONSTRUCTED:
+        return constructor.yaml_constructors[tag](constructor, node)
+    if tag == _BINARY:
+        return base64.b64encode(constructor.construct_yaml_binary(node)).decode("ascii")
+    return node.value  # unknown or custom tags: keep the text, never construct objects
+
+
 _UNUSUAL_KEYS = frozenset(_TAG + name for name in ("binary", "merge", "value"))
 
 
