@@ -268,7 +268,7 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     """The configuration that applies to ``start`` (or the file given with ``--config``)."""
     if explicit is not None:
         data = config_file.read_toml(explicit)
-        table = data.get("tool", {}).get("ctxres", {}) if explicit.name == "pyproject.toml" else data
+        table = data.get("tool", {}).get("ctxres", {}) if explicit.name == defaults.PYPROJECT else data
         return parse(table, explicit.resolve().parent, explicit)
     found = find_config(start)
     if found is None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 
+from ctxres.defaults import CONFIG_FILE, PYPROJECT
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
     from typing import Any
 
-DEDICATED = ".ctxres.toml"
-PYPROJECT = "pyproject.toml"
 PROFILES = ("jerry", "nexus")
 
 
@@ -52,7 +52,7 @@ def find_table(start: str) -> tuple[dict[str, Any], str, str] | None:
     if os.path.isfile(folder):
         folder = os.path.dirname(folder)
     while True:
-        dedicated = os.path.join(folder, DEDICATED)
+        dedicated = os.path.join(folder, CONFIG_FILE)
         if os.path.isfile(dedicated):
             return read_toml(dedicated), folder, dedicated
         pyproject = os.path.join(folder, PYPROJECT)

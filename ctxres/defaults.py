@@ -17,6 +17,10 @@ WORKFLOW_ENV = "CTXRES_ORCHESTRATION"
 """The environment variable that names the workflow file (relative to the project) and skips the search
 (``ctxres.orchestration.find_live_workflow``). Here so that a hook that has its workflow file cached
 can honour it without importing the workflow model."""
+CONFIG_FILE = ".ctxres.toml"
+PYPROJECT = "pyproject.toml"
+"""The configuration files, in the order they win in one folder (``[tool.ctxres]`` in ``pyproject.toml``).
+Here so that a hook can tell a configured project without importing the configuration reader."""
 PROBE_ENV = "CTXRES_HOOK_PROBE"
 """Set to 1 by ``ctxres doctor`` when it runs the configured hook commands: the hook starts, loads its
 event's handler and answers as if there were nothing to say, without touching the project's state."""

@@ -102,8 +102,8 @@ class Classification(_ClassificationFields):
 
 
 def utc_now() -> dt.datetime:
-    """The current time (aware, UTC). The one clock read of ctxres: tests monkeypatch it, and
-    ``CTXRES_NOW`` (ISO-8601) freezes it for replays, as it does for the hooks."""
+    """The current time (aware, UTC) for the linters: :func:`ctxres.timestamps.now` (``CTXRES_NOW``
+    freezes it), the real clock when ``CTXRES_NOW`` is not a time; tests monkeypatch it."""
     try:
         return timestamps.now()
     except ValueError:  # a CTXRES_NOW that is not a time: the linters read the real clock

@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported a
 
 MAX_CONTEXT_CHARS = 10_000  # Claude Code caps injected text at 10,000 characters
 MAX_STATE_FILE_BYTES = 2 * 1024 * 1024  # a state file larger than this is not read by a hook
-_CONFIG_FILES = (".ctxres.toml", "pyproject.toml")
 
 
 class HookError(Exception):
@@ -83,13 +82,13 @@ class Settings:
 
 def _configured(root: str) -> bool:
     """Whether ``root`` holds a ctxres configuration (checked on the text: no TOML parser needed)."""
-    for name in _CONFIG_FILES:
+    for name in (defaults.CONFIG_FILE, defaults.PYPROJECT):
         try:
             with open(os.path.join(root, name), encoding="utf-8", errors="replace") as handle:
                 text = handle.read(1_000_000)
         except OSError:
             continue
-        if name == ".ctxres.toml" or "[tool.ctxres" in text:
+        if name == defaults.CONFIG_FILE or "[tool.ctxres" in text:
             return True
     return False
 
@@ -116,9 +115,11 @@ def load_settings(root: str) -> Settings:
                 settings.staleness_minutes = config_file.positive_int(value, raw_key, source)
             elif key == "profile":
                 settings.profile = config_file.choice(value, raw_key, source, config_file.PROFILES)
-            elif key == "patterns" and "orchestration" in config_file.table(value, raw_key, source):
-                patterns = config_file.table(value, raw_key, source)["orchestration"]
-                settings.orchestration_patterns = config_file.string_list(patterns, "patterns.orchestration", source)
+            elif key == "patterns":
+                kinds = config_file.table(value, raw_key, source)
+                if "orchestration" in kinds:
+                    patterns = config_file.string_list(kinds["orchestration"], "patterns.orchestration", source)
+                    settings.orchestration_patterns = patterns
     except config_file.ConfigError as exc:
         raise HookError(f"configuration error ({exc}); fix it or the hooks use the defaults") from None
     return settings
