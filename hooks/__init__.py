@@ -10,10 +10,31 @@ def cli() -> int:
     by the hook's input limits and given back at exit. Defined here, in the package the console
     script imports anyway, so that starting a hook loads no module for it; code that imports
     ``ctxres.hooks.main`` in a longer-lived process keeps its collector.
+
+    Once the hook has answered, the process ends without tearing the interpreter down: every file
+    the hook wrote is already closed (and synced, ``ctxres.atomic``), stdout and stderr are flushed
+    here, and no hook module registers exit handlers. The teardown (clearing every module, a last
+    collection) cost about 10 million instructions, 12% of a prompt's hook (callgrind), for memory
+    the operating system takes back anyway.
     """
     import gc
 
     gc.disable()
     from ctxres.hooks.main import main
 
-    return main()
+    code = main()
+    _end(code)
+    return code  # pragma: no cover - _end does not return
+
+
+def _end(code: int) -> None:
+    """Flush what the hook printed and leave at once (``os._exit``) with ``code``."""
+    import os
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 - contextlib is not imported by the hooks (start-up cost)
+            stream.flush()
+        except Exception:  # a closed pipe: the answer cannot be delivered, and the hook must not fail
+            pass
+    os._exit(code)

@@ -108,3 +108,23 @@ def test_only_the_hook_process_turns_the_cyclic_collector_off() -> None:
         for code in (imported, started)
     ]
     assert outputs == [["True"], ["False", "True"]]
+
+
+def test_the_console_script_delivers_all_it_printed_and_its_exit_code() -> None:
+    """``cli`` leaves without the interpreter's teardown (``os._exit``): what the hook printed in small
+    writes to a pipe (block-buffered) must still arrive whole, on both streams, with the hook's code."""
+    code = (
+        "import sys; from ctxres.hooks import cli; import ctxres.hooks.main as m\n"
+        "def fake():\n"
+        "    for i in range(3000):\n"
+        "        sys.stdout.write(f'{i:05d}' + 'x' * 20)\n"
+        "    sys.stderr.write('warned')\n"
+        "    return 3\n"
+        "m.main = fake\n"
+        "sys.exit(cli())\n"
+    )
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}  # buffered, as usual
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 3
+    assert done.stdout == "".join(f"{i:05d}" + "x" * 20 for i in range(3000))
+    assert done.stderr == "warned"
