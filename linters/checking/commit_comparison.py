@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from ctxres import git
 from ctxres.artifacts import RESUMPTION_KEY, YAML_SUFFIXES
-from ctxres.config import Config
 from ctxres.document import Document, JsonPath
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
@@ -34,6 +33,7 @@ from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ctxres.config import Config
     from ctxres.statediff import EntryExtractions, SectionExtractions
 
 MAX_MOVES_SHOWN = 10
