@@ -168,11 +168,10 @@ class _Block(NamedTuple):
 
 
 class _Piece(NamedTuple):
-    """A piece's value (``(key, value)`` for a mapping entry), its length in characters, and the
-    block it was cut into (None: parsed as it is)."""
+    """A piece's value (``(key, value)`` for a mapping entry) and the block it was cut into (None:
+    parsed as it is)."""
 
     value: Any
-    length: int
     block: _Block | None
 
 
@@ -290,19 +289,16 @@ class SectionParser:
             if not old.mapping:  # an item's text has a blank for its dash
                 piece_dashes = {**dashes, start: (*dashes.get(start, ()), indent)}
             old_piece = pieces[index]
-            length = old_piece.length + sum(len(lines[i]) - len(old_lines[i]) for i in mine)
             piece = None
             if old_piece.block is not None:
                 piece = self._update_piece(
-                    kind, old_piece, old_lines, lines, mine, depth_of_piece, length, (start, end, piece_dashes)
+                    kind, old_piece, old_lines, lines, mine, depth_of_piece, (start, end, piece_dashes)
                 )
             if piece is None:  # read anew, and cut as far as it can be: its next change reads less
                 piece_text = _text(lines, start, end, piece_dashes)
                 fine = kind + _FINE
                 piece = _Piece(
-                    self._cached(fine, piece_text, depth_of_piece),
-                    len(piece_text),
-                    self._blocks.get((piece_text, fine, depth_of_piece)),
+                    self._cached(fine, piece_text, depth_of_piece), self._blocks.get((piece_text, fine, depth_of_piece))
                 )
             pieces[index] = piece
         values = map(_VALUE, pieces)
@@ -317,7 +313,6 @@ class SectionParser:
         lines: list[str],
         changed: list[int],
         depth: int,
-        length: int,
         span: tuple[int, int, dict[int, tuple[int, ...]]],
     ) -> _Piece | None:
         """A changed piece (the lines ``span``) cut as its previous version was (see :meth:`_update`), or None."""
@@ -330,12 +325,12 @@ class SectionParser:
             if updated is None:
                 return None
             data, block = updated
-            return _Piece((old.value[0], data), length, block)
+            return _Piece((old.value[0], data), block)
         updated = self._update(old.block, old_lines, lines, changed, depth, span)
         if updated is None:
             return None
         data, block = updated
-        return _Piece(data, length, block)
+        return _Piece(data, block)
 
     # Cutting a text anew.
 
@@ -387,7 +382,7 @@ class SectionParser:
             piece = text[start:end]
             key, value = entry = self._cached(0, piece, depth)
             out[key] = value
-            pieces.append(_Piece(entry, len(piece), self._blocks.get((piece, 0, depth))))
+            pieces.append(_Piece(entry, self._blocks.get((piece, 0, depth))))
         return out, _Block(indent, True, _line_numbers(text, starts), tuple(pieces))
 
     def _entry(self, text: str, depth: int, fine: bool = False) -> tuple[tuple[str, Any], _Block | None]:
@@ -453,7 +448,7 @@ class SectionParser:
             piece = text[start:dash] + " " + text[dash + 1 : end]
             value = self._cached(1, piece, depth + 1)
             items.append(value)
-            pieces.append(_Piece(value, len(piece), self._blocks.get((piece, 1, depth + 1))))
+            pieces.append(_Piece(value, self._blocks.get((piece, 1, depth + 1))))
         return items, _Block(indent, False, _line_numbers(text, starts), tuple(pieces))
 
     def _item(self, text: str, depth: int, fine: bool = False) -> tuple[Any, _Block | None]:
