@@ -343,6 +343,58 @@ def test_a_one_line_piece_with_a_simple_value_is_read_without_the_parser() -> No
     assert yaml_sections._simple_entry("    iterations_complete: 5\n") == ("iterations_complete", 5)
 
 
+def _reshaped(text: str, rng: random.Random) -> str:
+    """``text`` with one to three lines inserted (a copy of another line, a blank, a comment, a new
+    key or item at some indentation), deleted, or moved: edits that change the number of lines."""
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        at, op = rng.randrange(len(lines)), rng.randrange(5)
+        if op == 0:
+            lines.insert(at, rng.choice(lines))
+        elif op == 1:
+            lines.insert(at, rng.choice(["", "# note", " " * rng.randrange(8) + "# note"]))
+        elif op == 2:
+            indent = " " * rng.choice([0, 2, 4, 6, 8])
+            lines.insert(at, indent + rng.choice(["new_key: 1", "- new item", "new_key:", "- k: v"]))
+        elif op == 3 and len(lines) > 1:
+            del lines[at]
+        else:
+            lines.insert(rng.randrange(len(lines)), lines.pop(at))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("leaf_chars", [0, 60, 400])
+def test_versions_with_lines_added_or_removed_read_as_a_fresh_parse(
+    monkeypatch: pytest.MonkeyPatch, leaf_chars: int
+) -> None:
+    """Along chains of edits that add, remove and move lines as well as change them (a version
+    with as many lines as the one before is cut as it was where the changed lines allow it, and
+    changed pieces are cut further), the data (and WHOLE) is exactly that of a parser that never
+    saw the earlier versions."""
+    from ctxres.linters.checking import yaml_sections
+
+    monkeypatch.setattr(yaml_sections, "LEAF_CHARS", leaf_chars)
+    rng = random.Random(2000 + leaf_chars)
+    texts = [text for _name, text in _fixture_texts()]
+    compared = cut = 0
+    for base in rng.sample(texts, min(len(texts), 50)):
+        parser = SectionParser()
+        valid = base
+        for _ in range(16):
+            edit = rng.choice([_reshaped, _reshaped, _edited, _scalar_edited])
+            current = edit(valid, rng)
+            got, fresh = parser.parse(current), SectionParser().parse(current)
+            compared += 1
+            if fresh is WHOLE:
+                assert got is WHOLE
+                continue
+            valid = current
+            assert got is not WHOLE and got == fresh and repr(got) == repr(fresh)
+            assert got == parse_yaml(current).data
+            cut += 1
+    assert cut > compared // 4
+
+
 @pytest.mark.parametrize(
     "edited",
     [
