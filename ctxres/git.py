@@ -264,10 +264,10 @@ def _read_blobs(specs: list[str], cwd: Path, max_bytes: int | None, *, views: bo
 
 def _blob_sizes(specs: list[str], cwd: Path) -> list[tuple[str, int | None]]:
     """The full hash and the size of each spec's blob; ("", None) when absent or not a blob."""
-    out = run(
+    out = run_batch(  # a line per version of a whole history
         ["cat-file", "--batch-check"],
         cwd,
-        stdin="".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape"),
+        "".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape"),
     )
     found: list[tuple[str, int | None]] = []
     for line in out.splitlines()[: len(specs)]:
@@ -349,7 +349,7 @@ def log(revisions: list[str], cwd: Path, paths: list[str] | None = None, *, foll
         args.append("--follow")
     args += ["--end-of-options", *revisions, "--", *(paths or [])]
     try:
-        out = run(args, cwd)
+        out = run_batch(args, cwd, b"")  # a whole history: read at once, not polled
     except GitError as exc:
         text = str(exc)
         if "bad revision" in text or "unknown revision" in text or "ambiguous argument" in text:

@@ -550,6 +550,21 @@ def moved_state(old: Any, new: Any, locate: Locate | None = None) -> list[Move]:
     return moves_between(extract(old), extract(new, locate))
 
 
+def located(moves: list[Move], now_: Extraction, locate: Locate) -> list[Move]:
+    """``moves`` (of :func:`moves_between` with ``now_`` extracted without lines) with the lines they
+    have when ``now_`` is extracted with ``locate``: of the value's path, and for a removed key of its
+    unit in the new version (see :func:`_unit_line`). Only the moves are located, not every fact."""
+    out = []
+    for move in moves:
+        if move.change == REMOVED:
+            root = now_.units.get(move.unit.key)
+            line = None if root is None else locate(root)
+        else:
+            line = locate(move.path)
+        out.append(move._replace(line=line))
+    return out
+
+
 def moves_between(was_: Extraction, now_: Extraction) -> list[Move]:
     """:func:`moved_state` of two extracted versions (the lines are those ``now_`` was extracted with)."""
     old_facts, new_facts = was_.facts, now_.facts
@@ -696,13 +711,20 @@ def assess(
 
     ``example_time`` (an ISO 8601 timestamp) is quoted in the fix as the value to write; ``locate``
     gives the lines of the moves in ``new`` (see :func:`state_facts`). ``extracted`` returns the two
-    versions already extracted (:func:`extract`), for a caller that keeps them; it is called only
-    when the section did not move (otherwise nothing is blocked, whatever moved).
+    versions already extracted (:func:`extract`, without lines), for a caller that keeps them; it is
+    called only when the section did not move (otherwise nothing is blocked, whatever moved); with
+    ``locate`` too, only the moves found are located (:func:`located`).
     """
     new_section = resumption_section(new)
     if new_section is None or not isinstance(old, dict) or resumption_moved(old, new):
         return None
-    moves = moves_between(*extracted()) if extracted is not None else moved_state(old, new, locate)
+    if extracted is not None:
+        was_, now_ = extracted()
+        moves = moves_between(was_, now_)
+        if locate is not None:
+            moves = located(moves, now_, locate)
+    else:
+        moves = moved_state(old, new, locate)
     if not moves:
         return None
     latest = _latest_checkpoint(new)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Sequence
 
 from ctxres import __version__
-from ctxres.config import ConfigError
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK, command_module, command_modules
 
 
@@ -36,6 +34,8 @@ class SubCommandParser(argparse.ArgumentParser):
 
 def unrecognized_message(extras: Sequence[str], options: Sequence[str]) -> str:
     """``unrecognized arguments: ...``, with the closest known option for each misspelt one."""
+    import difflib
+
     message = f"unrecognized arguments: {' '.join(extras)}"
     hints = []
     for extra in extras:
@@ -70,14 +70,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(given)
     try:
         return int(args.handler(args))
-    except ConfigError as exc:
-        print(f"ctxres: configuration error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # never a traceback for the user; CTXRES_DEBUG=1 shows it
+        # A ConfigError comes from ctxres.config, so only when a command imported it (start-up time).
+        config = sys.modules.get("ctxres.config")
+        if config is not None and isinstance(exc, config.ConfigError):
+            print(f"ctxres: configuration error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
         if os.environ.get("CTXRES_DEBUG"):
             raise
         print(

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from ctxres import git
 from ctxres.artifacts import RESUMPTION_KEY, YAML_SUFFIXES
-from ctxres.config import Config
 from ctxres.document import Document, JsonPath
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
@@ -34,6 +33,7 @@ from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ctxres.config import Config
     from ctxres.statediff import EntryExtractions, SectionExtractions
 
 MAX_MOVES_SHOWN = 10
@@ -157,18 +157,19 @@ def compare_versions(
     old_data = known.parsed(old_key, old)
     if old_data is _INVALID:
         return Comparison(path, None, None, commit, "not compared: the previous version is not valid YAML")
-    staleness = assess(
-        old_data,
-        new_data,
-        example_time=example_time,
-        extracted=lambda: (known.extracted(old_key, old_data), known.extracted(new_key, new_data)),
-    )
+
+    def extracted() -> tuple[Extraction, Extraction]:
+        return known.extracted(old_key, old_data), known.extracted(new_key, new_data)
+
+    staleness = assess(old_data, new_data, example_time=example_time, extracted=extracted)
     if staleness is None:
         return Comparison(path, None, None, commit)
     text = text_of(new)
     new_doc = parse_text(path, "orchestration", Format.YAML, text or "").document
     assert new_doc is not None  # parsed above
-    staleness = assess(old_data, new_doc.data, example_time=example_time, locate=_locator(new_doc))
+    # The same comparison (the data parsed with positions is the data parsed in sections), its moves
+    # located in the version with positions.
+    staleness = assess(old_data, new_doc.data, example_time=example_time, locate=_locator(new_doc), extracted=extracted)
     return Comparison(path, staleness, new_doc, commit)
 
 

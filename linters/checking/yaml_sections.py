@@ -12,7 +12,11 @@ first time its text is seen; the version's data is assembled from the pieces.
 A version with as many lines as the version parsed before it is not searched for its cuts again
 when its changed lines cannot move one (blank, comment or deeper lines, or lines that start a
 piece before and after): it is cut where the previous version was, and only the pieces holding a
-changed line are read; pieces with no changed line are the previous version's very objects.
+changed line are read; pieces with no changed line are the previous version's very objects. A
+piece that changed is cut further than :data:`LEAF_CHARS` asks (down to its entries or items,
+when it can be), so that the next change to it reads only the lines that changed; a piece of one
+line ``key: value`` whose value is a plain word or number, or a quoted string without escapes, is
+read without the parser (:func:`_simple_entry`, what the parser reads there).
 
 The result is the data of :func:`ctxres.yamlpos.parse_yaml` on the whole text, or :data:`WHOLE`
 when that cannot be guaranteed and the caller must parse the whole text itself: anything but plain
@@ -27,19 +31,75 @@ Pure: text in, data out; the parsed pieces are shared between versions and must 
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from itertools import compress, count
 from operator import itemgetter, ne
 from typing import Any, NamedTuple
 
+import yaml
+
 from ctxres.yamlguard import C_SAFE_DEPTH
 from ctxres.yamlpos import YamlPosError, parse_yaml
 
 # Depth past which a version is parsed whole (yamlpos refuses 200; real files nest about 8 deep).
 MAX_DEPTH = 64
-# Pieces of at most this many characters are parsed as they are, without cutting them further.
+# Pieces of at most this many characters are parsed as they are, without cutting them further
+# (unless they changed since the version before: see _FINE).
 LEAF_CHARS = 400
+# Added to a piece's kind (0 an entry, 1 an item): the piece is cut as far as it can be.
+_FINE = 2
+
+
+# A piece of one line `key: value` or `value` (an item, its dash blanked; see _simple_value): the
+# value a quoted string of printable ASCII without escapes (no backslash, no quote of its kind), or a
+# plain word of letters, digits and "_".
+_VALUE_PATTERN = r'(?:"([ !#-\[\]-~]*)"|\x27([ -&(-~]*)\x27|([A-Za-z0-9_]+)) *\n?'
+_SIMPLE_ENTRY = re.compile(r" *([A-Za-z_][A-Za-z0-9_.-]*): " + _VALUE_PATTERN)
+_SIMPLE_ITEM = re.compile(" *" + _VALUE_PATTERN)
+_STR_TAG, _INT_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int"
+_NOT_SIMPLE: Any = object()
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_tag(word: str) -> str:
+    """The tag PyYAML's resolver gives the plain scalar ``word`` (words and numbers recur)."""
+    resolver: Any = yaml.resolver.Resolver()
+    return str(resolver.resolve(yaml.ScalarNode, word, (True, False)))
+
+
+def _simple_value(double: str | None, single: str | None, plain: str | None) -> Any:
+    """The value :func:`ctxres.yamlpos.parse_yaml` reads from a matched value of :data:`_VALUE_PATTERN`:
+    a quoted string, a plain word that is a string, a plain decimal integer (no leading zero, as
+    yamlpos reads it); :data:`_NOT_SIMPLE` for any other plain word (true, null, 1_000...)."""
+    if plain is None:
+        return double if double is not None else single
+    tag = _plain_tag(plain)
+    if tag == _STR_TAG:
+        return plain
+    if tag == _INT_TAG and plain.isdigit() and (plain[0] != "0" or len(plain) == 1):
+        return int(plain)
+    return _NOT_SIMPLE
+
+
+def _simple_entry(text: str) -> tuple[str, Any] | None:
+    """The ``(key, value)`` that :func:`ctxres.yamlpos.parse_yaml` reads from ``text``, a piece of one
+    line ``key: value`` (its line break, if any, last) whose value is simple (:func:`_simple_value`);
+    None for anything else (the parser reads it)."""
+    match = _SIMPLE_ENTRY.fullmatch(text)
+    if match is None:
+        return None
+    key, double, single, plain = match.groups()
+    value = _simple_value(double, single, plain)
+    return None if value is _NOT_SIMPLE else (key, value)
+
+
+def _simple_item(text: str) -> Any:
+    """The value :func:`ctxres.yamlpos.parse_yaml` reads from ``text``, an item of one line (its dash
+    blanked) whose value is simple (:func:`_simple_value`); :data:`_NOT_SIMPLE` for anything else."""
+    match = _SIMPLE_ITEM.fullmatch(text)
+    return _NOT_SIMPLE if match is None else _simple_value(*match.groups())
 
 
 class _Whole:
@@ -108,11 +168,10 @@ class _Block(NamedTuple):
 
 
 class _Piece(NamedTuple):
-    """A piece's value (``(key, value)`` for a mapping entry), its length in characters, and the
-    block it was cut into (None: parsed as it is)."""
+    """A piece's value (``(key, value)`` for a mapping entry) and the block it was cut into (None:
+    parsed as it is)."""
 
     value: Any
-    length: int
     block: _Block | None
 
 
@@ -230,18 +289,16 @@ class SectionParser:
             if not old.mapping:  # an item's text has a blank for its dash
                 piece_dashes = {**dashes, start: (*dashes.get(start, ()), indent)}
             old_piece = pieces[index]
-            length = old_piece.length + sum(len(lines[i]) - len(old_lines[i]) for i in mine)
             piece = None
-            if old_piece.block is not None and length > LEAF_CHARS:
+            if old_piece.block is not None:
                 piece = self._update_piece(
-                    kind, old_piece, old_lines, lines, mine, depth_of_piece, length, (start, end, piece_dashes)
+                    kind, old_piece, old_lines, lines, mine, depth_of_piece, (start, end, piece_dashes)
                 )
-            if piece is None:
+            if piece is None:  # read anew, and cut as far as it can be: its next change reads less
                 piece_text = _text(lines, start, end, piece_dashes)
+                fine = kind + _FINE
                 piece = _Piece(
-                    self._cached(kind, piece_text, depth_of_piece),
-                    len(piece_text),
-                    self._blocks.get((piece_text, kind, depth_of_piece)),
+                    self._cached(fine, piece_text, depth_of_piece), self._blocks.get((piece_text, fine, depth_of_piece))
                 )
             pieces[index] = piece
         values = map(_VALUE, pieces)
@@ -256,7 +313,6 @@ class SectionParser:
         lines: list[str],
         changed: list[int],
         depth: int,
-        length: int,
         span: tuple[int, int, dict[int, tuple[int, ...]]],
     ) -> _Piece | None:
         """A changed piece (the lines ``span``) cut as its previous version was (see :meth:`_update`), or None."""
@@ -269,12 +325,12 @@ class SectionParser:
             if updated is None:
                 return None
             data, block = updated
-            return _Piece((old.value[0], data), length, block)
+            return _Piece((old.value[0], data), block)
         updated = self._update(old.block, old_lines, lines, changed, depth, span)
         if updated is None:
             return None
         data, block = updated
-        return _Piece(data, length, block)
+        return _Piece(data, block)
 
     # Cutting a text anew.
 
@@ -287,16 +343,19 @@ class SectionParser:
             raise _Fail from None
 
     def _cached(self, kind: int, text: str, depth: int) -> Any:
+        """The value of a piece: an entry (``kind`` 0) or an item (1), cut as :data:`LEAF_CHARS`
+        says; or cut as far as it can be (``kind`` 0 or 1 plus :data:`_FINE`)."""
         key = (text, kind, depth)
         try:
             value = self._pieces[key]
         except KeyError:
             block: _Block | None = None
+            fine = kind >= _FINE
             try:
-                if kind == 0:
-                    value, block = self._entry(text, depth)
+                if kind % _FINE == 0:
+                    value, block = self._entry(text, depth, fine)
                 else:
-                    value, block = self._item(text, depth)
+                    value, block = self._item(text, depth, fine)
             except _Fail:
                 value = WHOLE
             self._pieces[key] = value
@@ -323,12 +382,13 @@ class SectionParser:
             piece = text[start:end]
             key, value = entry = self._cached(0, piece, depth)
             out[key] = value
-            pieces.append(_Piece(entry, len(piece), self._blocks.get((piece, 0, depth))))
+            pieces.append(_Piece(entry, self._blocks.get((piece, 0, depth))))
         return out, _Block(indent, True, _line_numbers(text, starts), tuple(pieces))
 
-    def _entry(self, text: str, depth: int) -> tuple[tuple[str, Any], _Block | None]:
-        """One ``key: value`` piece of a mapping at nesting ``depth``: its key and value."""
-        if len(text) > LEAF_CHARS:
+    def _entry(self, text: str, depth: int, fine: bool = False) -> tuple[tuple[str, Any], _Block | None]:
+        """One ``key: value`` piece of a mapping at nesting ``depth``: its key and value (cut below
+        :data:`LEAF_CHARS` too when ``fine``; then a cut that fails reads the piece whole)."""
+        if fine or len(text) > LEAF_CHARS:
             line_end = text.find("\n")
             head = text if line_end < 0 else text[:line_end]
             match = _KEY.search(head)
@@ -336,10 +396,19 @@ class SectionParser:
             inline = head[match.end() :].strip()
             if not inline or inline.startswith("#"):
                 nested = text[line_end + 1 :]
-                cut = self._block(nested, depth + 1, len(head) - len(head.lstrip(" ")))
+                try:
+                    cut = self._block(nested, depth + 1, len(head) - len(head.lstrip(" ")))
+                except _Fail:
+                    if len(text) > LEAF_CHARS:
+                        raise
+                    cut = WHOLE
                 if cut is not WHOLE:
                     value, block = cut
                     return (match.group(1), value), block
+        if depth < MAX_DEPTH - 2:  # the parser's depth limit is far
+            simple = _simple_entry(text)
+            if simple is not None:
+                return simple, None
         data = self._leaf(text, depth)
         if not isinstance(data, dict) or len(data) != 1:
             raise _Fail
@@ -379,20 +448,29 @@ class SectionParser:
             piece = text[start:dash] + " " + text[dash + 1 : end]
             value = self._cached(1, piece, depth + 1)
             items.append(value)
-            pieces.append(_Piece(value, len(piece), self._blocks.get((piece, 1, depth + 1))))
+            pieces.append(_Piece(value, self._blocks.get((piece, 1, depth + 1))))
         return items, _Block(indent, False, _line_numbers(text, starts), tuple(pieces))
 
-    def _item(self, text: str, depth: int) -> tuple[Any, _Block | None]:
-        """One sequence item (its ``-`` replaced by a blank) at nesting ``depth``."""
-        if len(text) > LEAF_CHARS:
+    def _item(self, text: str, depth: int, fine: bool = False) -> tuple[Any, _Block | None]:
+        """One sequence item (its ``-`` replaced by a blank) at nesting ``depth`` (cut below
+        :data:`LEAF_CHARS` too when ``fine``; then a cut that fails reads the item whole)."""
+        if fine or len(text) > LEAF_CHARS:
             first = _FIRST_CONTENT.search(text)
             if first is not None:
                 indent = len(first.group(1))
                 at = first.end()
-                if _ITEM.match(text, at):
-                    return self._sequence(text, indent, depth)
-                if _KEY.match(text, at):
-                    return self._mapping(text, indent, depth)
+                try:
+                    if _ITEM.match(text, at):
+                        return self._sequence(text, indent, depth)
+                    if _KEY.match(text, at):
+                        return self._mapping(text, indent, depth)
+                except _Fail:
+                    if len(text) > LEAF_CHARS:
+                        raise
+        if depth < MAX_DEPTH - 2:  # the parser's depth limit is far
+            simple = _simple_item(text)
+            if simple is not _NOT_SIMPLE:
+                return simple, None
         return self._leaf(text, depth), None
 
 

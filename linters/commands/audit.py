@@ -19,8 +19,7 @@ from typing import Any
 from ctxres import git
 from ctxres.linters.checking.commit_comparison import Comparison, as_json, compare_commits, render_text
 from ctxres.linters.checking.progress import Progress
-from ctxres.linters.reporters import add_format_option, print_findings
-from ctxres.linters.rules.stale_commits import stale_finding
+from ctxres.linters.reporters import add_format_option
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -126,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
         for audit in audits:
             _print_text(audit)
     else:
+        # The findings of rule S013, for github and sarif only (the rules' registry costs start-up time).
+        from ctxres.linters.reporters import print_findings
+        from ctxres.linters.rules.stale_commits import stale_finding
+
         for audit in audits:
             _print_notes(audit)
         found = [stale_finding(result, audit.path) for audit in audits for result in audit.stale]

@@ -9,19 +9,21 @@ import argparse
 import sys
 from collections.abc import Iterable
 from importlib import import_module
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ctxres.findings import Finding
-from ctxres.linters.checking.report import Report
-from ctxres.linters.reporters import text
+
+if TYPE_CHECKING:
+    from ctxres.linters.checking.report import Report
 
 FORMATS: tuple[str, ...] = ("text", "json", "github", "sarif")
 
-_MODULES = {"json": "json_", "github": "github", "sarif": "sarif"}  # imported when asked for (start-up time)
+# Imported when asked for (start-up time: `add_format_option` alone imports no reporter, nor the report).
+_MODULES = {"text": "text", "json": "json_", "github": "github", "sarif": "sarif"}
 
 
 def _reporter(fmt: str) -> Any:
-    """The module that renders ``fmt`` (not ``text``); :class:`ValueError` for an unknown format."""
+    """The module that renders ``fmt``; :class:`ValueError` for an unknown format."""
     name = _MODULES.get(fmt)
     if name is None:
         raise ValueError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
@@ -35,7 +37,8 @@ def render(fmt: str, report: Report, *, color: bool = False) -> str:
     Raises :class:`ValueError` for an unknown format.
     """
     if fmt == "text":
-        return text.render(report, color=color)
+        text: str = _reporter(fmt).render(report, color=color)
+        return text
     rendered: str = _reporter(fmt).render(report)
     return rendered
 
@@ -43,7 +46,7 @@ def render(fmt: str, report: Report, *, color: bool = False) -> str:
 def write(fmt: str, report: Report, out: TextIO, *, color: bool = False) -> None:
     """:func:`render`, written to ``out`` a finding at a time (a report of many findings is never held whole)."""
     if fmt == "text":
-        text.write(report, out, color=color)
+        _reporter(fmt).write(report, out, color=color)
         return
     _reporter(fmt).write(report, out)
 
@@ -55,6 +58,8 @@ def add_format_option(parser: argparse.ArgumentParser, help: str = "how to print
 
 def print_findings(fmt: str, findings: Iterable[Finding], files_checked: int) -> None:
     """Print ``findings`` (sorted as ``check`` sorts them) through the reporter for ``fmt``."""
+    from ctxres.linters.checking.report import Report
+
     report = Report(sorted(findings, key=Finding.sort_key), files_checked)
     sys.stdout.write(render(fmt, report))
 

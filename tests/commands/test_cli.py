@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -234,6 +235,37 @@ def test_a_history_command_does_not_import_the_other_commands() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['ctxres.linters.commands.audit']"
+
+
+def test_audit_history_imports_no_more_than_it_uses(tmp_path: Path) -> None:
+    """`audit-history` (text or json) imports neither the configuration nor the rules, their registry
+    or the reporters' report (start-up time: the real lineages' ratio to git is one of start-ups);
+    github and sarif, which print S013 findings, do."""
+    env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+    for args in (["init", "-q"], ["config", "user.email", "t@e"], ["config", "user.name", "t"]):
+        subprocess.run(["git", *args], cwd=tmp_path, env=env, check=True)
+    for status in ("PENDING", "COMPLETE"):
+        (tmp_path / "ORCHESTRATION.yaml").write_text(f"workflow:\n  status: {status}\nresumption:\n  x: 1\n")
+        subprocess.run(["git", "add", "."], cwd=tmp_path, env=env, check=True)
+        subprocess.run(["git", "commit", "-q", "-m", status], cwd=tmp_path, env=env, check=True)
+    heavy = ("ctxres.config", "ctxres.linters.rules", "ctxres.linters.checking.registry")
+    heavy += ("ctxres.linters.checking.report",)
+    code = (
+        "import sys; from ctxres.linters import cli; status = cli.main(sys.argv[1:]); "
+        f"print(status, sorted(m for m in sys.modules if m.startswith({heavy!r}) or m == 'difflib'), file=sys.stderr)"
+    )
+    loaded = {}
+    for fmt in ("text", "json", "sarif"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, "audit-history", "ORCHESTRATION.yaml", "--output-format", fmt],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        loaded[fmt] = done.stderr.strip()
+    assert loaded["text"] == loaded["json"] == "1 []"
+    assert "ctxres.linters.rules.stale_commits" in loaded["sarif"]
 
 
 def test_unknown_and_misspelt_commands_are_reported_by_the_whole_parser() -> None:

@@ -249,6 +249,152 @@ def test_a_version_cut_as_the_previous_one_is_cut_anew(monkeypatch: pytest.Monke
     assert cut > compared // 8 and cut_as_before >= 20  # both ways were taken, many times
 
 
+# Values a scalar edit writes: simple ones (read without the parser) and their near misses.
+_SCALARS = [
+    "7", "0", "07", "010", "123456", "-3", "+3", "1_000", "0x1f", "1.5", ".inf", "PENDING", "in_progress", "_x",
+    "true", "False", "yes", "No", "on", "null", "Null", "~", "y", "n", "2026-02-17", "2026-02-17T00:00:00Z",
+    '"quoted"', '""', "''", "'single'", '"with # and : inside"', '"a \\" b"', '"back\\\\slash"', "'it''s'",
+    '"unclosed', "'unclosed", '"é accent"', "é", '"tab\there"', "a b", "a #c", '"x" #c', '"x"  ', "word  ",
+    "[1, 2]", "{a: 1}", "|", ">", "&a x", "*a", "!tag x", "%x", "@x", "`x", "- x", "-", "? x", ": x", "#",
+]  # fmt: skip
+
+
+def _scalar_edited(text: str, rng: random.Random) -> str:
+    """``text`` with the value of one to three ``key: value`` lines (or ``- value`` items) replaced by
+    one of :data:`_SCALARS`: as a workflow's history edits a status, a count or a time."""
+    lines = text.split("\n")
+    candidates = [i for i, line in enumerate(lines) if ": " in line or line.lstrip().startswith("- ")]
+    for at in rng.sample(candidates, min(len(candidates), rng.randint(1, 3))):
+        line = lines[at]
+        mark = ": " if ": " in line else "- "
+        head = line[: line.index(mark) + len(mark)]
+        lines[at] = head + rng.choice(_SCALARS)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("leaf_chars", [0, 400])
+def test_scalar_edits_along_a_history_read_as_a_fresh_parse(monkeypatch: pytest.MonkeyPatch, leaf_chars: int) -> None:
+    """Long chains of scalar edits (the pieces that change are cut further, and a one-line piece with
+    a simple value is read without the parser) give exactly the data of a parser that never saw the
+    earlier versions, and of `parse_yaml` on the whole text."""
+    from ctxres.linters.checking import yaml_sections
+
+    monkeypatch.setattr(yaml_sections, "LEAF_CHARS", leaf_chars)
+    rng = random.Random(1000 + leaf_chars)
+    texts = [text for _name, text in _fixture_texts()]
+    compared = cut = 0
+    for base in rng.sample(texts, min(len(texts), 40)):
+        parser = SectionParser()
+        valid = base
+        for _ in range(25):
+            current = _scalar_edited(valid, rng) if rng.random() < 0.9 else _edited(valid, rng)
+            got, fresh = parser.parse(current), SectionParser().parse(current)
+            compared += 1
+            if fresh is WHOLE:
+                assert got is WHOLE
+                continue  # the next edit starts from the last version read in sections
+            valid = current
+            assert got is not WHOLE and got == fresh and repr(got) == repr(fresh)
+            assert got == parse_yaml(current).data
+            cut += 1
+    assert cut > compared // 4
+
+
+@pytest.mark.parametrize("indent", ["", "    "])
+@pytest.mark.parametrize("value", _SCALARS)
+def test_a_one_line_piece_reads_as_the_parser_reads_it(indent: str, value: str) -> None:
+    """`_simple_entry` and `_simple_item` read a one-line piece as `parse_yaml` does, or leave it to it."""
+    from ctxres.linters.checking.yaml_sections import _NOT_SIMPLE, _simple_entry, _simple_item
+
+    for key in ("status", "iterations_complete", "a.b-c", "true", "null", "x"):
+        for end in ("", "\n", "  \n"):
+            text = f"{indent}{key}: {value}{end}"
+            entry = _simple_entry(text)
+            if entry is not None:
+                assert parse_yaml(text).data == dict([entry]), text
+                assert repr(parse_yaml(text).data) == repr(dict([entry])), text
+    for end in ("", "\n", "  \n"):
+        text = f"{indent}  {value}{end}"
+        item = _simple_item(text)
+        if item is not _NOT_SIMPLE:
+            assert repr(parse_yaml(text).data) == repr(item), text
+
+
+def test_a_one_line_piece_with_a_simple_value_is_read_without_the_parser() -> None:
+    """The pieces a history changes again and again (a count, a status, a time, a plan item) are cut
+    down to their lines once they change, and those lines are then read without the parser."""
+    from ctxres.linters.checking import yaml_sections
+
+    template = (
+        "workflow:\n  id: w\n  status: ACTIVE\nagents:\n"
+        "  - id: a1\n    status: {status}\n    iterations_complete: {count}\n    note: >\n      text\n"
+        '  - id: a2\n    status: PENDING\nnext_actions:\n  - "Continue: {count}"\n  - "Then gate"\n'
+        'resumption:\n  recovery_state:\n    updated_at: "2026-02-17T00:{count:02d}:00Z"\n'
+        "    next_step: 'step {count}'\n"
+    )
+    parser = SectionParser()
+    for count in range(6):
+        text = template.format(status="IN_PROGRESS" if count else "PENDING", count=count)
+        assert parser.parse(text) == parse_yaml(text).data
+        if count == 2:  # each change cuts the changed pieces one level further: now down to their lines
+            parsed = parser.pieces_parsed
+    assert parser.cut_as_before == 5
+    assert parser.pieces_parsed == parsed  # the last three versions: no piece for the parser
+    assert yaml_sections._simple_entry("    iterations_complete: 5\n") == ("iterations_complete", 5)
+
+
+def _reshaped(text: str, rng: random.Random) -> str:
+    """``text`` with one to three lines inserted (a copy of another line, a blank, a comment, a new
+    key or item at some indentation), deleted, or moved: edits that change the number of lines."""
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        at, op = rng.randrange(len(lines)), rng.randrange(5)
+        if op == 0:
+            lines.insert(at, rng.choice(lines))
+        elif op == 1:
+            lines.insert(at, rng.choice(["", "# note", " " * rng.randrange(8) + "# note"]))
+        elif op == 2:
+            indent = " " * rng.choice([0, 2, 4, 6, 8])
+            lines.insert(at, indent + rng.choice(["new_key: 1", "- new item", "new_key:", "- k: v"]))
+        elif op == 3 and len(lines) > 1:
+            del lines[at]
+        else:
+            lines.insert(rng.randrange(len(lines)), lines.pop(at))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("leaf_chars", [0, 60, 400])
+def test_versions_with_lines_added_or_removed_read_as_a_fresh_parse(
+    monkeypatch: pytest.MonkeyPatch, leaf_chars: int
+) -> None:
+    """Along chains of edits that add, remove and move lines as well as change them (a version
+    with as many lines as the one before is cut as it was where the changed lines allow it, and
+    changed pieces are cut further), the data (and WHOLE) is exactly that of a parser that never
+    saw the earlier versions."""
+    from ctxres.linters.checking import yaml_sections
+
+    monkeypatch.setattr(yaml_sections, "LEAF_CHARS", leaf_chars)
+    rng = random.Random(2000 + leaf_chars)
+    texts = [text for _name, text in _fixture_texts()]
+    compared = cut = 0
+    for base in rng.sample(texts, min(len(texts), 50)):
+        parser = SectionParser()
+        valid = base
+        for _ in range(16):
+            edit = rng.choice([_reshaped, _reshaped, _edited, _scalar_edited])
+            current = edit(valid, rng)
+            got, fresh = parser.parse(current), SectionParser().parse(current)
+            compared += 1
+            if fresh is WHOLE:
+                assert got is WHOLE
+                continue
+            valid = current
+            assert got is not WHOLE and got == fresh and repr(got) == repr(fresh)
+            assert got == parse_yaml(current).data
+            cut += 1
+    assert cut > compared // 4
+
+
 @pytest.mark.parametrize(
     "edited",
     [

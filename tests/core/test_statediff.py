@@ -506,3 +506,67 @@ def load_text(text: str) -> Any:
     result = parse_text("ORCHESTRATION.yaml", "orchestration", Format.YAML, text)
     assert result.document is not None
     return result.document.data
+
+
+_STALE_EDITS = [
+    ("            status: IN_PROGRESS\n            role", "            status: COMPLETE\n            role"),
+    ("            status: BLOCKED\n", ""),  # a key removed from a unit both versions have
+    ("    score: null\n", "    score: 0.9\n    verdict: PASS\n"),
+    ('      - id: 2\n        name: "Ship"\n        status: BLOCKED\n', "      - id: 3\n        status: DONE\n"),
+    ("  latest_id: CP-001\n", ""),
+]
+
+
+@pytest.mark.parametrize("edits", [*([edit] for edit in _STALE_EDITS), _STALE_EDITS])
+def test_moves_located_after_the_comparison_are_those_of_a_comparison_with_lines(
+    edits: list[tuple[str, str]],
+) -> None:
+    """`assess` given both versions extracted without lines and `locate` (what the history commands
+    do for a blocked change) says exactly what `assess` says extracting the new version with lines:
+    the moves, their order and lines (a removed key: its unit's line, or none), the verdict."""
+    from ctxres.statediff import extract
+
+    new_text = V2
+    for before, after in edits:
+        assert before in new_text
+        new_text = new_text.replace(before, after, 1)
+    old = load_text(V2)
+    new_doc = parse_text("ORCHESTRATION.yaml", "orchestration", Format.YAML, new_text).document
+    assert new_doc is not None
+
+    def locate(path: Any) -> int:
+        return new_doc.locate(path, key=True).line
+
+    expected = assess(old, new_doc.data, example_time="2026-02-20T10:00:00Z", locate=locate)
+    got = assess(
+        old,
+        new_doc.data,
+        example_time="2026-02-20T10:00:00Z",
+        locate=locate,
+        extracted=lambda: (extract(old), extract(new_doc.data)),
+    )
+    assert expected is not None and got == expected
+    assert [(move.line, move.change) for move in got.moves] == [(move.line, move.change) for move in expected.moves]
+    if len(edits) == 1 and edits[0] == _STALE_EDITS[1]:
+        assert [move.change for move in got.moves] == ["removed"] and got.moves[0].line is not None
+
+
+@pytest.mark.parametrize("project", ["PROJ-001-oss-release", "PROJ-003-je-ne-sais-quoi"])
+def test_moves_located_after_the_comparison_in_the_real_histories(project: str) -> None:
+    from ctxres.statediff import extract
+
+    paths = versions(project)
+    for old_path, new_path in itertools.pairwise(paths):
+        old, text = load(old_path), new_path.read_text("utf-8")
+        new_doc = parse_text(new_path.name, "orchestration", Format.YAML, text).document
+        assert new_doc is not None
+
+        def locate(path: Any, doc: Any = new_doc) -> int:
+            return int(doc.locate(path, key=True).line)
+
+        expected = assess(old, new_doc.data, locate=locate)
+        pair = (extract(old), extract(new_doc.data))
+        got = assess(old, new_doc.data, locate=locate, extracted=lambda pair=pair: pair)
+        assert got == expected
+        if got is not None:
+            assert [move.line for move in got.moves] == [move.line for move in expected.moves]
