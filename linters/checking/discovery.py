@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -165,7 +166,45 @@ def find_named(paths: list[Path], config: Config, names: tuple[str, ...]) -> lis
 # --------------------------------------------------------------------------- which files: git or a walk
 
 
+_LISTINGS: list[dict[tuple[tuple[str, ...], int], tuple[Config, dict[Path, list[tuple[Path, str]]]]]] = []
+
+
+@contextmanager
+def one_listing() -> Iterator[None]:
+    """Within it, the files under the same folders (with the same configuration) are listed once: a check
+    lists them to discover the artifacts, and again for the files a rule looks for (:func:`find_named`). The
+    files do not change during a check; outside of one, every call lists them afresh."""
+    if _LISTINGS:
+        yield
+        return
+    _LISTINGS.append({})
+    try:
+        yield
+    finally:
+        _LISTINGS.clear()
+
+
 def candidate_files(
+    folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
+) -> dict[Path, list[tuple[Path, str]]]:
+    """For each folder: (path, path relative to the folder) of every file the excludes and ignore rules keep
+    (and whose name ``wanted`` accepts); see :func:`_candidate_files`. Remembered within :func:`one_listing`."""
+    if not _LISTINGS:
+        return _candidate_files(folders, config, wanted)
+    key = (tuple(map(str, folders)), id(config))
+    known = _LISTINGS[0].get(key)
+    if known is None or known[0] is not config:
+        known = _LISTINGS[0][key] = (config, _candidate_files(folders, config))
+    if wanted is None:
+        return {folder: list(files) for folder, files in known[1].items()}
+    # `wanted` tests the name of a file: the files it accepts among all of them are those it would list.
+    return {
+        folder: [(path, rel) for path, rel in files if wanted(rel.rsplit("/", 1)[-1])]
+        for folder, files in known[1].items()
+    }
+
+
+def _candidate_files(
     folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
 ) -> dict[Path, list[tuple[Path, str]]]:
     """For each folder: (path, path relative to the folder) of every file the excludes and ignore rules keep

@@ -13,7 +13,7 @@ from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression
-from ctxres.linters.checking.discovery import Artifact, discover
+from ctxres.linters.checking.discovery import Artifact, discover, one_listing
 from ctxres.linters.checking.finding_runs import FindingRuns
 from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
@@ -274,6 +274,18 @@ def run(
 
     ``progress(done, total)`` is called after each file. Findings are identical whatever ``jobs`` is.
     """
+    with one_listing():
+        return _run(paths, config, cwd, jobs, progress, artifacts)
+
+
+def _run(
+    paths: list[Path],
+    config: Config,
+    cwd: Path | None,
+    jobs: int,
+    progress: Progress | None,
+    artifacts: list[Artifact] | None,
+) -> Report:
     roots.forget()
     if artifacts is None:
         artifacts = discover(paths, config, cwd)

@@ -161,15 +161,17 @@ def run(args: argparse.Namespace) -> int:
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
         return EXIT_OK
+    from ctxres.linters.checking.discovery import one_listing
     from ctxres.linters.checking.progress import Progress
 
-    artifacts = discover(paths, config)
     jobs = args.jobs or default_jobs()
     try:
-        with Progress("ctxres check", "files") as progress:
-            # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
-            shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
-            report = engine.run(paths, config, jobs=jobs, progress=shown, artifacts=artifacts)
+        with one_listing():  # the files are listed once, for discovery and for the rules that look for others
+            artifacts = discover(paths, config)
+            with Progress("ctxres check", "files") as progress:
+                # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
+                shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
+                report = engine.run(paths, config, jobs=jobs, progress=shown, artifacts=artifacts)
     except engine.WorkerDied as exc:  # (the pool is imported only for --jobs 2 or more)
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
