@@ -49,6 +49,42 @@ def _display(path: Path, cwd: Path) -> str:
         return os.path.relpath(path, cwd).replace(os.sep, "/")
 
 
+def _display_below(folder: Path, cwd: Path) -> Callable[[Path, str], str]:
+    """``_display(path, cwd)`` for the files of ``folder`` (path, and the path relative to the folder, clean:
+    no ``.`` or ``..``): the folder's display and the relative path joined, where that is what ``_display``
+    computes (a folder at or below ``cwd``, or one ``cwd`` is not below), else ``_display`` of each path."""
+    if ".." not in folder.parts:
+        if folder.is_absolute():
+            try:
+                base: str | None = folder.relative_to(cwd).as_posix()
+            except ValueError:
+                base = None
+        elif not cwd.is_absolute():
+            base = None
+        else:  # relative_to fails for every file: os.path.relpath, which compares the absolute paths
+            real, start = os.path.abspath(folder), os.path.abspath(cwd)
+            inside = real != start and os.path.commonpath([real, start]) == real  # cwd below the folder
+            base = None if inside else os.path.relpath(real, start).replace(os.sep, "/")
+        if base == ".":
+            return lambda path, rel: rel
+        if base is not None:
+            return lambda path, rel: f"{base}/{rel}"
+    return lambda path, rel: _display(path, cwd)
+
+
+def _realpath(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, the folder's resolved once (``folders``): the real folder joined with the
+    name, unless the name is itself a link."""
+    head, tail = os.path.split(path)
+    if not head or tail in ("", ".", ".."):
+        return os.path.realpath(path)
+    real_head = folders.get(head)
+    if real_head is None:
+        real_head = folders[head] = os.path.realpath(head)
+    joined = os.path.join(real_head, tail)
+    return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+
 def kind_of(relpath: str, path: Path, config: Config) -> str | None:
     """The artifact kind of a file, from its name (the configured patterns), else from its content (the
     catalog's ``sniff``: a YAML file with a top-level `resumption:` key is an orchestration file, a
@@ -135,10 +171,14 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
                 artifact = Artifact(str(given), _display(given, cwd), kind)
                 explicit.append(found.setdefault(os.path.realpath(given), artifact))
             continue
+        display = _display_below(given, cwd)
+        real_folders: dict[str, str] = {}
         for path, rel in listed.get(given, []):
             kind = kind_of(rel, path, config)
             if kind:
-                found.setdefault(os.path.realpath(path), Artifact(str(path), _display(path, cwd), kind))
+                name = str(path)
+                artifact = Artifact(name, display(path, rel), kind)
+                found.setdefault(_realpath(name, real_folders), artifact)
     if explicit:
         from ctxres.linters.checking.units import unit_members
 
