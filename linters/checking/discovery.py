@@ -177,7 +177,8 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
             kind = kind_of(rel, path, config)
             if kind:
                 name = str(path)
-                artifact = Artifact(name, display(path, rel), kind)
+                shown = display(path, rel)
+                artifact = Artifact(name, name if shown == name else shown, kind)  # one string when they are equal
                 found.setdefault(_realpath(name, real_folders), artifact)
     if explicit:
         from ctxres.linters.checking.units import unit_members
@@ -206,7 +207,9 @@ def find_named(paths: list[Path], config: Config, names: tuple[str, ...]) -> lis
 # --------------------------------------------------------------------------- which files: git or a walk
 
 
-_LISTINGS: list[dict[tuple[tuple[str, ...], int], tuple[Config, dict[Path, list[tuple[Path, str]]]]]] = []
+# Within one_listing: (folders, id(config)) -> (config, each folder's files as their relative paths joined by
+# NUL, a character no path holds): one string per folder, not two objects per file, held for the whole check.
+_LISTINGS: list[dict[tuple[tuple[str, ...], int], tuple[Config, dict[Path, str]]]] = []
 
 
 @contextmanager
@@ -234,13 +237,22 @@ def candidate_files(
     key = (tuple(map(str, folders)), id(config))
     known = _LISTINGS[0].get(key)
     if known is None or known[0] is not config:
-        known = _LISTINGS[0][key] = (config, _candidate_files(folders, config))
-    if wanted is None:
-        return {folder: list(files) for folder, files in known[1].items()}
-    # `wanted` tests the name of a file: the files it accepts among all of them are those it would list.
+        listed = _candidate_files(folders, config)
+        known = _LISTINGS[0][key] = (
+            config,
+            {folder: "\0".join(rel for _, rel in files) for folder, files in listed.items()},
+        )
+        if wanted is None:
+            return listed
+    # The path of a listed file is its folder joined with its relative path (what the walk and git listing
+    # give); `wanted` tests the name of a file: the files it accepts among all of them are those it would list.
     return {
-        folder: [(path, rel) for path, rel in files if wanted(rel.rsplit("/", 1)[-1])]
-        for folder, files in known[1].items()
+        folder: [
+            (folder / rel, rel)
+            for rel in (joined.split("\0") if joined else ())
+            if wanted is None or wanted(rel.rsplit("/", 1)[-1])
+        ]
+        for folder, joined in known[1].items()
     }
 
 
