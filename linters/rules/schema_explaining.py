@@ -28,10 +28,10 @@ class SchemaError:
     """One error, as jsonschema's ``ValidationError`` would have it (its message made when asked for)."""
 
     __slots__ = (
+        "_base",
         "_message",
         "context",
         "instance",
-        "parent",
         "relative_path",
         "relative_schema_path",
         "schema",
@@ -49,6 +49,7 @@ class SchemaError:
         path: Path,
         schema_path: Path,
         context: list[SchemaError] | None = None,
+        base: tuple[Path, Path] = ((), ()),
     ) -> None:
         self._message = message
         self.validator = validator
@@ -58,9 +59,7 @@ class SchemaError:
         self.relative_path = path
         self.relative_schema_path = schema_path
         self.context = context or []
-        self.parent: SchemaError | None = None
-        for sub in self.context:
-            sub.parent = self
+        self._base = base  # the absolute paths of the value (and schema) the relative paths start from
 
     @property
     def message(self) -> str:
@@ -68,15 +67,11 @@ class SchemaError:
 
     @property
     def absolute_path(self) -> Path:
-        if self.parent is None:
-            return self.relative_path
-        return (*self.parent.absolute_path, *self.relative_path)
+        return (*self._base[0], *self.relative_path)
 
     @property
     def absolute_schema_path(self) -> Path:
-        if self.parent is None:
-            return self.relative_schema_path
-        return (*self.parent.absolute_schema_path, *self.relative_schema_path)
+        return (*self._base[1], *self.relative_schema_path)
 
 
 class Unsupported(ValueError):
@@ -216,34 +211,57 @@ class Explainer:
         return not any(True for _ in self._descend(instance, schema, (), ()))
 
     def _descend(
-        self, instance: Any, schema: Any, path: Path, schema_path: Path, outer: tuple[Path, Path] | None = None
+        self,
+        instance: Any,
+        schema: Any,
+        path: Path,
+        schema_path: Path,
+        outer: tuple[Path, Path] | None = None,
+        base: tuple[Path, Path] = ((), ()),
     ) -> Iterator[SchemaError]:
         """The errors of ``instance`` against ``schema``; ``path`` and ``schema_path`` lead to them from the
         value the errors are relative to (the checked value, or the value of an ``anyOf``). A ``false`` schema
         has one error, at ``outer`` (default: the same paths): jsonschema gives it the paths of the schema
-        that holds it, without the step to the property (``properties: {x: false}``) or branch."""
+        that holds it, without the step to the property (``properties: {x: false}``) or branch. ``base``: the
+        absolute paths of the value the relative paths start from (an error of a branch of an ``anyOf`` is
+        relative to the value of the ``anyOf``, as in jsonschema, where it points to the ``anyOf``'s error)."""
         if schema is True:
             return
         if schema is False:
             at, schema_at = outer or (path, schema_path)
             yield SchemaError(
-                lambda: f"False schema does not allow {instance!r}", None, None, instance, schema, at, schema_at
+                lambda: f"False schema does not allow {instance!r}",
+                None,
+                None,
+                instance,
+                schema,
+                at,
+                schema_at,
+                None,
+                base,
             )
             return
         for keyword, argument in schema.items():
             if keyword in _VALIDATORS:
-                yield from self._keyword(keyword, argument, instance, schema, path, schema_path)
+                yield from self._keyword(keyword, argument, instance, schema, path, schema_path, base)
 
     def _keyword(
-        self, keyword: str, argument: Any, instance: Any, schema: Mapping[str, Any], path: Path, schema_path: Path
+        self,
+        keyword: str,
+        argument: Any,
+        instance: Any,
+        schema: Mapping[str, Any],
+        path: Path,
+        schema_path: Path,
+        base: tuple[Path, Path],
     ) -> Iterator[SchemaError]:
         here = (*schema_path, keyword)
 
         def error(message: Callable[[], str], context: list[SchemaError] | None = None) -> SchemaError:
-            return SchemaError(message, keyword, argument, instance, schema, path, here, context)
+            return SchemaError(message, keyword, argument, instance, schema, path, here, context, base)
 
         if keyword == "$ref":
-            yield from self._descend(instance, _target(self.root, argument), path, schema_path)
+            yield from self._descend(instance, _target(self.root, argument), path, schema_path, None, base)
         elif keyword == "type":
             names = [argument] if isinstance(argument, str) else argument
             if not any(_TYPES[name](instance) for name in names):
@@ -252,9 +270,11 @@ class Explainer:
             if isinstance(instance, dict):
                 for name, subschema in argument.items():
                     if name in instance and not self._valid(instance[name], subschema):
-                        yield from self._descend(instance[name], subschema, (*path, name), (*here, name), (path, here))
+                        yield from self._descend(
+                            instance[name], subschema, (*path, name), (*here, name), (path, here), base
+                        )
         elif keyword == "additionalProperties":
-            yield from self._additional(argument, instance, schema, path, here, error)
+            yield from self._additional(argument, instance, schema, path, here, error, base)
         elif keyword == "required":
             if isinstance(instance, dict):
                 for name in argument:
@@ -269,12 +289,13 @@ class Explainer:
                 else:
                     for index, item in enumerate(instance):
                         if not self._valid(item, argument):
-                            yield from self._descend(item, argument, (*path, index), here)
+                            yield from self._descend(item, argument, (*path, index), here, None, base)
         elif keyword in ("anyOf", "oneOf"):
-            yield from self._branches(keyword, argument, instance, error)
+            branch_base = ((*base[0], *path), (*base[1], *here))
+            yield from self._branches(keyword, argument, instance, error, branch_base)
         elif keyword == "allOf":
             for index, subschema in enumerate(argument):
-                yield from self._descend(instance, subschema, path, (*here, index), (path, here))
+                yield from self._descend(instance, subschema, path, (*here, index), (path, here), base)
         elif keyword == "not":
             if self._valid(instance, argument):
                 yield error(lambda: f"{instance!r} should not be valid under {argument!r}")
@@ -282,10 +303,12 @@ class Explainer:
             if self._valid(instance, argument):
                 if "then" in schema:
                     yield from self._descend(
-                        instance, schema["then"], path, (*schema_path, "then"), (path, schema_path)
+                        instance, schema["then"], path, (*schema_path, "then"), (path, schema_path), base
                     )
             elif "else" in schema:
-                yield from self._descend(instance, schema["else"], path, (*schema_path, "else"), (path, schema_path))
+                yield from self._descend(
+                    instance, schema["else"], path, (*schema_path, "else"), (path, schema_path), base
+                )
         elif keyword == "format":
             return  # asserted only with a format checker
         else:
@@ -301,6 +324,7 @@ class Explainer:
         path: Path,
         here: Path,
         error: Callable[[Callable[[], str]], SchemaError],
+        base: tuple[Path, Path],
     ) -> Iterator[SchemaError]:
         if not isinstance(instance, dict):
             return
@@ -308,7 +332,7 @@ class Explainer:
         extras = {name for name in instance if name not in properties}  # a set, iterated as jsonschema does
         if isinstance(extra_schema, dict):
             for extra in extras:
-                yield from self._descend(instance[extra], extra_schema, (*path, extra), here)
+                yield from self._descend(instance[extra], extra_schema, (*path, extra), here, None, base)
         elif not extra_schema and extras:
             names = sorted(extras, key=str)
             verb = "was" if len(names) == 1 else "were"
@@ -321,13 +345,14 @@ class Explainer:
         branches: list[Any],
         instance: Any,
         error: Callable[[Callable[[], str], list[SchemaError]], SchemaError],
+        base: tuple[Path, Path],
     ) -> Iterator[SchemaError]:
         context: list[SchemaError] = []
         first_valid: Any = None
         rest = iter(enumerate(branches))
         for index, branch in rest:
             valid = self._valid(instance, branch)
-            errors = [] if valid else list(self._descend(instance, branch, (), (index,), ((), ())))
+            errors = [] if valid else list(self._descend(instance, branch, (), (index,), ((), ()), base))
             if not errors:
                 first_valid = branch
                 break
