@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -46,6 +47,42 @@ def _display(path: Path, cwd: Path) -> str:
         return path.relative_to(cwd).as_posix()
     except ValueError:
         return os.path.relpath(path, cwd).replace(os.sep, "/")
+
+
+def _display_below(folder: Path, cwd: Path) -> Callable[[Path, str], str]:
+    """``_display(path, cwd)`` for the files of ``folder`` (path, and the path relative to the folder, clean:
+    no ``.`` or ``..``): the folder's display and the relative path joined, where that is what ``_display``
+    computes (a folder at or below ``cwd``, or one ``cwd`` is not below), else ``_display`` of each path."""
+    if ".." not in folder.parts:
+        if folder.is_absolute():
+            try:
+                base: str | None = folder.relative_to(cwd).as_posix()
+            except ValueError:
+                base = None
+        elif not cwd.is_absolute():
+            base = None
+        else:  # relative_to fails for every file: os.path.relpath, which compares the absolute paths
+            real, start = os.path.abspath(folder), os.path.abspath(cwd)
+            inside = real != start and os.path.commonpath([real, start]) == real  # cwd below the folder
+            base = None if inside else os.path.relpath(real, start).replace(os.sep, "/")
+        if base == ".":
+            return lambda path, rel: rel
+        if base is not None:
+            return lambda path, rel: f"{base}/{rel}"
+    return lambda path, rel: _display(path, cwd)
+
+
+def _realpath(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, the folder's resolved once (``folders``): the real folder joined with the
+    name, unless the name is itself a link."""
+    head, tail = os.path.split(path)
+    if not head or tail in ("", ".", ".."):
+        return os.path.realpath(path)
+    real_head = folders.get(head)
+    if real_head is None:
+        real_head = folders[head] = os.path.realpath(head)
+    joined = os.path.join(real_head, tail)
+    return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
 def kind_of(relpath: str, path: Path, config: Config) -> str | None:
@@ -134,10 +171,15 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
                 artifact = Artifact(str(given), _display(given, cwd), kind)
                 explicit.append(found.setdefault(os.path.realpath(given), artifact))
             continue
+        display = _display_below(given, cwd)
+        real_folders: dict[str, str] = {}
         for path, rel in listed.get(given, []):
             kind = kind_of(rel, path, config)
             if kind:
-                found.setdefault(os.path.realpath(path), Artifact(str(path), _display(path, cwd), kind))
+                name = str(path)
+                shown = display(path, rel)
+                artifact = Artifact(name, name if shown == name else shown, kind)  # one string when they are equal
+                found.setdefault(_realpath(name, real_folders), artifact)
     if explicit:
         from ctxres.linters.checking.units import unit_members
 
@@ -165,7 +207,56 @@ def find_named(paths: list[Path], config: Config, names: tuple[str, ...]) -> lis
 # --------------------------------------------------------------------------- which files: git or a walk
 
 
+# Within one_listing: (folders, id(config)) -> (config, each folder's files as their relative paths joined by
+# NUL, a character no path holds): one string per folder, not two objects per file, held for the whole check.
+_LISTINGS: list[dict[tuple[tuple[str, ...], int], tuple[Config, dict[Path, str]]]] = []
+
+
+@contextmanager
+def one_listing() -> Iterator[None]:
+    """Within it, the files under the same folders (with the same configuration) are listed once: a check
+    lists them to discover the artifacts, and again for the files a rule looks for (:func:`find_named`). The
+    files do not change during a check; outside of one, every call lists them afresh."""
+    if _LISTINGS:
+        yield
+        return
+    _LISTINGS.append({})
+    try:
+        yield
+    finally:
+        _LISTINGS.clear()
+
+
 def candidate_files(
+    folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
+) -> dict[Path, list[tuple[Path, str]]]:
+    """For each folder: (path, path relative to the folder) of every file the excludes and ignore rules keep
+    (and whose name ``wanted`` accepts); see :func:`_candidate_files`. Remembered within :func:`one_listing`."""
+    if not _LISTINGS:
+        return _candidate_files(folders, config, wanted)
+    key = (tuple(map(str, folders)), id(config))
+    known = _LISTINGS[0].get(key)
+    if known is None or known[0] is not config:
+        listed = _candidate_files(folders, config)
+        known = _LISTINGS[0][key] = (
+            config,
+            {folder: "\0".join(rel for _, rel in files) for folder, files in listed.items()},
+        )
+        if wanted is None:
+            return listed
+    # The path of a listed file is its folder joined with its relative path (what the walk and git listing
+    # give); `wanted` tests the name of a file: the files it accepts among all of them are those it would list.
+    return {
+        folder: [
+            (folder / rel, rel)
+            for rel in (joined.split("\0") if joined else ())
+            if wanted is None or wanted(rel.rsplit("/", 1)[-1])
+        ]
+        for folder, joined in known[1].items()
+    }
+
+
+def _candidate_files(
     folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
 ) -> dict[Path, list[tuple[Path, str]]]:
     """For each folder: (path, path relative to the folder) of every file the excludes and ignore rules keep

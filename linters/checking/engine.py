@@ -6,14 +6,14 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression
-from ctxres.linters.checking.discovery import Artifact, discover
+from ctxres.linters.checking.discovery import Artifact, discover, one_listing
 from ctxres.linters.checking.finding_runs import FindingRuns
 from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
@@ -36,6 +36,50 @@ class WorkerDied(RuntimeError):
     """A worker process ended without handing back its results (killed, out of memory, a crash)."""
 
 
+class LoadedDocuments(Sequence[Document]):
+    """The documents a check loaded, in order: a stub (path, kind, place on disk) of each, made when it is read
+    from the artifact it came from (the artifacts are held anyway: a reference a file), and the whole document
+    for the kinds a rule module keeps (or any other document added)."""
+
+    def __init__(self) -> None:
+        self._entries: list[Document | Artifact] = []
+
+    def add(self, document: Document, artifact: Artifact | None = None) -> None:
+        """Keep ``document``; only a reference to ``artifact`` when the document is its stub."""
+        if artifact is not None and document == _stub(artifact):
+            self._entries.append(artifact)
+        else:
+            self._entries.append(document)
+
+    def paths(self) -> Iterator[str]:
+        for entry in self._entries:
+            yield entry.path if isinstance(entry, Document) else entry.display
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, index: int) -> Document: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Document]: ...
+    def __getitem__(self, index: int | slice) -> Document | list[Document]:
+        if isinstance(index, slice):
+            return [_document(entry) for entry in self._entries[index]]
+        return _document(self._entries[index])
+
+    def __iter__(self) -> Iterator[Document]:
+        return map(_document, self._entries)
+
+
+def _stub(artifact: Artifact) -> Document:
+    """What ``Document.stub()`` is for the document loaded from ``artifact``."""
+    return Document(path=artifact.display, kind=artifact.kind, text="", data=None, fs_path=artifact.fs_path)
+
+
+def _document(entry: Document | Artifact) -> Document:
+    return entry if isinstance(entry, Document) else _stub(entry)
+
+
 @dataclass
 class Workspace:
     """What one run keeps of the files it checked, for rules that compare several files.
@@ -47,7 +91,7 @@ class Workspace:
     """
 
     config: Config
-    documents: list[Document] = field(default_factory=list)
+    documents: LoadedDocuments = field(default_factory=LoadedDocuments)
     # The paths given to the check and the folder paths are shown relative to (empty/None: unknown), for
     # rules that look for files that are not artifacts wherever the check is run from.
     roots: list[Path] = field(default_factory=list)
@@ -274,15 +318,27 @@ def run(
 
     ``progress(done, total)`` is called after each file. Findings are identical whatever ``jobs`` is.
     """
+    with one_listing():
+        return _run(paths, config, cwd, jobs, progress, artifacts)
+
+
+def _run(
+    paths: list[Path],
+    config: Config,
+    cwd: Path | None,
+    jobs: int,
+    progress: Progress | None,
+    artifacts: list[Artifact] | None,
+) -> Report:
     roots.forget()
     if artifacts is None:
         artifacts = discover(paths, config, cwd)
     workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())
     policy = _Policy(config)
-    for done, result in enumerate(_results(artifacts, config, jobs), start=1):
+    for done, (artifact, result) in enumerate(zip(artifacts, _results(artifacts, config, jobs), strict=True), start=1):
         policy.add(result)
         if result.document is not None:
-            workspace.documents.append(result.document)
+            workspace.documents.add(result.document, artifact)
         for module, fact in result.facts.items():
             workspace.facts.setdefault(module, []).append(fact)
         if progress is not None:
@@ -290,7 +346,7 @@ def run(
     later: list[Finding] = []
     for workspace_check in _checks()[1]:
         later += workspace_check(workspace)
-    loaded = {document.path for document in workspace.documents}
+    loaded = set(workspace.documents.paths())
     return Report(policy.finish(later, loaded), files_checked=len(artifacts))
 
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import pickle
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from ctxres.findings import Finding, Position, Severity
+
+if TYPE_CHECKING:
+    import tempfile  # pickle and tempfile are imported when findings are spilled: most checks never spill
 
 RUN_SIZE = 2048  # findings held in memory before they are spilled (about 2 MB)
 _BLOCK = 256  # findings per pickled block of a run file
@@ -60,6 +61,8 @@ class SpilledFindings(Sequence[Finding]):
         self.warnings = 0
 
     def _read(self, run: Path) -> Iterator[Finding]:
+        import pickle
+
         with run.open("rb") as handle:
             while True:
                 try:
@@ -117,6 +120,9 @@ class FindingRuns:
             self.append(finding)
 
     def _spill(self) -> None:
+        import pickle
+        import tempfile
+
         try:
             if self.folder is None:
                 self.folder = tempfile.TemporaryDirectory(prefix="ctxres-findings-")

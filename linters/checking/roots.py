@@ -11,21 +11,49 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctxres.project import project_root
+from ctxres.project import MARKERS, project_root
 
 _ROOTS: dict[str, Path] = {}
+_MARKED: dict[str, str | None] = {}  # folder -> the nearest folder at or above it with a marker (None: none)
 
 
 def root_of(path: str | os.PathLike[str]) -> Path:
-    """``project_root(Path(path))``, remembered per resolved folder."""
+    """``project_root(Path(path))``, remembered per resolved folder (and the markers of each folder above)."""
     here = os.path.realpath(path)
     folder = here if os.path.isdir(here) else os.path.dirname(here)
     root = _ROOTS.get(folder)
     if root is None:
-        root = _ROOTS[folder] = project_root(Path(folder))
+        if os.path.isdir(folder):  # (a folder that is not there: project_root starts from its parent)
+            marked = _marked(folder)
+            root = Path(marked if marked is not None else folder)
+        else:
+            root = project_root(Path(folder))
+        _ROOTS[folder] = root
     return root
+
+
+def _marked(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` (resolved) holding a project marker, as project_root tests it."""
+    walked: list[str] = []
+    found: str | None = None
+    while True:
+        if folder in _MARKED:
+            found = _MARKED[folder]
+            break
+        walked.append(folder)
+        if any(Path(folder, marker).exists() for marker in MARKERS):
+            found = folder
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for each in walked:
+        _MARKED[each] = found
+    return found
 
 
 def forget() -> None:
     """Forget every folder's root (at the start of a check)."""
     _ROOTS.clear()
+    _MARKED.clear()

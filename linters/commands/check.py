@@ -122,12 +122,15 @@ def _fewer_collections() -> None:
     """Make the cyclic garbage collector cheaper for the rest of this process: a check allocates millions of
     short-lived objects (parser nodes, values, positions) freed by reference counting, and makes few cycles.
     The objects alive now (the imported modules) are frozen out of every collection, and the youngest
-    generation is collected every 10,000 allocations instead of 700 (about 10% of the CPU time of a large
-    check). Once per process: a process that runs several checks (a test suite) freezes its objects once."""
+    generation is collected when 50,000 more container objects are alive than at its last collection, not
+    700: at 10,000 a large document's parser nodes (alive together) set off a collection of them every few
+    files, 2-3% of the CPU time of a large check; at 50,000 a check of 10,000 files makes a few collections,
+    and no more memory. Once per process: a process that runs several checks (a test suite) freezes its
+    objects once."""
     if gc.get_threshold()[0] >= 10_000:
         return
     gc.freeze()
-    gc.set_threshold(10_000, 20, 20)
+    gc.set_threshold(50_000, 20, 20)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -161,15 +164,17 @@ def run(args: argparse.Namespace) -> int:
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
         return EXIT_OK
+    from ctxres.linters.checking.discovery import one_listing
     from ctxres.linters.checking.progress import Progress
 
-    artifacts = discover(paths, config)
     jobs = args.jobs or default_jobs()
     try:
-        with Progress("ctxres check", "files") as progress:
-            # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
-            shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
-            report = engine.run(paths, config, jobs=jobs, progress=shown, artifacts=artifacts)
+        with one_listing():  # the files are listed once, for discovery and for the rules that look for others
+            artifacts = discover(paths, config)
+            with Progress("ctxres check", "files") as progress:
+                # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
+                shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
+                report = engine.run(paths, config, jobs=jobs, progress=shown, artifacts=artifacts)
     except engine.WorkerDied as exc:  # (the pool is imported only for --jobs 2 or more)
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -24,8 +24,34 @@ def write(document: object, items: Iterable[object], out: TextIO) -> None:
     separator = "[" + pad
     for item in items:
         out.write(separator)
-        out.write(json.dumps(item, indent=2, ensure_ascii=False).replace("\n", pad))
+        out.write(dumps(item).replace("\n", pad))
         separator = "," + pad
     out.write("[]" if separator.startswith("[") else "\n" + " " * indent + "]")
     out.write(after)
     out.write("\n")
+
+
+_quote = json.encoder.encode_basestring  # a string as json.dumps(ensure_ascii=False) writes it (C when built)
+
+
+def _scalar(value: object) -> str:
+    if type(value) is str:
+        return _quote(value)
+    if type(value) is int:
+        return int.__repr__(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def dumps(item: object) -> str:
+    """``json.dumps(item, indent=2, ensure_ascii=False)``; a mapping of strings to scalars (a finding) is
+    written a value at a time, by the C encoder that ``indent`` turns off for the whole."""
+    if (
+        type(item) is dict
+        and item
+        and all(
+            type(key) is str and (value is None or type(value) in (str, int, float, bool))
+            for key, value in item.items()
+        )
+    ):
+        return "{\n" + ",\n".join([f"  {_quote(key)}: {_scalar(value)}" for key, value in item.items()]) + "\n}"
+    return json.dumps(item, indent=2, ensure_ascii=False)

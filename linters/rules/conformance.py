@@ -229,12 +229,13 @@ _PARTS: dict[int, Valid] = {}  # the compiled predicate of each subschema of the
 
 @cache
 def validator(name: str) -> Any:
-    """The jsonschema validator that explains why a value is not valid against schema ``name`` (imported and
-    made only for such a value); it skips the parts of a value that are valid (schema_explaining)."""
-    from ctxres.linters.rules.schema_explaining import validator_class
+    """What explains why a value is not valid against schema ``name`` (made only for such a value): jsonschema's
+    errors, found without jsonschema for the schemas ctxres ships, else by jsonschema (imported then); both skip
+    the parts of a value that are valid (schema_explaining)."""
+    from ctxres.linters.rules.schema_explaining import explainer, validator_class
 
     validity(name)  # its parts compiled first
-    return validator_class(_PARTS)(schema(name))
+    return explainer(schema(name), _PARTS) or validator_class(_PARTS)(schema(name))
 
 
 @cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def test_findings_stay_in_memory_when_no_temporary_folder_can_be_written(monkeyp
     def refuse(*_: object, **__: object) -> None:
         raise OSError("read-only file system")
 
-    monkeypatch.setattr(finding_runs.tempfile, "TemporaryDirectory", refuse)
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", refuse)  # (imported by finding_runs when it spills)
     runs = FindingRuns(run_size=3)
     runs.extend(_findings())
     assert runs.sorted() == sorted(_findings(), key=Finding.sort_key)

@@ -112,3 +112,52 @@ def test_outside_git_the_walk_reads_the_gitignore_files(tmp_path: Path) -> None:
         [KEPT[0], KEPT[1], "projects/local-only/cx-003-checkpoint.json", "projects/personal/cx-004-checkpoint.json"]
     )
     assert box.listed() == expected
+
+
+def test_within_one_listing_the_files_are_listed_once_and_filtered_alike(tmp_path: Path) -> None:
+    from unittest import mock
+
+    from ctxres.config import load_config
+    from ctxres.linters.checking import discovery
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    for name in ("ORCHESTRATION.yaml", "a/_resume.md", "a/b/_resume.md", "a/b/other.md", ".gitignore"):
+        (tmp_path / name).write_text("x: 1\n")
+    (tmp_path / "a" / "b" / "ignored.md").write_text("")
+    (tmp_path / ".gitignore").write_text("ignored.md\n")
+    config = load_config(tmp_path, None)
+    plain = (discovery.discover([tmp_path], config), discovery.find_named([tmp_path], config, ("_resume.md",)))
+    with discovery.one_listing(), mock.patch.object(discovery, "walk_files", wraps=discovery.walk_files) as walk:
+        within = (discovery.discover([tmp_path], config), discovery.find_named([tmp_path], config, ("_resume.md",)))
+        assert walk.call_count == 1
+    assert within == plain and [p.name for p in plain[1]] == ["_resume.md", "_resume.md"]
+    with mock.patch.object(discovery, "walk_files", wraps=discovery.walk_files) as walk:
+        discovery.find_named([tmp_path], config, ("_resume.md",))
+        discovery.find_named([tmp_path], config, ("_resume.md",))
+        assert walk.call_count == 2  # outside of one: listed afresh
+
+
+def test_the_display_and_real_path_of_a_listed_file_are_computed_per_folder_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from ctxres.linters.checking import discovery
+
+    (tmp_path / "w" / "a" / "b").mkdir(parents=True)
+    (tmp_path / "w" / "a" / "b" / "f.yaml").write_text("x: 1\n")
+    (tmp_path / "w" / "target.yaml").write_text("x: 1\n")
+    (tmp_path / "w" / "a" / "link.yaml").symlink_to(tmp_path / "w" / "target.yaml")
+    (tmp_path / "w" / "alias").symlink_to(tmp_path / "w" / "a", target_is_directory=True)
+    monkeypatch.chdir(tmp_path / "w" / "a")
+    rels = ["b/f.yaml", "link.yaml", "missing.yaml", "b/missing/g.yaml"]
+    folders = [".", "..", "../a", "b", str(tmp_path / "w" / "a"), str(tmp_path / "w"), "../alias", str(tmp_path)]
+    cwds = [Path.cwd(), tmp_path, tmp_path / "w" / "a" / "b", tmp_path / "elsewhere", Path("rel")]
+    for folder in map(Path, folders):
+        for cwd in cwds:
+            display = discovery._display_below(folder, cwd)
+            real_folders: dict[str, str] = {}
+            for rel in rels:
+                path = folder / rel
+                assert display(path, rel) == discovery._display(path, cwd), (folder, cwd, rel)
+                assert discovery._realpath(str(path), real_folders) == os.path.realpath(path), (folder, rel)

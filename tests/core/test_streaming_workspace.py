@@ -71,3 +71,22 @@ def test_slim_answers_get_and_locate_for_its_paths() -> None:
     for path in (("a", "b"), ("a", "b", 0), ("a",), ("x", "y")):
         assert slim.locate(path) == doc.locate(path) and slim.locate(path, key=True) == doc.locate(path, key=True)
     assert ("d",) not in slim.value_pos and ("a", "c") not in slim.key_pos
+
+
+def test_the_workspace_keeps_a_reference_to_the_artifact_of_a_stub() -> None:
+    config = Config(root=CORPUS)
+    artifacts = discover([CORPUS], config, CORPUS)
+    kept = engine.LoadedDocuments()
+    expected = []
+    for artifact in artifacts:
+        result = engine.check_file(artifact, config)
+        if result.document is not None:
+            kept.add(result.document, artifact)
+            expected.append(result.document)
+    loose = Document("x.yaml", "orchestration", "text", {"a": 1}, fs_path="x.yaml")
+    kept.add(loose)
+    expected.append(loose)
+    stubs = sum(1 for entry in kept._entries if not isinstance(entry, Document))
+    assert stubs >= len(artifacts) // 2
+    assert list(kept) == expected and len(kept) == len(expected) and kept[-1] is loose and kept[:2] == expected[:2]
+    assert list(kept.paths()) == [doc.path for doc in expected]

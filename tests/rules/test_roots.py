@@ -45,3 +45,26 @@ def test_forget_sees_a_new_marker(tmp_path: Path) -> None:
     (tmp_path / "w" / ".ctxres.toml").write_text("")
     roots.forget()
     assert roots.root_of(folder / "f.yaml") == tmp_path / "w" == project_root(folder / "f.yaml")
+
+
+def test_the_markers_of_a_folder_serve_the_folders_below(tmp_path: Path) -> None:
+    """Folders are looked up from the deepest, then from others below the same marked folder, then from a
+    folder above a remembered one: each answer is project_root's."""
+    (tmp_path / "top" / ".claude").mkdir(parents=True)
+    deep = tmp_path / "top" / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / "top" / "a" / "x").mkdir()
+    (tmp_path / "top" / "a" / "b" / ".ctxres.toml").write_text("")
+    (tmp_path / "bare" / "d").mkdir(parents=True)
+    order = [
+        deep,
+        tmp_path / "top" / "a" / "x",
+        tmp_path / "top" / "a",
+        tmp_path / "top" / "a" / "b",
+        tmp_path / "bare" / "d",
+        tmp_path / "bare",
+        tmp_path / "top" / "a" / "x" / "e.yaml",
+    ]
+    roots.forget()
+    for path in order:
+        assert roots.root_of(path) == project_root(path), path

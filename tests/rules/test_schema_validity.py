@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from ctxres.config import load_config
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.rules import conformance
+from ctxres.linters.rules.schema_explaining import Explainer
 from ctxres.linters.rules.schema_validity import compile_validity, equal
 from ctxres.loading import Limits, load_file
 
@@ -113,11 +114,29 @@ def test_equality_is_jsonschemas() -> None:
 
 
 def _errors(validator: Any, value: Any) -> list[tuple[Any, ...]]:
+    """Everything the conformance rules read of each error (values compared as JSON, schemas by identity)."""
+
     def flat(error: Any) -> tuple[Any, ...]:
         context = tuple(flat(sub) for sub in error.context or ())
-        return (error.message, tuple(error.absolute_path), tuple(error.absolute_schema_path), error.validator, context)
+        return (
+            error.message,
+            tuple(error.absolute_path),
+            tuple(error.absolute_schema_path),
+            tuple(error.relative_path),
+            tuple(error.relative_schema_path),
+            error.validator,
+            json.dumps(error.validator_value, sort_keys=True, default=repr),
+            json.dumps(error.instance, sort_keys=True, default=repr),
+            id(error.schema) if isinstance(error.schema, dict) else error.schema,
+            context,
+        )
 
     return [flat(error) for error in validator.iter_errors(value)]
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_every_schema_is_explained_without_jsonschema(path: Path) -> None:
+    assert isinstance(conformance.validator(path.name.removesuffix(".schema.json")), Explainer)
 
 
 @pytest.mark.parametrize("where,name,value", TARGETS, ids=[f"{w}:{n}" for w, n, _ in TARGETS])
