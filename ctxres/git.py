@@ -16,12 +16,14 @@ from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
     from typing import Any
 
 # Field and record separators of the ``git log`` format; they never occur in hashes or dates.
 _RECORD, _END = "\x1e", "\x1d"
 _FIELD = "\x1f"
-_LOG_FORMAT = f"--format={_RECORD}%H{_FIELD}%h{_FIELD}%aI{_FIELD}%P{_END}"
+# No %h: with it, git would abbreviate the blob hashes of --raw too (see Commit.short).
+_LOG_FORMAT = f"--format={_RECORD}%H{_FIELD}%aI{_FIELD}%P{_END}"
 
 
 class GitError(Exception):
@@ -46,7 +48,7 @@ class Change:
     status: str
     path: str
     old_path: str
-    # The blob of the file before and after the change (unique abbreviations), from ``git log --raw``.
+    # The blob of the file before and after the change (full hashes), from ``git log --raw --no-abbrev``.
     old_blob: str = ""
     new_blob: str = ""
 
@@ -59,15 +61,56 @@ class Change:
         return self.status == "D"
 
 
+class Abbreviations:
+    """The short hashes of the commits of a repository, as git abbreviates them (``%h``: unique in the
+    repository, at least ``core.abbrev`` long), asked of git for the few commits a report shows: a
+    whole history's are not needed, and git's abbreviation of every commit and blob of ``git log``
+    cost more than reading them by their full hashes."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.known: dict[str, str] = {}
+
+    def fetch(self, shas: Iterable[str]) -> None:
+        """Ask git at once for the short hashes of ``shas`` not known yet."""
+        missing = [sha for sha in dict.fromkeys(shas) if sha not in self.known]
+        if not missing:
+            return
+        out = run(["log", "--no-walk=unsorted", f"--format=%H{_FIELD}%h", *missing], self.cwd)
+        for line in out.decode("ascii").splitlines():
+            sha, _, short = line.partition(_FIELD)
+            self.known[sha] = short
+
+    def short(self, sha: str) -> str:
+        if sha not in self.known:
+            self.fetch([sha])
+        return self.known.get(sha) or sha
+
+
 @dataclass(frozen=True)
 class Commit:
     """A commit with the files it changed compared with its first parent."""
 
     sha: str
-    short: str
     date: str
     parents: tuple[str, ...]
     changes: tuple[Change, ...] = field(default=())
+    abbreviations: Abbreviations | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def short(self) -> str:
+        """The commit's short hash, as ``git log --format=%h`` prints it (see :func:`abbreviate`)."""
+        return self.abbreviations.short(self.sha) if self.abbreviations is not None else self.sha
+
+
+def abbreviate(commits: Iterable[Commit]) -> None:
+    """Have the short hashes of ``commits`` (from :func:`log`) asked of git at once, before they are shown."""
+    wanted: dict[Abbreviations, list[str]] = {}
+    for commit in commits:
+        if commit.abbreviations is not None:
+            wanted.setdefault(commit.abbreviations, []).append(commit.sha)
+    for abbreviations, shas in wanted.items():
+        abbreviations.fetch(shas)
 
 
 def _first_line(stderr: bytes) -> str:
@@ -298,8 +341,8 @@ def _parse_changes(tokens: list[str]) -> list[Change]:
 
 
 def _parse_raw_changes(tokens: list[str]) -> list[Change]:
-    """``git log --raw -z`` changes: ``:MODE MODE OLD NEW STATUS``, then one path (two for a rename or
-    copy). The blob hashes are abbreviated (as ``%h`` is), which git keeps unique in the repository."""
+    """``git log --raw --no-abbrev -z`` changes: ``:MODE MODE OLD NEW STATUS``, then one path (two for
+    a rename or copy)."""
     changes: list[Change] = []
     index = 0
     while index < len(tokens):
@@ -325,15 +368,15 @@ def staged_changes(cwd: Path) -> list[Change]:
     return _parse_changes(out.decode("utf-8", "surrogateescape").split("\0"))
 
 
-def _parse_log(out: bytes) -> list[Commit]:
+def _parse_log(out: bytes, abbreviations: Abbreviations) -> list[Commit]:
     commits: list[Commit] = []
     for record in out.decode("utf-8", "surrogateescape").split(_RECORD):
         if not record.strip("\0\n"):
             continue
         header, _, rest = record.partition(_END)
-        sha, short, date, parents = [*header.split(_FIELD), "", "", "", ""][:4]
+        sha, date, parents = [*header.split(_FIELD), "", "", ""][:3]
         changes = _parse_raw_changes(rest.strip("\0\n").split("\0")) if rest.strip("\0\n") else []
-        commits.append(Commit(sha, short, date, tuple(parents.split()), tuple(changes)))
+        commits.append(Commit(sha, date, tuple(parents.split()), tuple(changes), abbreviations))
     return commits
 
 
@@ -344,7 +387,7 @@ def log(revisions: list[str], cwd: Path, paths: list[str] | None = None, *, foll
     (``git log --follow``); merge commits are left out."""
     if any(rev.startswith("-") for rev in revisions):
         raise GitError(f"invalid revision range {' '.join(revisions)!r}")
-    args = ["log", _LOG_FORMAT, "--raw", "-z", "-M", "--no-merges", "--no-ext-diff", "--no-color"]
+    args = ["log", _LOG_FORMAT, "--raw", "--no-abbrev", "-z", "-M", "--no-merges", "--no-ext-diff", "--no-color"]
     if follow:
         args.append("--follow")
     args += ["--end-of-options", *revisions, "--", *(paths or [])]
@@ -357,4 +400,4 @@ def log(revisions: list[str], cwd: Path, paths: list[str] | None = None, *, foll
                 raise shallow_clone(cwd, f"{' '.join(revisions)!r} is not among them") from None
             raise GitError(f"unknown revision or range {' '.join(revisions)!r}") from None
         raise
-    return list(reversed(_parse_log(out)))
+    return list(reversed(_parse_log(out, Abbreviations(cwd))))

@@ -315,4 +315,10 @@ def compare_commits(
             gc.enable()
     if progress is not None:
         progress(len(pairs), len(pairs))
+    # The commits a report shows (stale or not compared): their short hashes, asked of git at once.
+    git.abbreviate(
+        result.commit
+        for result in results
+        if result is not None and result.commit is not None and (result.staleness is not None or result.note)
+    )
     return results

@@ -89,6 +89,37 @@ def test_every_distinct_version_is_read_once_by_one_cat_file(
         assert full == blobs
 
 
+@pytest.mark.parametrize("abbrev", [None, "12"])
+def test_versions_are_asked_by_full_hash_and_shown_commits_abbreviated_by_git(
+    history: tuple[GitRepo, dict[str, str]], tmp_path: Path, abbrev: str | None
+) -> None:
+    """git's abbreviation of every commit and blob of a history costs more than reading the versions:
+    the log gives full hashes, and only the commits shown are abbreviated, by git, in one call."""
+    repo, commits = history
+    if abbrev is not None:
+        repo.git("config", "core.abbrev", abbrev)
+    log = _shim(repo, tmp_path)
+    for args in (
+        ["audit-history", PATH, "--output-format", "json"],
+        ["stale", "--since", commits["start"], "--output-format", "json"],
+    ):
+        for stale_log in tmp_path.glob("git-calls.log*"):
+            stale_log.unlink()
+        result = repo.run(*args)
+        assert result.returncode == 1, result.stderr
+        asked = (tmp_path / "git-calls.log.stdin---batch-check").read_text("utf-8").splitlines()
+        assert asked and all(len(name) == 40 for name in asked), asked
+        calls = log.read_text("utf-8").splitlines()
+        assert len([call for call in calls if "--no-walk" in call]) == 1, calls
+        report = json.loads(result.stdout)
+        shown = [entry for file in report.get("files", []) for entry in file["stale_commits"]]
+        shown += report.get("blocked", [])
+        assert shown, report
+        for entry in shown:
+            assert entry["commit"] == repo.git("log", "-1", "--format=%h", entry["sha"]).strip()
+            assert len(entry["commit"]) == int(abbrev or 7)
+
+
 def test_reverts_and_an_invalid_version_are_reported_as_before(history: tuple[GitRepo, dict[str, str]]) -> None:
     repo, commits = history
     result = repo.run("audit-history", PATH, "--output-format", "json")
