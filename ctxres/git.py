@@ -169,10 +169,19 @@ def repo_root(cwd: Path) -> Path:
     """The top folder of the work tree that contains ``cwd``."""
     if not cwd.is_dir():
         raise GitError(f"{cwd} is not a folder")
-    out = run(["rev-parse", "--show-toplevel"], cwd).decode("utf-8", "surrogateescape").strip()
-    if not out:
+    # Where a shallow clone lists its boundary is asked in the same process (see shallow_boundary).
+    lines = run(["rev-parse", "--show-toplevel", "--git-path", "shallow"], cwd).decode("utf-8", "surrogateescape")
+    top, _, where = lines.strip("\n").partition("\n")
+    if not top.strip():
         raise GitError(f"{cwd} is not inside a git work tree (a bare repository has no files to check)")
-    return Path(out)
+    root = Path(top.strip())
+    if where.strip():
+        _shallow_files[root] = Path(os.path.normpath(cwd / where.strip()))
+    return root
+
+
+# The file that lists a shallow clone's boundary, by repository root (from repo_root).
+_shallow_files: dict[Path, Path] = {}
 
 
 def repo_path(path: Path, root: Path) -> str:
@@ -212,13 +221,15 @@ def resolve_commit(rev: str, cwd: Path) -> str:
 def shallow_boundary(cwd: Path) -> frozenset[str]:
     """The commits at which a shallow clone's history is cut (their parents were not fetched): the
     hashes listed in ``.git/shallow``. Empty in a complete clone."""
-    where = run(["rev-parse", "--git-path", "shallow"], cwd).decode("utf-8", "surrogateescape").strip()
+    shallow = _shallow_files.get(cwd)
+    if shallow is None:
+        shallow = cwd / run(["rev-parse", "--git-path", "shallow"], cwd).decode("utf-8", "surrogateescape").strip()
     try:
-        text = (cwd / where).read_text(encoding="ascii", errors="replace")
+        text = shallow.read_text(encoding="ascii", errors="replace")
     except FileNotFoundError:
         return frozenset()
     except OSError as exc:
-        raise GitError(f"cannot read {cwd / where}: {exc.strerror or exc}") from None
+        raise GitError(f"cannot read {shallow}: {exc.strerror or exc}") from None
     return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 

@@ -114,6 +114,15 @@ def test_audit_history_in_a_depth_1_clone_names_the_shallow_clone_and_the_fix(de
     assert "no stale commit" not in result.stdout
 
 
+def test_history_commands_run_from_a_subfolder_of_a_depth_1_clone_find_the_cut(depth1: Clone) -> None:
+    """The shallow file is located where the root is asked for, relative to the folder asked from."""
+    folder = depth1.root / WORKFLOW.rsplit("/", 1)[0]
+    result = depth1.run("audit-history", "ORCHESTRATION.yaml", cwd=folder)
+    _assert_shallow_error(result, "ctxres audit-history: error: ", "1 commit", "ORCHESTRATION.yaml")
+    result = depth1.run("stale", "--since", "HEAD~3", cwd=folder)
+    _assert_shallow_error(result, "ctxres stale: error: ", "1 commit", "'HEAD~3'")
+
+
 def test_audit_history_json_in_a_depth_1_clone_is_the_same_error(depth1: Clone) -> None:
     result = depth1.run("audit-history", WORKFLOW, "--output-format", "json")
     _assert_shallow_error(result, "ctxres audit-history: error: ", "1 commit", WORKFLOW)
