@@ -66,11 +66,19 @@ def _composer() -> Any:
     return type("_Composer", (base,), namespace)
 
 
+class _ConstructorLoader(yaml.SafeLoader):
+    """A loader that reads no text: its empty text is not searched for non-printable characters (the
+    search would compile PyYAML's pattern of them, which ctxres.yaml_startup defers)."""
+
+    def check_printable(self, data: str) -> None:
+        pass
+
+
 @functools.lru_cache(maxsize=1)
 def _constructor() -> yaml.SafeLoader:
     """The loader whose constructors turn scalars into values (and flatten merge keys): they keep no state of
     a document, so one serves every parse (a loader per parse is cyclic garbage, and costs its set-up)."""
-    return yaml.SafeLoader("")
+    return _ConstructorLoader("")
 
 
 def _loader(text: str) -> Any:
