@@ -9,7 +9,6 @@ below (the order of ``ctxres --help``); a module that is not listed is registere
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from types import ModuleType
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -44,6 +43,8 @@ COMMAND_MODULES = {
 
 def command_modules() -> list[ModuleType]:
     """Every command module of this package (importing one costs nothing until it runs)."""
+    import pkgutil  # here: a command's start-up does not list the package
+
     names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
     ordered = [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
     return [importlib.import_module(f"{__name__}.{name}") for name in ordered]
