@@ -76,7 +76,9 @@ class Abbreviations:
         missing = [sha for sha in dict.fromkeys(shas) if sha not in self.known]
         if not missing:
             return
-        out = run(["log", "--no-walk=unsorted", f"--format=%H{_FIELD}%h", *missing], self.cwd)
+        # The hashes on standard input: a report of thousands of commits is no command line too long.
+        stdin = "".join(f"{sha}\n" for sha in missing).encode("ascii")
+        out = run(["log", "--no-walk=unsorted", "--stdin", f"--format=%H{_FIELD}%h"], self.cwd, stdin)
         for line in out.decode("ascii").splitlines():
             sha, _, short = line.partition(_FIELD)
             self.known[sha] = short

@@ -110,7 +110,7 @@ def test_versions_are_asked_by_full_hash_and_shown_commits_abbreviated_by_git(
         asked = (tmp_path / "git-calls.log.stdin---batch-check").read_text("utf-8").splitlines()
         assert asked and all(len(name) == 40 for name in asked), asked
         calls = log.read_text("utf-8").splitlines()
-        assert len([call for call in calls if "--no-walk" in call]) == 1, calls
+        assert len([call for call in calls if "--no-walk" in call]) == 1, calls  # one call for all
         # The root and the shallow clone's file asked in one process, as the short hashes are.
         assert [call for call in calls if call.startswith("rev-parse --show-toplevel")] == [
             "rev-parse --show-toplevel --git-path shallow"
