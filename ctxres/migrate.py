@@ -52,15 +52,25 @@ def is_placeholder(value: Any) -> bool:
 
 
 def placeholders(value: Any, path: JsonPath = ()) -> Iterator[JsonPath]:
-    """Paths (below ``path``) of every placeholder value inside ``value``."""
-    if is_placeholder(value):
-        yield path
+    """Paths (below ``path``) of every placeholder value inside ``value``, in document order (found at once,
+    without a generator per value: the linter asks it of every orchestration file's section, twice)."""
+    found: list[JsonPath] = []
+    _placeholders(value, path, found)
+    return iter(found)
+
+
+def _placeholders(value: Any, path: JsonPath, found: list[JsonPath]) -> None:
+    if isinstance(value, str):
+        if PLACEHOLDER_PREFIX in value and is_placeholder(value):
+            found.append(path)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from placeholders(item, (*path, key))
+            if isinstance(item, (str, dict, list)):
+                _placeholders(item, (*path, key), found)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from placeholders(item, (*path, index))
+            if isinstance(item, (str, dict, list)):
+                _placeholders(item, (*path, index), found)
 
 
 # --------------------------------------------------------------------------------------------

@@ -203,22 +203,33 @@ def iter_timestamps(data: Any, *, skip: Callable[[Path], bool] = lambda _path: F
 
     Values that merely contain a time in prose are ignored; ``skip(path)`` prunes a sub-tree.
     """
-    stack: list[tuple[Path, Any]] = [((), data)]  # depth first, in document order
+    # Depth first, in document order. Only what may hold a time is stacked (a mapping, a list, a string that
+    # starts with a digit) and asked to ``skip``: any other value yields nothing, skipped or not.
+    stack: list[tuple[Path, Any]] = [((), data)] if _may_hold_time(data) else []
+    push = stack.append
     while stack:
         path, node = stack.pop()
         if skip(path):
             continue
         if isinstance(node, dict):
             for key, child in reversed(list(node.items())):
-                if not is_planned_key(str(key)):
-                    stack.append(((*path, key), child))
+                if (
+                    isinstance(child, (dict, list)) or (isinstance(child, str) and child[:1].isdigit())
+                ) and not is_planned_key(str(key)):
+                    push(((*path, key), child))
         elif isinstance(node, list):
             for index in range(len(node) - 1, -1, -1):
-                stack.append(((*path, index), node[index]))
-        elif isinstance(node, str) and node[:1].isdigit():
+                child = node[index]
+                if isinstance(child, (dict, list)) or (isinstance(child, str) and child[:1].isdigit()):
+                    push(((*path, index), child))
+        else:
             stamp = parse_timestamp(node)
             if stamp is not None:
                 yield Found(path, stamp)
+
+
+def _may_hold_time(value: Any) -> bool:
+    return isinstance(value, (dict, list)) or (isinstance(value, str) and value[:1].isdigit())
 
 
 def earliest_instant(stamp: Timestamp) -> dt.datetime:

@@ -42,6 +42,24 @@ def may_hold_alias(text: str) -> bool:
     return False
 
 
+def may_hold_anchor(text: str) -> bool:
+    """Whether some ``&`` of ``text`` is followed by a character that may start an anchor's name (pure).
+
+    An anchor is ``&`` and at least one character of its name (libyaml and PyYAML's scanner refuse an empty
+    one), never a blank or a line break: text without such an ``&`` defines no anchor, so it holds no alias
+    (one to an undefined anchor is an error of the composer) and no node of it is reached twice, whatever
+    :func:`may_hold_alias` says of its ``*`` (``Main & CI``, ``**bold**``)."""
+    at = text.find("&")
+    while at != -1:
+        if at + 1 < len(text) and text[at + 1] not in _NOT_ANCHOR:
+            return True
+        at = text.find("&", at + 1)
+    return False
+
+
+_NOT_ANCHOR = " \t\r\n"
+
+
 @functools.lru_cache(maxsize=1)
 def _composer() -> Any:
     """``CSafeLoader`` with its per-node Python calls made cheap: ``resolve`` (the tag of a plain scalar, a pure
@@ -397,7 +415,7 @@ def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_
     shared = "&" in text
     if node is None:
         return YamlParse(None)
-    if not may_hold_alias(text):
+    if not (may_hold_alias(text) and may_hold_anchor(text)):
         quick = _quick(node, line_offset, max_nodes, max_depth)
         if quick is not None:
             return quick

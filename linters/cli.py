@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from ctxres import __version__
-from ctxres.linters.commands import EXIT_ERROR, EXIT_OK, command_module, command_modules
+from ctxres.linters.commands import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, command_module, command_modules
 
 
 class SubCommandParser(argparse.ArgumentParser):
@@ -88,6 +88,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+# The sub-commands that release every resource they take before they return (``check``: its worker pool is shut
+# down, the findings it spilled to disk removed), so that the console script may end without the interpreter's
+# teardown (no atexit handler, finalizer or collection is needed after them).
+_QUICK_EXIT = frozenset({"check"})
+
+
+def cli() -> int:
+    """The console script: :func:`main`, then, after a sub-command of ``_QUICK_EXIT`` that ended with its
+    result (0 or 1, not an error or an interrupt), stdout and stderr flushed and the process ended with
+    ``os._exit``: the interpreter's teardown (freeing every object of a check) is ~2% of a check's CPU."""
+    given = sys.argv[1:]
+    code = main(given)
+    if given and given[0] in _QUICK_EXIT and code in (EXIT_OK, EXIT_FINDINGS):
+        _end(code)
+    return code
+
+
+def _end(code: int) -> None:
+    """Flush what was printed and leave at once (``os._exit``) with ``code``; the usual exit when a stream
+    cannot be flushed (a closed pipe), which then reports it as it always did."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        return
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -53,7 +53,7 @@ class SpilledFindings(Sequence[Finding]):
     """Findings sorted in runs on disk (and the last run in memory), read back merged at each iteration."""
 
     def __init__(self, folder: tempfile.TemporaryDirectory[str], runs: list[Path], last: list[Finding]) -> None:
-        self._folder = folder  # removed when this object is
+        self._folder = folder  # removed by close, or when this object is collected
         self._runs = runs
         self._last = last
         self._count = 0
@@ -70,6 +70,10 @@ class SpilledFindings(Sequence[Finding]):
                 except EOFError:
                     return
                 yield from map(_finding, block)
+
+    def close(self) -> None:
+        """Remove the runs on disk now (the console script ends without collecting objects: ``ctxres.linters.cli``)."""
+        self._folder.cleanup()
 
     def __iter__(self) -> Iterator[Finding]:
         return heapq.merge(*(self._read(run) for run in self._runs), self._last, key=Finding.sort_key)
@@ -145,3 +149,9 @@ class FindingRuns:
         spilled = SpilledFindings(self.folder, self.runs, last)
         spilled._count, spilled.errors, spilled.warnings = self.count, self.errors, self.warnings
         return spilled
+
+
+def release(findings: Sequence[Finding]) -> None:
+    """Remove the runs on disk of ``findings`` now, when :meth:`FindingRuns.sorted` spilled them."""
+    if isinstance(findings, SpilledFindings):
+        findings.close()

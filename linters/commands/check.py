@@ -15,6 +15,7 @@ from ctxres.findings import Finding
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 
 if TYPE_CHECKING:
+    from ctxres.config import Config
     from ctxres.linters.checking.report import Report
 
 
@@ -136,7 +137,7 @@ def _fewer_collections() -> None:
 def run(args: argparse.Namespace) -> int:
     from ctxres.linters.checking import engine
     from ctxres.linters.checking.discovery import discover
-    from ctxres.linters.reporters import write
+    from ctxres.linters.checking.finding_runs import release
 
     _fewer_collections()
 
@@ -178,6 +179,18 @@ def run(args: argparse.Namespace) -> int:
     except engine.WorkerDied as exc:  # (the pool is imported only for --jobs 2 or more)
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    try:
+        return _report(args, paths, config, report)
+    finally:  # the findings spilled to disk, removed now: the console script ends with os._exit
+        release(report.findings)
+
+
+def _report(args: argparse.Namespace, paths: list[Path], config: Config, report: Report) -> int:
+    """Write ``report`` (with the findings of ``--since``) as asked; the exit code."""
+    from ctxres.linters.checking import engine
+    from ctxres.linters.checking.finding_runs import release
+    from ctxres.linters.reporters import write
+
     if args.since is not None:
         from ctxres.git import GitError
         from ctxres.linters.rules.stale_commits import range_findings
@@ -188,7 +201,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"ctxres: error: --since: {exc}", file=sys.stderr)
             return EXIT_ERROR
         # Selection and severity settings apply; suppression comments do not (the lines are of old versions).
-        report.findings = sorted([*report.findings, *engine.apply_policy(history, {}, config)], key=Finding.sort_key)
+        findings = report.findings
+        report.findings = sorted([*findings, *engine.apply_policy(history, {}, config)], key=Finding.sort_key)
+        release(findings)
     if args.statistics:
         sys.stdout.write(_statistics(report, args.output_format))
     else:

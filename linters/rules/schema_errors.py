@@ -7,7 +7,6 @@ wrong value inside a nullable or union field reads like any other error.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ctxres.document import JsonPath
+from ctxres.linters.rules.close_match import close_match
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError  # imported by conformance only for a value that is not valid
@@ -136,9 +136,9 @@ def _suggest(word: str, choices: Iterable[str]) -> str:
 
 @lru_cache(maxsize=4096)
 def _closest(word: str, choices: tuple[str, ...]) -> str:
-    """The closest of ``choices`` to ``word`` (difflib), remembered: the same stray keys recur across files."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return close[0] if close else ""
+    """The closest of ``choices`` to ``word`` (difflib's, see :mod:`.close_match`), remembered: the same stray keys
+    recur across files."""
+    return close_match(word, choices, 0.6)
 
 
 def classify(error: ValidationError, base: JsonPath) -> list[Problem]:

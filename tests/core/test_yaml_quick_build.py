@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ctxres.document import Document, LazyPositions
 from ctxres.loading import split_front_matter
-from ctxres.yamlpos import _ALIAS, _Builder, _composer, may_hold_alias, parse_yaml
+from ctxres.yamlpos import _ALIAS, _Builder, _composer, may_hold_alias, may_hold_anchor, parse_yaml
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -29,6 +29,9 @@ CASES = [
     "n: 0\no: 017\nu: 1_000\nh: 0x1F\ns: 1:30\nneg: -3\nplus: +4\nbig: 123456789012345678901234567890\n",
     "inline: {<<: {a: 1}, b: 2}\n=: value key\n",
     "- 1\n- [2, 3]\n",
+    "name: Main & CI\nnote: '**bold** and * stars'\nlist: [a, b]\n",  # no anchor, * in prose: the quick build
+    "a: R&D\nb: x &\nc: '& *'\n- * *\n",  # unreadable
+    "k: [&a 1, *a]\n",  # an anchor in flow: the exact builder
 ]
 
 
@@ -147,3 +150,50 @@ def test_the_alias_pre_check_on_the_fixtures() -> None:
         if path.is_file():
             text = path.read_bytes().decode("utf-8", "replace")
             assert may_hold_alias(text) == (_ALIAS.search(text) is not None), path
+
+
+def _shared_nodes(node: yaml.Node) -> bool:
+    """Whether a node of the graph is reached twice (an alias)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        one = stack.pop()
+        if id(one) in seen:
+            return True
+        seen.add(id(one))
+        if isinstance(one, yaml.SequenceNode):
+            stack += one.value
+        elif isinstance(one, yaml.MappingNode):
+            stack += [part for pair in one.value for part in pair]
+    return False
+
+
+_ANCHORED = st.text(
+    alphabet=st.sampled_from(["&", "*", "a", "1", " ", "\n", "\t", "-", ":", "[", "]", "{", "}", ",", "'"])
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_ANCHORED)
+def test_text_without_an_anchor_composes_to_nodes_reached_once(text: str) -> None:
+    if may_hold_anchor(text):
+        return
+    for loader in (yaml.CSafeLoader, yaml.SafeLoader):
+        try:
+            node = yaml.compose(text, Loader=loader)
+        except yaml.YAMLError:
+            continue
+        assert node is None or not _shared_nodes(node)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a: &x 1", "b: *x", "c: Main & CI", "d: '**b** *'", "- &y [1]", "- *y", "e: [&z 1, *z]"]))
+)
+def test_quick_build_agrees_with_the_exact_builder_on_anchors_and_stars(lines: list[str]) -> None:
+    test_quick_build_agrees_with_the_exact_builder("\n".join(lines) + "\n")
+
+
+def test_the_anchor_pre_check() -> None:
+    assert not may_hold_anchor("Main & CI\nR& D\n&\n& ")
+    assert all(may_hold_anchor(text) for text in ("&a", "x: &a 1", "R&D", "&&", "&\u00a0", "[&1 x]"))
