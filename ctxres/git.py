@@ -127,16 +127,26 @@ def run(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
     """The standard output of ``git ARGS`` run in ``cwd``; :class:`GitError` when it fails."""
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False)
-    except FileNotFoundError:
-        raise GitError("git is not installed (or not on PATH)") from None
     except OSError as exc:
-        raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        raise _not_started(exc) from None
     if proc.returncode != 0:
-        message = _first_line(proc.stderr) or f"`git {args[0]}` failed with exit status {proc.returncode}"
-        if "not a git repository" in message.lower():
-            message = f"{cwd} is not inside a git repository (this command reads the git history)"
-        raise GitError(message)
+        raise _failed(args, cwd, proc.returncode, proc.stderr)
     return proc.stdout
+
+
+def _not_started(exc: OSError) -> GitError:
+    """The error of a git process that could not be started."""
+    if isinstance(exc, FileNotFoundError):
+        return GitError("git is not installed (or not on PATH)")
+    return GitError(f"cannot run git: {exc.strerror or exc}")
+
+
+def _failed(args: list[str], cwd: Path, returncode: int, stderr: bytes) -> GitError:
+    """The error of ``git ARGS`` that exited with ``returncode``: the first line git wrote on stderr."""
+    message = _first_line(stderr) or f"`git {args[0]}` failed with exit status {returncode}"
+    if "not a git repository" in message.lower():
+        message = f"{cwd} is not inside a git repository (this command reads the git history)"
+    return GitError(message)
 
 
 def run_batch(args: list[str], cwd: Path, stdin: bytes) -> bytes:
@@ -148,20 +158,15 @@ def run_batch(args: list[str], cwd: Path, stdin: bytes) -> bytes:
         given.seek(0)
         try:
             proc = subprocess.Popen(["git", *args], cwd=cwd, stdin=given, stdout=subprocess.PIPE, stderr=errors)
-        except FileNotFoundError:
-            raise GitError("git is not installed (or not on PATH)") from None
         except OSError as exc:
-            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+            raise _not_started(exc) from None
         with proc:
             assert proc.stdout is not None
             out = proc.stdout.read()
             returncode = proc.wait()
         if returncode != 0:
             errors.seek(0)
-            message = _first_line(errors.read()) or f"`git {args[0]}` failed with exit status {returncode}"
-            if "not a git repository" in message.lower():
-                message = f"{cwd} is not inside a git repository (this command reads the git history)"
-            raise GitError(message)
+            raise _failed(args, cwd, returncode, errors.read())
     return out
 
 
