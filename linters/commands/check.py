@@ -128,10 +128,13 @@ def _fewer_collections() -> None:
     files, 2-3% of the CPU time of a large check; at 50,000 a check of 10,000 files makes a few collections,
     and no more memory. Once per process: a process that runs several checks (a test suite) freezes its
     objects once."""
-    if gc.get_threshold()[0] >= 10_000:
+    if gc.get_threshold()[0] >= _YOUNG_THRESHOLD:
         return
     gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
+    gc.set_threshold(_YOUNG_THRESHOLD, 20, 20)
+
+
+_YOUNG_THRESHOLD = 50_000
 
 
 def run(args: argparse.Namespace) -> int:
