@@ -33,10 +33,6 @@ def finding_to_dict(finding: Finding) -> dict[str, object]:
     }
 
 
-def report_to_dict(report: Report) -> dict[str, object]:
-    return _document(report, [finding_to_dict(f) for f in report.findings])
-
-
 def _document(report: Report, findings: object) -> dict[str, object]:
     return {
         "version": FORMAT_VERSION,

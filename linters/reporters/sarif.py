@@ -96,13 +96,6 @@ def result(finding: Finding, rule_index: int, cwd: Path, root: Path) -> dict[str
     return out
 
 
-def report_to_sarif(report: Report, cwd: Path, root: Path) -> dict[str, object]:
-    """The SARIF log of ``report``, whose paths are relative to ``cwd``, with URIs relative to ``root``."""
-    log, results = _log(report, cwd, root)
-    log["runs"][0]["results"] = list(results)  # type: ignore[index]
-    return log
-
-
 def _log(report: Report, cwd: Path, root: Path) -> tuple[dict[str, object], Iterable[dict[str, object]]]:
     """The SARIF log of ``report`` with :data:`json_stream.PLACEHOLDER` for its results, and the results."""
     codes = sorted({f.code for f in report.findings})

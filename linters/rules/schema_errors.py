@@ -85,12 +85,6 @@ def _field_name(path: JsonPath) -> str:
     return next((part for part in reversed(path) if isinstance(part, str)), "value")
 
 
-def _type_ok(value: Any, expected: str | list[str]) -> bool:
-    names = [expected] if isinstance(expected, str) else expected
-    actual = json_type(value)
-    return actual in names or (actual == "integer" and "number" in names)
-
-
 def _branch_matches_type(branch_errors: list[ValidationError]) -> bool:
     return not any(e.validator == "type" and not e.relative_path for e in branch_errors)
 
