@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from itertools import compress, count
+from itertools import accumulate, compress, count
 from operator import itemgetter, ne
 from typing import Any, NamedTuple
 
@@ -179,12 +179,59 @@ _VALUE = itemgetter(0)  # a _Piece's value
 
 
 class _Last(NamedTuple):
-    """The last version cut: its lines, its cut, its data, and how many brackets it holds."""
+    """The last version cut: its lines, its cut, its data, how many brackets it holds, its text, and
+    where each run of :data:`_RUN` lines starts in it (see :func:`lines_against`)."""
 
     lines: list[str]
     block: _Block
     data: dict[str, Any]
     brackets: int
+    text: str
+    runs: list[int]
+
+
+# Lines compared at once (one comparison of their text) when a version is compared with the one before.
+_RUN = 16
+
+
+def run_starts(lines: list[str]) -> list[int]:
+    """Where each run of :data:`_RUN` whole lines (a newline after each) of ``"\\n".join(lines)``
+    starts, then where the rest starts."""
+    return list(accumulate([len(line) + 1 for line in lines[:-1]], initial=0))[::_RUN]
+
+
+def lines_against(
+    text: str, old_text: str, old_lines: list[str], old_runs: list[int]
+) -> tuple[list[str], list[int], list[int]] | None:
+    """``text.split("\\n")``, the indices of its lines that differ from ``old_lines`` (``old_text``
+    split, its runs at ``old_runs``: :func:`run_starts`) and its own runs, when it has as many lines;
+    None otherwise. A run of lines that did not change is one comparison of its text, not one a line."""
+    lines: list[str] = []
+    changed: list[int] = []
+    runs: list[int] = []
+    position = 0
+    for run in range(len(old_runs) - 1):
+        runs.append(position)
+        start, end = old_runs[run], old_runs[run + 1]
+        first = run * _RUN
+        if text.startswith(old_text[start:end], position):
+            lines += old_lines[first : first + _RUN]
+            position += end - start
+            continue
+        *mine, after = text[position:].split("\n", _RUN)
+        if len(mine) < _RUN:
+            return None  # fewer lines
+        lines += mine
+        changed += compress(count(first), map(ne, mine, old_lines[first : first + _RUN]))
+        position = len(text) - len(after)
+    runs.append(position)
+    rest = text[position:].split("\n")
+    first = len(lines)
+    if first + len(rest) != len(old_lines):
+        return None
+    changed += compress(count(first), map(ne, rest, old_lines[first:]))
+    lines += rest
+    return lines, changed, runs
 
 
 class SectionParser:
@@ -203,11 +250,11 @@ class SectionParser:
 
     def parse(self, text: str) -> Any:
         """The data of ``text`` (as :func:`ctxres.yamlpos.parse_yaml` builds it), or :data:`WHOLE`."""
-        lines = text.split("\n")
         last = self._last
-        if last is not None and len(last.lines) == len(lines):
+        against = None if last is None else lines_against(text, last.text, last.lines, last.runs)
+        if last is not None and against is not None:
             old_lines = last.lines
-            changed = list(compress(count(), map(ne, old_lines, lines)))
+            lines, changed, runs = against
             if not changed:
                 return last.data
             # The last version passed the checks of the whole text: the changed lines decide (the
@@ -224,7 +271,7 @@ class SectionParser:
                 return WHOLE  # a piece that does not parse: as the whole cut would find
             if updated is not None:
                 data, block = updated
-                self._last = _Last(lines, block, data, brackets)
+                self._last = _Last(lines, block, data, brackets, text, runs)
                 self.cut_as_before += 1
                 return data
         brackets = _brackets(text)
@@ -237,7 +284,8 @@ class SectionParser:
             data, block = self._mapping(text, 0, 0)
         except _Fail:
             return WHOLE
-        self._last = _Last(lines, block, data, brackets)
+        lines = text.split("\n")
+        self._last = _Last(lines, block, data, brackets, text, run_starts(lines))
         return data
 
     # Cutting a version as its predecessor was cut.

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
 from ctxres.yamlpos import YamlPosError, parse_yaml
@@ -222,6 +224,38 @@ def test_section_parse_is_the_whole_parse(monkeypatch: pytest.MonkeyPatch, leaf_
 )
 def test_what_sections_cannot_say_is_parsed_whole(text: str) -> None:
     assert SectionParser().parse(text) is WHOLE
+
+
+_LINE = st.text(alphabet="ab: -\r#", max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    old=st.lists(_LINE, min_size=1, max_size=70),
+    edits=st.lists(st.tuples(st.integers(0, 69), _LINE | st.just("x\ny")), max_size=4),
+    drop=st.integers(0, 2),
+)
+def test_lines_against_is_a_split_and_a_comparison(old: list[str], edits: list[tuple[int, str]], drop: int) -> None:
+    """`lines_against` (runs of lines compared at once) gives what splitting the new text and comparing
+    it line by line gives, or None exactly when the line counts differ; and the runs of the new text."""
+    from ctxres.linters.checking.yaml_sections import lines_against, run_starts
+
+    new = list(old)
+    for at, line in edits:
+        if at < len(new):
+            new[at] = line  # "x\ny" adds a line
+    new = new[: len(new) - drop] or [""]
+    old_text, text = "\n".join(old), "\n".join(new)
+    got = lines_against(text, old_text, old, run_starts(old))
+    lines = text.split("\n")
+    if len(lines) != len(old):
+        assert got is None
+        return
+    assert got is not None
+    assert got[0] == lines
+    assert got[1] == [i for i, (was, now) in enumerate(zip(old, lines, strict=True)) if was != now]
+    assert got[2] == run_starts(lines)
+    assert all(text.startswith(lines[i], at) for i, at in zip(range(0, len(lines), 16), got[2], strict=False))
 
 
 def _edited(text: str, rng: random.Random) -> str:
