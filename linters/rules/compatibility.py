@@ -15,7 +15,8 @@ from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.rules.schema_errors import dotted
-from ctxres.migrate import WORKFLOW_STATUSES, phases_in_prose, placeholders, status_from_prose
+from ctxres.migration_marks import phases_in_prose, placeholders, status_from_prose
+from ctxres.orchestration import WORKFLOW_STATUSES
 from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_leftovers, v1_view, v1_view_paths
 from ctxres.yamledit import scalar
 
