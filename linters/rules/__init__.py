@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
@@ -70,5 +69,7 @@ def docs_drift(directory: Path) -> list[str]:
 
 def schema_names() -> list[str]:
     """Names of the checked-in schemas (``ctxres schema show NAME``)."""
+    from importlib import resources  # here: a check does not list the schemas (start-up time)
+
     folder = resources.files("ctxres.schemas")
     return sorted(p.name[: -len(".schema.json")] for p in folder.iterdir() if p.name.endswith(".schema.json"))

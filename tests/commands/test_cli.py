@@ -268,22 +268,25 @@ def test_audit_history_imports_no_more_than_it_uses(tmp_path: Path) -> None:
     assert "ctxres.linters.rules.stale_commits" in loaded["sarif"]
 
 
-def test_check_loads_the_placeholders_and_prose_readers_not_the_migration() -> None:
-    """The V rules read placeholders and prose through `ctxres.migration_marks`: a check (here of a v1.0
-    file and a file with a placeholder, which they report) does not import `ctxres.migrate`."""
+def test_check_imports_neither_the_migration_nor_importlib_resources() -> None:
+    """Start-up: the V rules read placeholders and prose through `ctxres.migration_marks`, not the
+    migration itself, and the schemas are read as files, without `importlib.resources` (which imports
+    tempfile, shutil and random): a check of v1.0 files and placeholders, which it reports, loads neither."""
     code = (
         "import sys; from ctxres.linters import cli; status = cli.main(sys.argv[1:]); "
-        "print(status, 'ctxres.migrate' in sys.modules, 'ctxres.migration_marks' in sys.modules, file=sys.stderr)"
+        "names = ('ctxres.migrate', 'importlib.resources', 'ctxres.migration_marks'); "
+        "loaded = [m for m in names if m in sys.modules]; "
+        "print(status, loaded, file=sys.stderr)"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, "check", "corpus", "rules", "--select", "V"],
+        [sys.executable, "-c", code, "check", "corpus", "rules", "--select", "V,C"],
         cwd=FIXTURES,
         capture_output=True,
         text=True,
         check=False,
     )
-    assert done.stderr.strip().splitlines()[-1] == "1 False True"
-    assert "V00" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "1 ['ctxres.migration_marks']"
+    assert "V00" in done.stdout and "C00" in done.stdout
 
 
 def test_unknown_and_misspelt_commands_are_reported_by_the_whole_parser() -> None:
