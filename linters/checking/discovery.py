@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ctxres.artifacts import KINDS, SNIFFED
 from ctxres.config import Config
+from ctxres.filereading import read_at_most
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.loading import Format
 
@@ -105,9 +106,9 @@ def kind_of(relpath: str, path: Path, config: Config) -> str | None:
 def _holds(path: Path, pattern: re.Pattern[bytes], max_bytes: int) -> bool:
     """Whether a regular file of at most ``max_bytes`` matches ``pattern`` (never opens a FIFO)."""
     try:
-        if path.is_file() and path.stat().st_size <= max_bytes:
+        if path.is_file() and (size := path.stat().st_size) <= max_bytes:
             with path.open("rb") as handle:
-                return pattern.search(handle.read(max_bytes)) is not None
+                return pattern.search(read_at_most(handle.fileno(), max_bytes, size)) is not None
     except OSError:
         return False
     return False
