@@ -234,3 +234,24 @@ def test_scalar_values_agree_with_the_constructor(text: str, tag: str) -> None:
     if value_node.tag.endswith(("float", "bool", "null")):
         want = outcome(lambda: constructor.construct_object(value_node, deep=True))
         assert outcome(lambda: _scalar_value(constructor, value_node)) == want
+
+
+@pytest.mark.parametrize("text", [*CASES[:3], *CASES[8:11], "a:\n  b: [1, {c: x}]\n  d: {}\n"])
+def test_locate_answers_alike_from_lazy_settled_and_plain_positions(text: str) -> None:
+    """Document.locate looks a path up once per map: the same position whether the map is lazy (nodes walked),
+    settled (a PositionMap) or a plain dict, for present paths, absent ones and their nearest ancestors."""
+    parsed = parse_yaml(text)
+    settled = parse_yaml(text)
+    assert isinstance(settled.value_pos, LazyPositions) and isinstance(settled.key_pos, LazyPositions)
+    settled.value_pos.settle()
+    settled.key_pos.settle()
+    docs = [
+        Document("f.yaml", "x", text, parsed.data, parsed.value_pos, parsed.key_pos),
+        Document("f.yaml", "x", text, settled.data, settled.value_pos, settled.key_pos),
+        Document("f.yaml", "x", text, settled.data, dict(settled.value_pos.items()), dict(settled.key_pos.items())),
+    ]
+    paths = list(settled.value_pos) + list(settled.key_pos)
+    paths += [(*path, "absent") for path in paths] + [(*path, 7, "x") for path in paths] + [()]
+    for path in paths:
+        for key in (False, True):
+            assert len({doc.locate(path, key=key) for doc in docs}) == 1, (path, key)
