@@ -260,10 +260,26 @@ class _QuickBuilder:
         return self.scalar(node, path)  # type: ignore[arg-type]
 
     def sequence(self, node: yaml.SequenceNode, path: JsonPath, depth: int) -> list[Any]:
-        return [
-            item.value if item.tag == _STR and item.__class__ is _SCALAR else self.value(item, (*path, i), depth + 1)
-            for i, item in enumerate(node.value)
-        ]
+        items: list[Any] = []
+        append = items.append
+        for index, item in enumerate(node.value):
+            if item.__class__ is not _SCALAR:
+                append(self.value(item, (*path, index), depth + 1))
+            elif item.tag == _STR:
+                append(item.value)
+            else:
+                append(self.leaf(item, path, index, depth + 1))
+        return items
+
+    def leaf(self, node: yaml.ScalarNode, path: JsonPath, step: str | int, depth: int) -> Any:
+        """A scalar that is not a string, at ``(*path, step)`` (the path made for a timestamp only)."""
+        if depth >= self.max_depth:  # as value(): _Builder says where
+            raise _Unusual
+        value = _scalar_value(self.constructor, node)
+        if isinstance(value, (dt.date, dt.datetime)):
+            self.result.timestamps.append((*path, step))
+            return value.isoformat()
+        return value
 
     def scalar(self, node: yaml.ScalarNode, path: JsonPath) -> Any:
         value = _scalar_value(self.constructor, node)
@@ -286,11 +302,14 @@ class _QuickBuilder:
                     raise _Unusual
                 if not isinstance(_scalar_value(self.constructor, key_node), str):
                     self.result.non_string_keys.append(((*path, key_node.value), _mark(key_node, self.line_offset)))
-            if value_node.tag == _STR and value_node.__class__ is _SCALAR:
+            if value_node.__class__ is not _SCALAR:
+                key = key_node.value
+                out[key] = self.value(value_node, (*path, key), depth + 1)
+            elif value_node.tag == _STR:
                 out[key_node.value] = value_node.value
             else:
                 key = key_node.value
-                out[key] = self.value(value_node, (*path, key), depth + 1)
+                out[key] = self.leaf(value_node, path, key, depth + 1)
         if len(out) != len(pairs):  # a duplicate key (whatever was built after it is dropped with the result)
             raise _Unusual
         return out

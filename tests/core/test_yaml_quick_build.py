@@ -255,3 +255,31 @@ def test_locate_answers_alike_from_lazy_settled_and_plain_positions(text: str) -
     for path in paths:
         for key in (False, True):
             assert len({doc.locate(path, key=key) for doc in docs}) == 1, (path, key)
+
+
+_NESTED = [
+    "a: 1\nb: [2, 2026-01-02, {c: 3.5, d: [true, null, x]}]\n",
+    "- [1, [2, [3, [2026-01-02T03:04:05Z]]]]\n- {a: {b: {c: {d: 5}}}}\n",
+    "k: {a: 2026-01-02, b: [x, 1], c: {d: x, e: [[]]}}\n",
+]
+
+
+@pytest.mark.parametrize("text", _NESTED)
+@pytest.mark.parametrize("depth", range(1, 7))
+def test_quick_build_at_the_depth_limit_answers_as_the_exact_builder(
+    text: str, depth: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scalars that are not strings (numbers, booleans, null, timestamps) at and below the nesting limit: the quick
+    build gives the document or leaves it to the exact builder, whose answer (the data, or its error) is the same."""
+    from ctxres import yamlpos
+
+    def outcome() -> object:
+        try:
+            parsed = parse_yaml(text, max_depth=depth)
+        except ValueError as exc:
+            return ("error", str(exc))
+        return (parsed.data, parsed.timestamps, dict(parsed.value_pos.items()), dict(parsed.key_pos.items()))
+
+    quick = outcome()
+    monkeypatch.setattr(yamlpos, "_quick", lambda *args: None)
+    assert quick == outcome()
