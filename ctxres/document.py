@@ -52,6 +52,11 @@ class PositionMap(MutableMapping[JsonPath, Position]):
     def __contains__(self, path: object) -> bool:
         return path in self._packed
 
+    def found(self, path: JsonPath) -> Position | None:
+        """The position at ``path``, or None when there is none."""
+        packed = self._packed.get(path)
+        return None if packed is None else Position(packed >> _COLUMN_BITS, packed & ((1 << _COLUMN_BITS) - 1))
+
     def __iter__(self) -> Iterator[JsonPath]:
         return iter(self._packed)
 
@@ -104,6 +109,14 @@ class LazyPositions(MutableMapping[JsonPath, Position]):
         assert self._find is not None
         return isinstance(path, tuple) and self._find(path) is not None
 
+    def found(self, path: JsonPath) -> Position | None:
+        """The position at ``path`` (a tuple), or None: ``self[path] if path in self else None``, looked up once."""
+        if self._settled is not None:
+            return self._settled.found(path)
+        assert self._find is not None
+        packed = self._find(path)
+        return None if packed is None else Position(packed >> _COLUMN_BITS, packed & ((1 << _COLUMN_BITS) - 1))
+
     def __setitem__(self, path: JsonPath, position: Position) -> None:
         self.settle()[path] = position
 
@@ -118,6 +131,13 @@ class LazyPositions(MutableMapping[JsonPath, Position]):
 
     def __repr__(self) -> str:
         return f"LazyPositions({dict(self.items())!r})"
+
+
+def _found(positions: MutableMapping[JsonPath, Position], path: JsonPath) -> Position | None:
+    """``positions[path] if path in positions else None``, looked up once (a lazy map: one walk of its nodes)."""
+    if isinstance(positions, (LazyPositions, PositionMap)):
+        return positions.found(path)
+    return positions.get(path)  # a dict (its values are positions, never None)
 
 
 def whole(positions: MutableMapping[JsonPath, Position]) -> MutableMapping[JsonPath, Position]:
@@ -164,12 +184,12 @@ class Document:
         """Where ``path`` is in the file; the nearest known ancestor when it is absent."""
         probe = tuple(path)
         while True:
-            if key and probe in self.key_pos:
-                return self.key_pos[probe]
-            if probe in self.value_pos:
-                return self.value_pos[probe]
-            if not key and probe in self.key_pos:
-                return self.key_pos[probe]
+            if key and (found := _found(self.key_pos, probe)) is not None:
+                return found
+            if (found := _found(self.value_pos, probe)) is not None:
+                return found
+            if not key and (found := _found(self.key_pos, probe)) is not None:
+                return found
             if not probe:
                 return Position(1, 1)
             probe = probe[:-1]

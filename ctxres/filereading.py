@@ -45,11 +45,35 @@ def open_regular(path: str | os.PathLike[str], *, nofollow: bool = False) -> int
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes: :class:`NotRegularFile`,
     :class:`FileTooLarge` or OSError otherwise. A hostile file is never read whole."""
-    with os.fdopen(open_regular(path), "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
         if size > limit:
             raise FileTooLarge(size, limit)
-        data = handle.read(limit + 1)
+        data = read_at_most(fd, limit + 1, size)
+    finally:
+        os.close(fd)
     if len(data) > limit:  # it grew while being read
         raise FileTooLarge(len(data), limit)
     return data
+
+
+_CHUNK = 1 << 16  # what is read at a time past the expected size (of a file that grew)
+
+
+def read_at_most(fd: int, limit: int, expected: int) -> bytes:
+    """The bytes of the open file ``fd`` from where it is to its end or to ``limit`` bytes, whichever comes
+    first: ``read(limit)`` of a file object, without its buffer of ``limit`` bytes (10 MB for each small file
+    under the default size limit). ``expected`` (the size the file had when opened) is read at once, and one
+    byte more, which the end of the file answers with nothing."""
+    parts: list[bytes] = []
+    total = 0
+    want = expected + 1
+    while total < limit:
+        chunk = os.read(fd, min(want, limit - total))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+        want = expected - total + 1 if total <= expected else _CHUNK
+    return parts[0] if len(parts) == 1 else b"".join(parts)

@@ -56,9 +56,24 @@ _WORKFLOW_MEANING = {
 def normalize_status(value: object) -> str:
     """``"In progress"`` -> ``"IN_PROGRESS"`` (each run of spaces and hyphens one underscore); "" for
     anything that is not a string. String methods, not a regular expression: every hook calls it, and
-    compiling a pattern costs start-up (and a character loop costs the checks of long prose values)."""
+    compiling a pattern costs start-up (and a character loop costs the checks of long prose values).
+    Remembered for short values: the same status words recur in every file."""
     if not isinstance(value, str):
         return ""
+    known = _NORMALIZED.get(value)
+    if known is None:
+        known = _normalized(value)
+        if len(value) <= _NORMALIZED_LENGTH and len(_NORMALIZED) < _NORMALIZED_KEPT:
+            _NORMALIZED[value] = known
+    return known
+
+
+_NORMALIZED: dict[str, str] = {}  # a plain dict, not functools.lru_cache: no wrapper built at every hook start
+_NORMALIZED_KEPT = 4096
+_NORMALIZED_LENGTH = 64  # a status word, not prose
+
+
+def _normalized(value: str) -> str:
     text = value.strip().replace("-", " ")
     words = text.split()  # the same white space as str.isspace
     if not words:

@@ -77,11 +77,23 @@ def _composer() -> Any:
 
     # Built-in callables that do nothing with their arguments (a Python function costs a frame per node).
     namespace = {
+        # The parser's set-up only: the constructor's and resolver's state serve construct_document and the path
+        # resolvers, which composing with the methods below never reads (two Python calls less per document).
+        "__init__": yaml.cyaml.CParser.__init__,  # type: ignore[attr-defined]
         "resolve": staticmethod(resolve),
         "descend_resolver": staticmethod(operator.is_),  # (parent, index) -> ignored
         "ascend_resolver": staticmethod(tuple),  # () -> ignored
     }
     return type("_Composer", (base,), namespace)
+
+
+def _compose(text: str, loader_class: Any) -> yaml.Node | None:
+    """``yaml.compose(text, Loader=loader_class)``, without its wrapper's frame."""
+    loader = loader_class(text)
+    try:
+        return loader.get_single_node()  # type: ignore[no-any-return]
+    finally:
+        loader.dispose()
 
 
 class _ConstructorLoader(yaml.SafeLoader):
@@ -241,16 +253,33 @@ class _QuickBuilder:
         if depth >= self.max_depth:  # the scalars below it would be at the limit: _Builder says where
             raise _Unusual
         cls = node.__class__
-        if cls is yaml.MappingNode:
+        if cls is _MAPPING:
             return self.mapping(node, path, depth)  # type: ignore[arg-type]
-        if cls is yaml.SequenceNode:
-            return [
-                item.value
-                if item.tag == _STR and item.__class__ is yaml.ScalarNode
-                else self.value(item, (*path, i), depth + 1)
-                for i, item in enumerate(node.value)
-            ]
+        if cls is _SEQUENCE:
+            return self.sequence(node, path, depth)  # type: ignore[arg-type]
         return self.scalar(node, path)  # type: ignore[arg-type]
+
+    def sequence(self, node: yaml.SequenceNode, path: JsonPath, depth: int) -> list[Any]:
+        items: list[Any] = []
+        append = items.append
+        for index, item in enumerate(node.value):
+            if item.__class__ is not _SCALAR:
+                append(self.value(item, (*path, index), depth + 1))
+            elif item.tag == _STR:
+                append(item.value)
+            else:
+                append(self.leaf(item, path, index, depth + 1))
+        return items
+
+    def leaf(self, node: yaml.ScalarNode, path: JsonPath, step: str | int, depth: int) -> Any:
+        """A scalar that is not a string, at ``(*path, step)`` (the path made for a timestamp only)."""
+        if depth >= self.max_depth:  # as value(): _Builder says where
+            raise _Unusual
+        value = _scalar_value(self.constructor, node)
+        if isinstance(value, (dt.date, dt.datetime)):
+            self.result.timestamps.append((*path, step))
+            return value.isoformat()
+        return value
 
     def scalar(self, node: yaml.ScalarNode, path: JsonPath) -> Any:
         value = _scalar_value(self.constructor, node)
@@ -261,25 +290,40 @@ class _QuickBuilder:
 
     def mapping(self, node: yaml.MappingNode, path: JsonPath, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for key_node, value_node in node.value:
+        pairs = node.value
+        for key_node, value_node in pairs:
             # A merge ("<<") or value ("=") key is flatten_mapping's to resolve: _Builder does it. Without one,
             # flatten_mapping changes nothing, so it is not called.
-            if key_node.__class__ is not yaml.ScalarNode or key_node.tag in _UNUSUAL_KEYS:
+            key_tag = key_node.tag
+            if key_node.__class__ is not _SCALAR:
                 raise _Unusual
-            key = key_node.value
-            if key_node.tag != _STR and not isinstance(_scalar_value(self.constructor, key_node), str):
-                self.result.non_string_keys.append(((*path, key), _mark(key_node, self.line_offset)))
-            if key in out:
-                raise _Unusual
-            if value_node.tag == _STR and value_node.__class__ is yaml.ScalarNode:
-                out[key] = value_node.value
-            else:
+            if key_tag != _STR:
+                if key_tag in _UNUSUAL_KEYS:
+                    raise _Unusual
+                if not isinstance(_scalar_value(self.constructor, key_node), str):
+                    self.result.non_string_keys.append(((*path, key_node.value), _mark(key_node, self.line_offset)))
+            if value_node.__class__ is not _SCALAR:
+                key = key_node.value
                 out[key] = self.value(value_node, (*path, key), depth + 1)
+            elif value_node.tag == _STR:
+                out[key_node.value] = value_node.value
+            else:
+                key = key_node.value
+                out[key] = self.leaf(value_node, path, key, depth + 1)
+        if len(out) != len(pairs):  # a duplicate key (whatever was built after it is dropped with the result)
+            raise _Unusual
         return out
 
 
+_SCALAR = yaml.ScalarNode
+_SEQUENCE = yaml.SequenceNode
+_MAPPING = yaml.MappingNode
 _CONSTRUCTED = frozenset(_TAG + name for name in ("int", "float", "bool", "null", "timestamp"))
 _INT = _TAG + "int"
+_NULL = _TAG + "null"
+_FLOAT = _TAG + "float"
+_BOOL = _TAG + "bool"
+_PLAIN_BOOLS = {"true": True, "false": False}  # as SafeConstructor.bool_values reads them (lowercase already)
 
 
 def _scalar_value(constructor: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
@@ -292,6 +336,14 @@ def _scalar_value(constructor: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
         text = node.value  # plain decimal digits, no leading 0 (octal in YAML 1.1): what int() reads alike
         if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
             return int(text)
+    if tag == _NULL:
+        return None
+    if tag == _FLOAT:
+        text = node.value  # digits with one point: what float() reads alike (no sign, "_", ".inf" or base 60)
+        if text.isascii() and text.replace(".", "", 1).isdigit():
+            return float(text)
+    elif tag == _BOOL and node.value in _PLAIN_BOOLS:
+        return _PLAIN_BOOLS[node.value]
     if tag in _CONSTRUCTED:
         return constructor.yaml_constructors[tag](constructor, node)
     if tag == _BINARY:
@@ -382,7 +434,7 @@ def _within(text: str, position: Position, line_offset: int) -> Position:
 def parse_yaml(text: str, *, line_offset: int = 0, max_nodes: int = 50_000, max_depth: int = 200) -> YamlParse:
     """Parse one YAML document; raise :class:`YamlPosError` on anything we cannot read."""
     try:
-        node = yaml.compose(text, Loader=_loader(text))
+        node = _compose(text, _loader(text))
     except YamlGuardError as exc:
         raise YamlPosError(exc.message, _offset_position(text, exc.offset, line_offset)) from None
     except yaml.MarkedYAMLError as exc:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ctxres.artifacts import KINDS, SNIFFED
 from ctxres.config import Config
+from ctxres.filereading import read_at_most
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.loading import Format
 
@@ -73,16 +74,31 @@ def _display_below(folder: Path, cwd: Path) -> Callable[[Path, str], str]:
 
 
 def _realpath(path: str, folders: dict[str, str]) -> str:
-    """``os.path.realpath(path)``, the folder's resolved once (``folders``): the real folder joined with the
-    name, unless the name is itself a link."""
+    """``os.path.realpath(path)``, each folder resolved once (``folders``, from its parent's): the real folder
+    joined with the name, unless the name is itself a link."""
     head, tail = os.path.split(path)
     if not head or tail in ("", ".", ".."):
         return os.path.realpath(path)
-    real_head = folders.get(head)
-    if real_head is None:
-        real_head = folders[head] = os.path.realpath(head)
-    joined = os.path.join(real_head, tail)
+    joined = os.path.join(_real_folder(head, folders), tail)
     return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+
+def _real_folder(folder: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(folder)``, remembered in ``folders`` with its parents': a folder below a known one is
+    its real parent joined with its name (one ``lstat`` for the name, not one for every part of the path)."""
+    below: list[tuple[str, str, str]] = []  # (folder, parent, name) from the deepest up
+    top = folder
+    while top not in folders:
+        parent, name = os.path.split(top)
+        if not parent or name in ("", ".", ".."):
+            folders[top] = os.path.realpath(top)
+            break
+        below.append((top, parent, name))
+        top = parent
+    for inner, parent, name in reversed(below):
+        joined = os.path.join(folders[parent], name)
+        folders[inner] = os.path.realpath(joined) if os.path.islink(joined) else joined
+    return folders[folder]
 
 
 def kind_of(relpath: str, path: Path, config: Config) -> str | None:
@@ -105,9 +121,9 @@ def kind_of(relpath: str, path: Path, config: Config) -> str | None:
 def _holds(path: Path, pattern: re.Pattern[bytes], max_bytes: int) -> bool:
     """Whether a regular file of at most ``max_bytes`` matches ``pattern`` (never opens a FIFO)."""
     try:
-        if path.is_file() and path.stat().st_size <= max_bytes:
+        if path.is_file() and (size := path.stat().st_size) <= max_bytes:
             with path.open("rb") as handle:
-                return pattern.search(handle.read(max_bytes)) is not None
+                return pattern.search(read_at_most(handle.fileno(), max_bytes, size)) is not None
     except OSError:
         return False
     return False

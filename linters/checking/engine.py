@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -10,6 +11,7 @@ from typing import Any, overload
 
 from ctxres.config import Config
 from ctxres.document import Document
+from ctxres.filereading import read_at_most
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression
@@ -370,7 +372,8 @@ def _read_text(path: Path, max_bytes: int) -> str:
         if not path.is_file():
             return ""
         with path.open("rb") as handle:
-            return handle.read(max_bytes).decode("utf-8", "replace")
+            fd = handle.fileno()
+            return read_at_most(fd, max_bytes, os.fstat(fd).st_size).decode("utf-8", "replace")
     except OSError:
         return ""
 

@@ -294,24 +294,30 @@ def targets(doc: Document) -> Iterator[tuple[str, JsonPath, Any]]:
 
 def problems(doc: Document) -> list[tuple[Problem, int]]:
     """Every schema problem of the document, shapes and repeats collapsed."""
-    # Keys the compatibility rules report (v1 fields left in a v2 section, migrate placeholders)
-    # are theirs: one finding per problem, with the advice that fits it.
-    if doc.kind == "orchestration":
-        owned = owned_paths(doc.data)
-    elif doc.kind == "precompact-state":  # a nested (non-FLAT) state is N004's, with the advice that fits
-        from ctxres.linters.rules.nexus import owned_paths as nexus_owned
-
-        owned = nexus_owned(doc)
-    else:
-        owned = frozenset()
     found: list[Problem] = []
+    owned: frozenset[JsonPath] | None = None
     for name, base, value in targets(doc):
         if validity(name)(value):
             continue  # no error: jsonschema is asked only to explain a value that is not valid
+        if owned is None:  # worked out for a document with a problem only
+            owned = _owned(doc)
         leaves = [leaf for error in validator(name).iter_errors(value) for leaf in expand(error)]
         problems_here = [p for leaf in leaves for p in classify(leaf, base) if p.path not in owned]
         found += collapse_missing(collapse_shapes(dedupe(problems_here), name))
     return collapse_repeats(found)
+
+
+def _owned(doc: Document) -> frozenset[JsonPath]:
+    """Where another rule reports what the schema would also flag, with the advice that fits it: keys the
+    compatibility rules report (v1 fields left in a v2 section, migrate placeholders) are theirs, one
+    finding per problem; a nested (non-FLAT) state is N004's."""
+    if doc.kind == "orchestration":
+        return owned_paths(doc.data)
+    if doc.kind == "precompact-state":
+        from ctxres.linters.rules.nexus import owned_paths as nexus_owned
+
+        return nexus_owned(doc)
+    return frozenset()
 
 
 def missing_section(doc: Document, config: Config | None) -> list[Finding]:

@@ -413,9 +413,9 @@ def _check_body(doc: Document) -> list[Finding]:
     if split is None:
         return []
     _front, body, first_line = split
-    if not nexus.duplicates_content(body):
-        return []
     gate, other, first = nexus.body_content(body)
+    if not other > max(gate, nexus.MIN_SUMMARY_CHARS):  # nexus.duplicates_content, its counts kept
+        return []
     beside = f"besides a validation gate of {gate:,}" if gate else "and no validation gate"
     message = (
         f"the body carries {other:,} characters of content {beside}: a loading manifest lists the files "

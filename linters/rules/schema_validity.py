@@ -110,12 +110,7 @@ class _Compiler:
             raise Unsupported("$id in a subschema")
         checks = [self.keyword(keyword, argument, schema) for keyword, argument in schema.items()]
         tests = [check for check in checks if check is not None]
-        if not tests:
-            valid: Valid = lambda value: True  # noqa: E731
-        elif len(tests) == 1:
-            valid = tests[0]
-        else:
-            valid = lambda value: all(test(value) for test in tests)  # noqa: E731
+        valid = _every(tests)
         self.parts[id(schema)] = valid
         return valid
 
@@ -135,9 +130,7 @@ class _Compiler:
 
     def _type(self, names: Any, schema: Mapping[str, Any]) -> Valid:
         tests = [_TYPES[names]] if isinstance(names, str) else [_TYPES[name] for name in names]
-        if len(tests) == 1:
-            return tests[0]
-        return lambda value: any(test(value) for test in tests)
+        return _some(tests)
 
     def _properties(self, properties: Mapping[str, Any], schema: Mapping[str, Any]) -> Valid:
         compiled = [(name, self.schema(sub)) for name, sub in properties.items()]
@@ -145,7 +138,10 @@ class _Compiler:
         def valid(value: Any) -> bool:
             if not isinstance(value, dict):
                 return True
-            return all(test(value[name]) for name, test in compiled if name in value)
+            for name, test in compiled:  # noqa: SIM110 - no generator per call
+                if name in value and not test(value[name]):
+                    return False
+            return True
 
         return valid
 
@@ -158,18 +154,31 @@ class _Compiler:
         def valid(value: Any) -> bool:
             if not isinstance(value, dict):
                 return True
-            return all(test(item) for key, item in value.items() if key not in known)
+            for key, item in value.items():  # noqa: SIM110 - no generator per call
+                if key not in known and not test(item):
+                    return False
+            return True
 
         return valid
 
     def _required(self, names: list[str], schema: Mapping[str, Any]) -> Valid:
-        return lambda value: not isinstance(value, dict) or all(name in value for name in names)
+        every = frozenset(names)
+        return lambda value: not isinstance(value, dict) or value.keys() >= every
 
     def _items(self, items: Any, schema: Mapping[str, Any]) -> Valid:
         if "prefixItems" in schema or isinstance(items, list):
             raise Unsupported("prefixItems")
         test = self.schema(items)
-        return lambda value: not isinstance(value, list) or all(test(item) for item in value)
+
+        def valid(value: Any) -> bool:
+            if not isinstance(value, list):
+                return True
+            for item in value:  # noqa: SIM110 - no generator per call
+                if not test(item):
+                    return False
+            return True
+
+        return valid
 
     def _minItems(self, least: int, schema: Mapping[str, Any]) -> Valid:
         return lambda value: not isinstance(value, list) or len(value) >= least
@@ -204,15 +213,20 @@ class _Compiler:
         return lambda value: equal(value, constant)
 
     def _enum(self, members: list[Any], schema: Mapping[str, Any]) -> Valid:
-        return lambda value: any(equal(value, member) for member in members)
+        strings = frozenset(member for member in members if isinstance(member, str))
+
+        def valid(value: Any) -> bool:
+            if isinstance(value, str):  # equal to a string member only, as ==
+                return value in strings
+            return any(equal(value, member) for member in members)
+
+        return valid
 
     def _anyOf(self, branches: list[Any], schema: Mapping[str, Any]) -> Valid:
-        tests = [self.schema(branch) for branch in branches]
-        return lambda value: any(test(value) for test in tests)
+        return _some([self.schema(branch) for branch in branches])
 
     def _allOf(self, branches: list[Any], schema: Mapping[str, Any]) -> Valid:
-        tests = [self.schema(branch) for branch in branches]
-        return lambda value: all(test(value) for test in tests)
+        return _every([self.schema(branch) for branch in branches])
 
     def _oneOf(self, branches: list[Any], schema: Mapping[str, Any]) -> Valid:
         tests = [self.schema(branch) for branch in branches]
@@ -227,6 +241,42 @@ class _Compiler:
         then = self.schema(schema.get("then", True))
         otherwise = self.schema(schema.get("else", True))
         return lambda value: then(value) if test(value) else otherwise(value)
+
+
+def _every(tests: list[Valid]) -> Valid:
+    """``lambda value: all(test(value) for test in tests)``, in the same order, without a generator per call."""
+    if not tests:
+        return lambda value: True
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda value: first(value) and second(value)
+
+    def valid(value: Any) -> bool:
+        for test in tests:  # noqa: SIM110 - no generator per call
+            if not test(value):
+                return False
+        return True
+
+    return valid
+
+
+def _some(tests: list[Valid]) -> Valid:
+    """``lambda value: any(test(value) for test in tests)``, in the same order, without a generator per call."""
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda value: first(value) or second(value)
+
+    def valid(value: Any) -> bool:
+        for test in tests:  # noqa: SIM110 - no generator per call
+            if test(value):
+                return True
+        return False
+
+    return valid
 
 
 def compile_validity(schema: Mapping[str, Any], parts: dict[int, Valid] | None = None) -> Valid | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from ctxres import orchestration as state
 from ctxres import staleness as core
@@ -475,14 +475,28 @@ _ACTIVITY_COMPLETE = re.compile(r"workflow[\s_-]*complete", re.IGNORECASE)
 # Scores in the trajectory may be rounded to 2 decimals (0.9505 -> 0.95).
 _SCORE_TOLERANCE = 0.0051
 _LISTED = 3  # how many items a message names before "and N more"
+T = TypeVar("T")
 
 
 # --- small helpers -------------------------------------------------------------------------
 
 
 def _id(value: Any) -> str:
-    """Ids are matched ignoring case and punctuation: ``QG-1``, ``qg_1`` and ``qg1`` are one gate."""
-    return re.sub(r"[^0-9a-z]", "", value.casefold()) if isinstance(value, str) else ""
+    """Ids are matched ignoring case and punctuation: ``QG-1``, ``qg_1`` and ``qg1`` are one gate (remembered:
+    the same ids recur in every file)."""
+    if not isinstance(value, str):
+        return ""
+    known = _IDS.get(value)
+    if known is None:
+        known = re.sub(r"[^0-9a-z]", "", value.casefold())
+        if len(value) <= _IDS_LENGTH and len(_IDS) < _IDS_KEPT:
+            _IDS[value] = known
+    return known
+
+
+_IDS: dict[str, str] = {}
+_IDS_KEPT = 4096
+_IDS_LENGTH = 128  # an id or a key, not prose
 
 
 def _short(path: JsonPath) -> str:
@@ -506,7 +520,12 @@ def _shown(value: Any) -> str:
 
 def _some(items: list[str]) -> str:
     """The first few items and how many more."""
-    head = ", ".join(items[:_LISTED])
+    return _some_of(items, str)
+
+
+def _some_of(items: list[T], shown: Callable[[T], str]) -> str:
+    """:func:`_some` of the items as ``shown`` writes them, written for the first few only."""
+    head = ", ".join(shown(item) for item in items[:_LISTED])
     return head if len(items) <= _LISTED else f"{head} and {len(items) - _LISTED} more"
 
 
@@ -1192,13 +1211,12 @@ def check_summaries_missing(ctx: Context) -> list[Finding]:
             missing.setdefault(_id(agent.id), agent)
     if not missing:
         return []
-    listed = [f"{a.id} (line {_line(ctx.doc, a.status_path)})" for a in missing.values()]
+    listed = _some_of(list(missing.values()), lambda a: f"{a.id} (line {_line(ctx.doc, a.status_path)})")
     return [
         ctx.finding(
             SUMMARIES_MISSING,
             ("resumption", "agent_summaries"),
-            f"`agent_summaries` has no entry for {len(missing)} agent(s) that `pipelines` marks complete: "
-            f"{_some(listed)}",
+            f"`agent_summaries` has no entry for {len(missing)} agent(s) that `pipelines` marks complete: {listed}",
             'Add one line per completed agent, keyed by its id: `agent-id: "DONE. Key result."`.',
             key=True,
         )

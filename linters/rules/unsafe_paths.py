@@ -91,10 +91,7 @@ def lexical_problem(path: str) -> str | None:
 def resolved_problem(path: str, root: Path) -> str | None:
     """``"it resolves outside ..."`` when ``root/path`` exists and a symbolic link takes it out of ``root``."""
     candidate = root / path.strip()
-    try:
-        if not (candidate.exists() or candidate.is_symlink()):
-            return None
-    except (OSError, ValueError):
+    if not os.path.lexists(candidate):  # (exists() or is_symlink(): one lstat; False on an error, as before)
         return None
     if inside(candidate, root):
         return None

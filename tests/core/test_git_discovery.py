@@ -161,3 +161,33 @@ def test_the_display_and_real_path_of_a_listed_file_are_computed_per_folder_alik
                 path = folder / rel
                 assert display(path, rel) == discovery._display(path, cwd), (folder, cwd, rel)
                 assert discovery._realpath(str(path), real_folders) == os.path.realpath(path), (folder, rel)
+
+
+def test_real_paths_resolved_from_the_parent_folders_are_realpaths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Folders through links (to a folder, to a parent, relative and absolute), '.' and '..' at any depth: one memory
+    of real folders for every path, in any order, answers os.path.realpath."""
+    import itertools
+    import os
+
+    from ctxres.linters.checking import discovery
+
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c" / "f.yaml").write_text("x: 1\n")
+    (tmp_path / "l").symlink_to("a/b", target_is_directory=True)
+    (tmp_path / "a" / "b" / "up").symlink_to("..", target_is_directory=True)
+    (tmp_path / "a" / "abs").symlink_to(tmp_path / "a" / "b" / "c", target_is_directory=True)
+    (tmp_path / "a" / "b" / "c" / "g.yaml").symlink_to("../../../l/c/f.yaml")
+    monkeypatch.chdir(tmp_path)
+    names = ["a", "b", "c", "l", "up", "abs", ".", ".."]
+    paths = [
+        os.path.join(*parts, leaf)
+        for depth in range(4)
+        for parts in itertools.product(names, repeat=depth)
+        for leaf in ("f.yaml", "g.yaml")
+    ]
+    for base in ("", str(tmp_path)):
+        folders: dict[str, str] = {}
+        for path in (os.path.join(base, p) if base else p for p in [*paths, *reversed(paths)]):
+            assert discovery._realpath(path, folders) == os.path.realpath(path), path

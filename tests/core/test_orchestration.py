@@ -258,3 +258,11 @@ def test_normalize_status_splits_on_what_isspace_calls_white_space(value: str) -
 @pytest.mark.parametrize("value", ["", "-", "---", " - a - ", "a-b", "In progress", "\u3000x\u3000", "x\x1c-"])
 def test_normalize_status_keeps_leading_and_trailing_gaps(value: str) -> None:
     assert o.normalize_status(value) == _normalized_by_a_loop(value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.sampled_from("aB -_\t\u00a0é1"), max_size=80), min_size=1, max_size=4))
+def test_normalize_status_remembered_answers_as_computed(values: list[str]) -> None:
+    """The memory of normalized status words answers what the computation answers, asked once or again."""
+    for value in values * 2:
+        assert o.normalize_status(value) == o._normalized(value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from ctxres.document import Document, LazyPositions
 from ctxres.loading import split_front_matter
-from ctxres.yamlpos import _ALIAS, _Builder, _composer, may_hold_alias, may_hold_anchor, parse_yaml
+from ctxres.yamlpos import _ALIAS, _Builder, _composer, _scalar_value, may_hold_alias, may_hold_anchor, parse_yaml
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -197,3 +198,88 @@ def test_quick_build_agrees_with_the_exact_builder_on_anchors_and_stars(lines: l
 def test_the_anchor_pre_check() -> None:
     assert not may_hold_anchor("Main & CI\nR& D\n&\n& ")
     assert all(may_hold_anchor(text) for text in ("&a", "x: &a 1", "R&D", "&&", "&\u00a0", "[&1 x]"))
+
+
+_SCALAR_TEXTS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.from_regex(r"\A[-+]?[0-9_]{0,4}\.?[0-9_]{0,4}(?:[eE][-+]?[0-9]{1,2})?\Z"),
+    st.from_regex(r"\A[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)\Z"),
+    st.from_regex(r"\A[0-9]{1,2}:[0-5][0-9]\.[0-9]{0,3}\Z"),
+    st.sampled_from(["true", "false", "True", "FALSE", "yes", "No", "on", "OFF", "y", "n", "~", "null", "Null", ""]),
+    st.text(st.sampled_from("0123456789.-+_eE:٣"), max_size=8),
+)
+_EXPLICIT = ["", "!!float ", "!!bool ", "!!null ", "!!int "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_SCALAR_TEXTS, st.sampled_from(_EXPLICIT))
+def test_scalar_values_agree_with_the_constructor(text: str, tag: str) -> None:
+    """The shortcuts of _scalar_value (null, plain floats, true/false) read what SafeConstructor reads, or
+    fail as it fails, for plain and explicitly tagged scalars."""
+    try:
+        node = yaml.compose(f"v: {tag}{text}\n", Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return
+    value_node = node.value[0][1]
+    if not isinstance(value_node, yaml.ScalarNode):
+        return
+    constructor = yaml.SafeLoader("")
+
+    def outcome(read: Any) -> object:
+        try:
+            return ("value", repr(read()))
+        except Exception as exc:  # the same failure: the same class
+            return ("error", type(exc))
+
+    if value_node.tag.endswith(("float", "bool", "null")):
+        want = outcome(lambda: constructor.construct_object(value_node, deep=True))
+        assert outcome(lambda: _scalar_value(constructor, value_node)) == want
+
+
+@pytest.mark.parametrize("text", [*CASES[:3], *CASES[8:11], "a:\n  b: [1, {c: x}]\n  d: {}\n"])
+def test_locate_answers_alike_from_lazy_settled_and_plain_positions(text: str) -> None:
+    """Document.locate looks a path up once per map: the same position whether the map is lazy (nodes walked),
+    settled (a PositionMap) or a plain dict, for present paths, absent ones and their nearest ancestors."""
+    parsed = parse_yaml(text)
+    settled = parse_yaml(text)
+    assert isinstance(settled.value_pos, LazyPositions) and isinstance(settled.key_pos, LazyPositions)
+    settled.value_pos.settle()
+    settled.key_pos.settle()
+    docs = [
+        Document("f.yaml", "x", text, parsed.data, parsed.value_pos, parsed.key_pos),
+        Document("f.yaml", "x", text, settled.data, settled.value_pos, settled.key_pos),
+        Document("f.yaml", "x", text, settled.data, dict(settled.value_pos.items()), dict(settled.key_pos.items())),
+    ]
+    paths = list(settled.value_pos) + list(settled.key_pos)
+    paths += [(*path, "absent") for path in paths] + [(*path, 7, "x") for path in paths] + [()]
+    for path in paths:
+        for key in (False, True):
+            assert len({doc.locate(path, key=key) for doc in docs}) == 1, (path, key)
+
+
+_NESTED = [
+    "a: 1\nb: [2, 2026-01-02, {c: 3.5, d: [true, null, x]}]\n",
+    "- [1, [2, [3, [2026-01-02T03:04:05Z]]]]\n- {a: {b: {c: {d: 5}}}}\n",
+    "k: {a: 2026-01-02, b: [x, 1], c: {d: x, e: [[]]}}\n",
+]
+
+
+@pytest.mark.parametrize("text", _NESTED)
+@pytest.mark.parametrize("depth", range(1, 7))
+def test_quick_build_at_the_depth_limit_answers_as_the_exact_builder(
+    text: str, depth: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scalars that are not strings (numbers, booleans, null, timestamps) at and below the nesting limit: the quick
+    build gives the document or leaves it to the exact builder, whose answer (the data, or its error) is the same."""
+    from ctxres import yamlpos
+
+    def outcome() -> object:
+        try:
+            parsed = parse_yaml(text, max_depth=depth)
+        except ValueError as exc:
+            return ("error", str(exc))
+        return (parsed.data, parsed.timestamps, dict(parsed.value_pos.items()), dict(parsed.key_pos.items()))
+
+    quick = outcome()
+    monkeypatch.setattr(yamlpos, "_quick", lambda *args: None)
+    assert quick == outcome()

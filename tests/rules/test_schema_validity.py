@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from ctxres.config import load_config
@@ -152,3 +154,43 @@ def test_the_explaining_validator_finds_jsonschemas_errors_in_mutated_documents(
     plain = Draft202012Validator(conformance.schema(name))
     for mutated in itertools.islice(_mutations(value), 400):
         assert _errors(conformance.validator(name), mutated) == _errors(plain, mutated), (where, mutated)
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([1.0, 2.5, "a", "b", "1", ""]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
+    max_leaves=6,
+)
+_LEAF_SCHEMAS = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": ["integer", "null"]},
+        {"type": ["boolean", "array", "object"]},
+        {"enum": ["a", 1, None, [1], {"a": 1}, True]},
+        {"enum": ["b", "1"]},
+        {"const": "a"},
+        {"required": ["a", "b"]},
+        {"minItems": 1},
+        {"items": {"type": "integer"}},
+        {"properties": {"a": {"type": "string"}, "b": {"enum": [1, 2]}}},
+        {"additionalProperties": {"type": "integer"}, "properties": {"a": True}},
+        {"required": ["a"], "type": "object"},
+    ]
+)
+_SCHEMAS = st.recursive(
+    _LEAF_SCHEMAS,
+    lambda inner: st.lists(inner, min_size=1, max_size=3).flatmap(
+        lambda branches: st.sampled_from([{"anyOf": branches}, {"allOf": branches}, {"oneOf": branches}])
+    ),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SCHEMAS, _VALUES)
+def test_compiled_keywords_agree_with_jsonschema(schema: dict[str, Any], value: Any) -> None:
+    """anyOf/allOf/oneOf of one to three branches, enum and const with members of every type, required, type lists:
+    the compiled predicate is jsonschema's verdict."""
+    valid = compile_validity(schema)
+    assert valid is not None
+    assert bool(valid(value)) == Draft202012Validator(schema).is_valid(value)

@@ -1063,3 +1063,24 @@ def test_position_fixtures_say_what_they_compared(case: str, expected: str) -> N
     folder = FIXTURES / "rules" / case
     found = [f for f in engine.run([folder], load_config(folder), cwd=folder).findings if f.code == case[:4]]
     assert len(found) == 1 and expected in found[0].message, found
+
+
+def test_ids_remembered_answer_as_computed() -> None:
+    import re
+
+    for value in ["QG-1", "qg_1", "Qg1", "ÄgENT 7", "x" * 300, "", "-"] * 2:
+        assert rules._id(value) == re.sub(r"[^0-9a-z]", "", value.casefold())
+    assert rules._id(None) == rules._id(3) == ""
+
+
+def test_some_of_shows_the_first_items_only() -> None:
+    shown: list[int] = []
+
+    def show(item: int) -> str:
+        shown.append(item)
+        return f"<{item}>"
+
+    items = list(range(7))
+    assert rules._some_of(items, show) == rules._some([f"<{i}>" for i in items])
+    assert shown == items[: rules._LISTED]
+    assert rules._some_of([1, 2], str) == rules._some(["1", "2"])
