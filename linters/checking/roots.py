@@ -14,6 +14,7 @@ from pathlib import Path
 from ctxres.project import MARKERS, project_root
 
 _ROOTS: dict[str, Path] = {}
+_PATHS: dict[str, Path] = {}  # root -> its Path
 _MARKED: dict[str, str | None] = {}  # folder -> the nearest folder at or above it with a marker (None: none)
 
 
@@ -25,11 +26,19 @@ def root_of(path: str | os.PathLike[str]) -> Path:
     if root is None:
         if os.path.isdir(folder):  # (a folder that is not there: project_root starts from its parent)
             marked = _marked(folder)
-            root = Path(marked if marked is not None else folder)
+            root = _path(marked if marked is not None else folder)
         else:
             root = project_root(Path(folder))
         _ROOTS[folder] = root
     return root
+
+
+def _path(folder: str) -> Path:
+    """One ``Path`` per root: the folders of a project share it (not a ``Path`` per folder, for the whole check)."""
+    path = _PATHS.get(folder)
+    if path is None:
+        path = _PATHS[folder] = Path(folder)
+    return path
 
 
 def _marked(folder: str) -> str | None:
@@ -57,3 +66,4 @@ def forget() -> None:
     """Forget every folder's root (at the start of a check)."""
     _ROOTS.clear()
     _MARKED.clear()
+    _PATHS.clear()
