@@ -12,12 +12,14 @@ import pickle
 import shutil
 from pathlib import Path
 
+import pytest
+
 from ctxres.artifacts import Format
 from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Position
 from ctxres.linters.checking import engine
-from ctxres.linters.checking.discovery import discover
+from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.rules import acknowledgement
 from ctxres.loading import Limits, load_file
 
@@ -78,7 +80,7 @@ def test_slim_answers_get_and_locate_for_its_paths() -> None:
     assert ("d",) not in slim.value_pos and ("a", "c") not in slim.key_pos
 
 
-def test_the_workspace_keeps_a_reference_to_the_artifact_of_a_stub() -> None:
+def test_the_workspace_keeps_the_stubs_of_a_folder_compactly() -> None:
     config = Config(root=CORPUS)
     artifacts = discover([CORPUS], config, CORPUS)
     kept = engine.LoadedDocuments()
@@ -86,12 +88,28 @@ def test_the_workspace_keeps_a_reference_to_the_artifact_of_a_stub() -> None:
     for artifact in artifacts:
         result = engine.check_file(artifact, config)
         if result.document is not None:
-            kept.add(result.document, artifact)
+            kept.add(result.document)
             expected.append(result.document)
     loose = Document("x.yaml", "orchestration", "text", {"a": 1}, fs_path="x.yaml")
     kept.add(loose)
     expected.append(loose)
-    stubs = sum(1 for entry in kept._entries if not isinstance(entry, Document))
-    assert stubs >= len(artifacts) // 2
+    assert not any(isinstance(entry, Artifact) for entry in kept._entries)
+    stubs = [doc for doc in expected if doc == doc.stub()]
+    assert len(stubs) >= len(expected) // 2
+    assert len(kept._entries) <= len(expected) - len(stubs) + 2  # the stubs of a run share one entry
     assert list(kept) == expected and len(kept) == len(expected) and kept[-1] is loose and kept[:2] == expected[:2]
     assert list(kept.paths()) == [doc.path for doc in expected]
+    more = Document("x/y.md", "nexus", "", None, fs_path="/abs/x/y.md")
+    kept.add(more)
+    assert list(kept)[-2:] == [loose, more]
+
+
+def test_a_check_empties_the_list_of_artifacts_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = Config(root=CORPUS)
+    monkeypatch.setattr(engine, "POOL_MIN_FILES", 8)  # in the pool too
+    for jobs in (1, 2):
+        artifacts = discover([CORPUS], config, CORPUS)
+        total = len(artifacts)
+        assert total >= engine.POOL_MIN_FILES
+        report = engine.run([CORPUS], config, CORPUS, jobs=jobs, artifacts=artifacts)
+        assert artifacts == [] and report.files_checked == total
