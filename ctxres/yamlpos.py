@@ -71,7 +71,7 @@ def _composer() -> Any:
         return base
     uncached: Callable[..., Any] = base("").resolve
 
-    @functools.lru_cache(maxsize=8192)
+    @functools.lru_cache(maxsize=5120)
     def resolve(kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
         return str(uncached(kind, value, implicit))
 

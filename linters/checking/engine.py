@@ -38,48 +38,82 @@ class WorkerDied(RuntimeError):
     """A worker process ended without handing back its results (killed, out of memory, a crash)."""
 
 
+_RUN = 256  # stubs joined in one string (a few kB)
+
+
+class _Stubs:
+    """The stubs of files added one after the other (at most :data:`_RUN`), in one string: for each, the
+    index of its kind, how many leading characters its path shares with the previous one's, and the rest of
+    its path, NUL between them (no path holds one); its place on disk is ``on_disk`` followed by its path."""
+
+    __slots__ = ("joined", "on_disk")
+
+    def __init__(self, on_disk: str, joined: str) -> None:
+        self.on_disk = on_disk
+        self.joined = joined
+
+
 class LoadedDocuments(Sequence[Document]):
-    """The documents a check loaded, in order: a stub (path, kind, place on disk) of each, made when it is read
-    from the artifact it came from (the artifacts are held anyway: a reference a file), and the whole document
-    for the kinds a rule module keeps (or any other document added)."""
+    """The documents a check loaded, in order: the whole document for the kinds a rule module keeps (or any
+    other document added), and of the others a stub (path, kind, place on disk), kept compactly (a few dozen
+    bytes each: :class:`_Stubs`) and made again when it is read."""
 
     def __init__(self) -> None:
-        self._entries: list[Document | Artifact] = []
+        self._entries: list[Document | _Stubs] = []
+        self._count = 0
+        self._kinds: dict[str, int] = {}
+        self._open: list[str] = []  # the last stubs added, not joined yet: kind, shared, rest, kind...
+        self._on_disk = ""
+        self._last = ""  # the path of the last of them
 
-    def add(self, document: Document, artifact: Artifact | None = None) -> None:
-        """Keep ``document``; only a reference to ``artifact`` when the document is its stub."""
-        if artifact is not None and document == _stub(artifact):
-            self._entries.append(artifact)
-        else:
+    def add(self, document: Document) -> None:
+        self._count += 1
+        path, on_disk = document.path, document.fs_path
+        if not path or not on_disk.endswith(path) or document != document.stub():
+            self._close()
             self._entries.append(document)
+            return
+        on_disk = on_disk[: len(on_disk) - len(path)]
+        if on_disk != self._on_disk or len(self._open) >= 3 * _RUN:
+            self._close()
+            self._on_disk = on_disk
+        shared = len(os.path.commonprefix((self._last, path)))  # noqa: RUF071 - characters, not folders
+        kind = self._kinds.setdefault(document.kind, len(self._kinds))
+        self._open += (str(kind), str(shared), path[shared:])
+        self._last = path
+
+    def _close(self) -> None:
+        if self._open:
+            self._entries.append(_Stubs(self._on_disk, "\0".join(self._open)))
+            self._open = []
+        self._last = ""
 
     def paths(self) -> Iterator[str]:
-        for entry in self._entries:
-            yield entry.path if isinstance(entry, Document) else entry.display
+        for document in self:
+            yield document.path
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._count
 
     @overload
     def __getitem__(self, index: int) -> Document: ...
     @overload
     def __getitem__(self, index: slice) -> list[Document]: ...
     def __getitem__(self, index: int | slice) -> Document | list[Document]:
-        if isinstance(index, slice):
-            return [_document(entry) for entry in self._entries[index]]
-        return _document(self._entries[index])
+        return list(self)[index]
 
     def __iter__(self) -> Iterator[Document]:
-        return map(_document, self._entries)
-
-
-def _stub(artifact: Artifact) -> Document:
-    """What ``Document.stub()`` is for the document loaded from ``artifact``."""
-    return Document(path=artifact.display, kind=artifact.kind, text="", data=None, fs_path=artifact.fs_path)
-
-
-def _document(entry: Document | Artifact) -> Document:
-    return entry if isinstance(entry, Document) else _stub(entry)
+        self._close()
+        kinds = list(self._kinds)
+        for entry in self._entries:
+            if isinstance(entry, Document):
+                yield entry
+                continue
+            parts = entry.joined.split("\0")
+            path = ""
+            for at in range(0, len(parts), 3):
+                path = path[: int(parts[at + 1])] + parts[at + 2]
+                yield Document(path=path, kind=kinds[int(parts[at])], text="", data=None, fs_path=entry.on_disk + path)
 
 
 @dataclass
@@ -316,7 +350,8 @@ def run(
     progress: Progress | None = None,
     artifacts: list[Artifact] | None = None,
 ) -> Report:
-    """Check every artifact under ``paths`` (or ``artifacts``, already discovered), in ``jobs`` processes.
+    """Check every artifact under ``paths`` (or ``artifacts``, already discovered: the list is emptied as the
+    files are checked), in ``jobs`` processes.
 
     ``progress(done, total)`` is called after each file. Findings are identical whatever ``jobs`` is.
     """
@@ -337,27 +372,31 @@ def _run(
         artifacts = discover(paths, config, cwd)
     workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())
     policy = _Policy(config)
-    for done, (artifact, result) in enumerate(zip(artifacts, _results(artifacts, config, jobs), strict=True), start=1):
+    total = len(artifacts)
+    for done, result in enumerate(_results(artifacts, config, jobs), start=1):
         policy.add(result)
         if result.document is not None:
-            workspace.documents.add(result.document, artifact)
+            workspace.documents.add(result.document)
         for module, fact in result.facts.items():
             workspace.facts.setdefault(module, []).append(fact)
         if progress is not None:
-            progress(done, len(artifacts))
+            progress(done, total)
     later: list[Finding] = []
     for workspace_check in _checks()[1]:
         later += workspace_check(workspace)
-    loaded = set(workspace.documents.paths())
-    return Report(policy.finish(later, loaded), files_checked=len(artifacts))
+    # (finish asks only about the files with suppression comments: not a set of every path)
+    loaded = {path for path in workspace.documents.paths() if path in policy.comments}
+    return Report(policy.finish(later, loaded), files_checked=total)
 
 
 def _results(artifacts: list[Artifact], config: Config, jobs: int) -> Iterator[FileResult]:
-    """The result of each artifact, in order: here, or from ``jobs`` worker processes for many files."""
+    """The result of each artifact, in order: here, or from ``jobs`` worker processes for many files. The
+    list is emptied as the artifacts are handed out (a check holds none it is done with)."""
     _all_checks()  # imported before the workers start (a forked worker inherits the rule modules)
     if jobs <= 1 or len(artifacts) < POOL_MIN_FILES:
-        for artifact in artifacts:
-            yield check_file(artifact, config)
+        artifacts.reverse()
+        while artifacts:
+            yield check_file(artifacts.pop(), config)
         return
     from ctxres.linters.checking.pool import results_in_pool
 

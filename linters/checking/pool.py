@@ -52,6 +52,7 @@ def _context() -> multiprocessing.context.BaseContext:
 def results_in_pool(artifacts: list[Artifact], config: Config, jobs: int, most: int) -> Iterator[engine.FileResult]:
     size = chunk_size(len(artifacts), jobs, most)
     chunks = [artifacts[start : start + size] for start in range(0, len(artifacts), size)]
+    artifacts.clear()  # the chunks hold them, each until it is checked (see engine.run)
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(chunks)), mp_context=_context(), initializer=_start, initargs=(config,)
     )
@@ -63,6 +64,7 @@ def results_in_pool(artifacts: list[Artifact], config: Config, jobs: int, most: 
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             done = pool.map(_check_chunk, chunks)  # submits every chunk, which starts the workers
+            chunks.clear()  # each chunk is held by its task until it is checked, no longer
         finally:
             if masking:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -13,7 +13,9 @@ from pathlib import Path
 
 from ctxres.project import MARKERS, project_root
 
+_MAX_FOLDERS = 256  # folders remembered: a check's memory of them does not grow with its files
 _ROOTS: dict[str, Path] = {}
+_PATHS: dict[str, Path] = {}  # root -> its Path
 _MARKED: dict[str, str | None] = {}  # folder -> the nearest folder at or above it with a marker (None: none)
 
 
@@ -23,13 +25,23 @@ def root_of(path: str | os.PathLike[str]) -> Path:
     folder = here if os.path.isdir(here) else os.path.dirname(here)
     root = _ROOTS.get(folder)
     if root is None:
+        if len(_ROOTS) >= _MAX_FOLDERS:
+            forget()  # the files come folder by folder: a memory of the last folders serves as well
         if os.path.isdir(folder):  # (a folder that is not there: project_root starts from its parent)
             marked = _marked(folder)
-            root = Path(marked if marked is not None else folder)
+            root = _path(marked if marked is not None else folder)
         else:
             root = project_root(Path(folder))
         _ROOTS[folder] = root
     return root
+
+
+def _path(folder: str) -> Path:
+    """One ``Path`` per root: the folders of a project share it (not a ``Path`` per folder, for the whole check)."""
+    path = _PATHS.get(folder)
+    if path is None:
+        path = _PATHS[folder] = Path(folder)
+    return path
 
 
 def _marked(folder: str) -> str | None:
@@ -57,3 +69,4 @@ def forget() -> None:
     """Forget every folder's root (at the start of a check)."""
     _ROOTS.clear()
     _MARKED.clear()
+    _PATHS.clear()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ctxres import checkpoints as cp
 from ctxres.config import Config
 from ctxres.document import Document, JsonPath, format_json_path
-from ctxres.findings import Finding
+from ctxres.findings import Finding, Position
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.roots import root_of
@@ -480,16 +480,18 @@ def _check_checkpoint(doc: Document) -> list[Finding]:
 # --- across files -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Section:
-    """One v2.0 section and what its events point to on disk.
+    """One v2.0 section and what its events point to on disk: what the check across files keeps of an
+    orchestration file (not its document).
 
     ``comparable`` is false when the section records compactions in another layout (no `events`
     list, or entries of another shape): which checkpoints it covers cannot be told, so none is
-    reported as unmerged there (the conformance rules already report the layout).
+    reported as unmerged there (the conformance rules already report the layout). ``where`` is what an
+    unmerged checkpoint is reported on (the events, else their mapping), ``position`` where it is in the file.
     """
 
-    doc: Document
+    path: str
     root: Path
     state_dir: Path
     referenced: set[Path] = field(default_factory=set)
@@ -497,6 +499,8 @@ class _Section:
     status: str | None = None
     mtime: float = 0.0
     comparable: bool = True
+    where: JsonPath = EVENTS
+    position: Position = field(default_factory=Position)
 
 
 def _section(doc: Document, config: Config) -> _Section | None:
@@ -511,14 +515,17 @@ def _section(doc: Document, config: Config) -> _Section | None:
     except OSError:
         mtime = 0.0
     events = doc.get(EVENTS)
+    where = EVENTS if events is not None else EVENTS_OWNER
     return _Section(
         comparable=isinstance(events, list) and len(shaped_events(doc)) == len(events),
-        doc=doc,
+        path=doc.path,
         root=root,
         state_dir=cp.find_state_dir(path, root, config.state_dir),
         workflow_id=workflow if isinstance(workflow, str) else None,
         status=status if isinstance(status, str) else None,
         mtime=mtime,
+        where=where,
+        position=doc.locate(where, key=True),
     )
 
 
@@ -528,9 +535,7 @@ def collect(doc: Document, config: Config) -> tuple[_Section | None, list[Findin
     section = _section(doc, config)
     if section is None:
         return None, []
-    findings = _check_references(section, config)
-    section.doc = doc.slim((EVENTS, EVENTS_OWNER))  # what _unmerged reports on
-    return section, findings
+    return section, _check_references(section, doc, config)
 
 
 def check_workspace(ws: Workspace) -> list[Finding]:
@@ -568,8 +573,7 @@ def _absent_by_design(reference: str, section: _Section, config: Config) -> bool
     return config.respect_gitignore and not target.parent.is_dir() and _git_ignored(target, section.root)
 
 
-def _check_references(section: _Section, config: Config) -> list[Finding]:
-    doc = section.doc
+def _check_references(section: _Section, doc: Document, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     newest: tuple[datetime, str, cp.CheckpointView] | None = None
     for index, event in shaped_events(doc):
@@ -722,7 +726,7 @@ def _owner(checkpoint: cp.CheckpointView, sections: list[_Section]) -> _Section:
     """The section a checkpoint belongs to: same workflow id, else the active workflow, else the newest."""
 
     def newest(group: list[_Section]) -> _Section:
-        return max(group, key=lambda s: (s.mtime, s.doc.path))
+        return max(group, key=lambda s: (s.mtime, s.path))
 
     same = [s for s in sections if checkpoint.workflow_id and s.workflow_id == checkpoint.workflow_id]
     active = [s for s in sections if s.status in LIVE_STATUSES]
@@ -754,11 +758,9 @@ def _check_unmerged(state_dir: Path, sections: list[_Section]) -> list[Finding]:
 
 
 def _unmerged(section: _Section, names: list[str], acknowledged: bool, *, several: bool) -> Finding:
-    doc = section.doc
     plural = len(names) > 1
     listed = ", ".join(names)
-    where = EVENTS if doc.get(EVENTS) is not None else EVENTS_OWNER
-    target = f" --file {doc.path}" if several else ""
+    target = f" --file {section.path}" if several else ""
     if acknowledged:
         message = (
             f"{'checkpoints' if plural else 'checkpoint'} {listed} {'are' if plural else 'is'} marked acknowledged "
@@ -776,4 +778,6 @@ def _unmerged(section: _Section, names: list[str], acknowledged: bool, *, severa
             f"{'these compactions' if plural else 'this compaction'}"
         )
         fix = f"run `ctxres ack{' --all' if plural else ''}{target}`"
-    return _finding(doc, UNMERGED, message, where, fix, key=True)
+    return Finding(
+        section.path, UNMERGED.code, message, UNMERGED.severity, section.position, format_json_path(section.where), fix
+    )

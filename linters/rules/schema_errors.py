@@ -128,10 +128,11 @@ def _suggest(word: str, choices: Iterable[str]) -> str:
     return _closest(word, tuple(choices))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=128)
 def _closest(word: str, choices: tuple[str, ...]) -> str:
     """The closest of ``choices`` to ``word`` (difflib's, see :mod:`.close_match`), remembered: the same stray keys
-    recur across files."""
+    recur across files (a few, met again and again: a key met once is soon replaced, and a check's memory of
+    them, each with its tuple of choices, does not grow with its files)."""
     return close_match(word, choices, 0.6)
 
 

@@ -22,11 +22,16 @@ A text none of whose lines holds a guard word, a folding character or a line-loc
 
 from __future__ import annotations
 
+import itertools
+
 from ctxres.redact import find_secrets
 
 _CLEARED: set[str] = set()
 """Lines known to hold neither a secret nor a guard word (this process; bounded by :data:`_MAX_LINES`)."""
-_MAX_LINES = 20_000  # about 2 MB of typical lines; the memory starts afresh when full
+# About 0.8 MB of typical lines, filled by a check's first thousand files or so. Once full it is kept, not
+# emptied: the lines that recur are met in the first files, a line met later is scanned each time (a check's
+# memory stays the same from a thousand files to ten thousand; emptying it would scan the recurring lines again).
+_MAX_LINES = 8_192
 _MAX_LENGTH = 256  # longer lines are checked each time, not remembered
 _GUARDS = ("secret", "bearer", "authorization")  # lowercase words of the recognizers that cross lines
 # The characters that match an ASCII letter case-insensitively (İ, ı, long s, Kelvin sign): through them a
@@ -51,9 +56,9 @@ def may_hold_secrets(text: str) -> bool:
         return False
     if line_may_hold_secrets("\n".join(new)):  # the same answer as asking line by line (see above)
         return True
-    if len(_CLEARED) + len(new) > _MAX_LINES:
-        _CLEARED.clear()
-    _CLEARED.update(line for line in new if len(line) <= _MAX_LENGTH)
+    room = _MAX_LINES - len(_CLEARED)
+    if room > 0:
+        _CLEARED.update(itertools.islice((line for line in new if len(line) <= _MAX_LENGTH), room))
     return False
 
 

@@ -12,12 +12,16 @@ import pickle
 import shutil
 from pathlib import Path
 
+import pytest
+
+from ctxres.artifacts import Format
 from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Position
 from ctxres.linters.checking import engine
-from ctxres.linters.checking.discovery import discover
+from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.rules import acknowledgement
+from ctxres.loading import Limits, load_file
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CORPUS = ROOT / "fixtures" / "corpus"
@@ -49,10 +53,13 @@ def test_the_acknowledgement_rule_keeps_a_slim_section(tmp_path: Path) -> None:
     results = _results(workspace)
     sections = [r.facts[acknowledgement.__name__] for r in results if acknowledgement.__name__ in r.facts]
     assert len(sections) == 1
-    doc = sections[0].doc
-    assert doc.text == "" and list(doc.data) == ["resumption"]
-    assert list(doc.data["resumption"]) == ["compaction_events"]
-    assert all(path[:2] == acknowledgement.EVENTS_OWNER[:2] or len(path) < 2 for path in doc.value_pos)
+    (section,) = sections
+    # No document: where an unmerged checkpoint is reported, found while the file was loaded.
+    assert not any(isinstance(getattr(section, name), Document) for name in section.__slots__)
+    (path,) = [r.document.fs_path for r in results if r.document and r.document.kind == "orchestration"]
+    whole = load_file(Path(path), "orchestration", Format.YAML, Limits(), section.path).document
+    assert whole is not None and section.where == acknowledgement.EVENTS
+    assert section.position == whole.locate(acknowledgement.EVENTS, key=True) != Position(1, 1)
 
 
 def test_slim_answers_get_and_locate_for_its_paths() -> None:
@@ -73,7 +80,7 @@ def test_slim_answers_get_and_locate_for_its_paths() -> None:
     assert ("d",) not in slim.value_pos and ("a", "c") not in slim.key_pos
 
 
-def test_the_workspace_keeps_a_reference_to_the_artifact_of_a_stub() -> None:
+def test_the_workspace_keeps_the_stubs_of_a_folder_compactly() -> None:
     config = Config(root=CORPUS)
     artifacts = discover([CORPUS], config, CORPUS)
     kept = engine.LoadedDocuments()
@@ -81,12 +88,28 @@ def test_the_workspace_keeps_a_reference_to_the_artifact_of_a_stub() -> None:
     for artifact in artifacts:
         result = engine.check_file(artifact, config)
         if result.document is not None:
-            kept.add(result.document, artifact)
+            kept.add(result.document)
             expected.append(result.document)
     loose = Document("x.yaml", "orchestration", "text", {"a": 1}, fs_path="x.yaml")
     kept.add(loose)
     expected.append(loose)
-    stubs = sum(1 for entry in kept._entries if not isinstance(entry, Document))
-    assert stubs >= len(artifacts) // 2
+    assert not any(isinstance(entry, Artifact) for entry in kept._entries)
+    stubs = [doc for doc in expected if doc == doc.stub()]
+    assert len(stubs) >= len(expected) // 2
+    assert len(kept._entries) <= len(expected) - len(stubs) + 2  # the stubs of a run share one entry
     assert list(kept) == expected and len(kept) == len(expected) and kept[-1] is loose and kept[:2] == expected[:2]
     assert list(kept.paths()) == [doc.path for doc in expected]
+    more = Document("x/y.md", "nexus", "", None, fs_path="/abs/x/y.md")
+    kept.add(more)
+    assert list(kept)[-2:] == [loose, more]
+
+
+def test_a_check_empties_the_list_of_artifacts_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = Config(root=CORPUS)
+    monkeypatch.setattr(engine, "POOL_MIN_FILES", 8)  # in the pool too
+    for jobs in (1, 2):
+        artifacts = discover([CORPUS], config, CORPUS)
+        total = len(artifacts)
+        assert total >= engine.POOL_MIN_FILES
+        report = engine.run([CORPUS], config, CORPUS, jobs=jobs, artifacts=artifacts)
+        assert artifacts == [] and report.files_checked == total

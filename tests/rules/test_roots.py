@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ctxres.linters.checking import roots
 from ctxres.project import project_root
 
@@ -68,3 +70,19 @@ def test_the_markers_of_a_folder_serve_the_folders_below(tmp_path: Path) -> None
     roots.forget()
     for path in order:
         assert roots.root_of(path) == project_root(path), path
+
+
+def test_the_memory_of_folders_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(roots, "_MAX_FOLDERS", 3)
+    roots.forget()
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    folders = [repo / f"f{n}" / "g" for n in range(10)]
+    for folder in folders:
+        folder.mkdir(parents=True)
+        (folder / "x.yaml").write_text("a: 1\n")
+    for _ in range(2):
+        for folder in folders:
+            assert roots.root_of(folder / "x.yaml") == project_root(folder / "x.yaml") == repo
+            assert len(roots._ROOTS) <= 3
+    roots.forget()

@@ -115,6 +115,23 @@ def test_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "x" * 1000 not in secret_lines._CLEARED
 
 
+def test_a_full_memory_keeps_what_it_holds_and_answers_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Full, it is not emptied: the lines of the first texts stay cleared, later ones are scanned each time."""
+    monkeypatch.setattr(secret_lines, "_MAX_LINES", 4)
+    assert not secret_lines.may_hold_secrets("a: 1\nb: 2\nc: 3")
+    assert not secret_lines.may_hold_secrets("d: 4\ne: 5\nf: 6")
+    assert len(secret_lines._CLEARED) == 4
+    assert {"a: 1", "b: 2", "c: 3"} <= secret_lines._CLEARED
+    calls: list[str] = []
+    monkeypatch.setattr(secret_lines, "find_secrets", lambda text: calls.append(text) or [])
+    assert not secret_lines.may_hold_secrets("a: 1\nb: 2\nc: 3")
+    assert calls == []
+    assert not secret_lines.may_hold_secrets("g: 7")
+    assert not secret_lines.may_hold_secrets("g: 7")
+    assert calls == ["g: 7", "g: 7"]
+    assert len(secret_lines._CLEARED) == 4
+
+
 def test_a_secret_word_spelled_with_a_folding_character_is_never_cleared() -> None:
     """``password: null`` passes the guard of the assignments in a text, so ``ſecret: ...`` on another line
     is a secret there: neither line may be cleared for the other's text."""
