@@ -243,40 +243,52 @@ def one_listing() -> Iterator[None]:
         _LISTINGS.clear()
 
 
+class Listed:
+    """The files of one folder, as (path, path relative to the folder) pairs: the paths are made as the pairs
+    are iterated (a ``Path`` a file at a time, not one for every file of the check at once)."""
+
+    __slots__ = ("folder", "rels")
+
+    def __init__(self, folder: Path, rels: list[str]) -> None:
+        self.folder = folder
+        self.rels = rels
+
+    def __iter__(self) -> Iterator[tuple[Path, str]]:
+        folder = self.folder
+        return ((folder / rel, rel) for rel in self.rels)
+
+
 def candidate_files(
     folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
-) -> dict[Path, list[tuple[Path, str]]]:
+) -> dict[Path, Listed]:
     """For each folder: (path, path relative to the folder) of every file the excludes and ignore rules keep
     (and whose name ``wanted`` accepts); see :func:`_candidate_files`. Remembered within :func:`one_listing`."""
     if not _LISTINGS:
-        return _candidate_files(folders, config, wanted)
+        return {folder: Listed(folder, rels) for folder, rels in _candidate_files(folders, config, wanted).items()}
     key = (tuple(map(str, folders)), id(config))
     known = _LISTINGS[0].get(key)
     if known is None or known[0] is not config:
         listed = _candidate_files(folders, config)
-        known = _LISTINGS[0][key] = (
-            config,
-            {folder: "\0".join(rel for _, rel in files) for folder, files in listed.items()},
-        )
+        known = _LISTINGS[0][key] = (config, {folder: "\0".join(rels) for folder, rels in listed.items()})
         if wanted is None:
-            return listed
+            return {folder: Listed(folder, rels) for folder, rels in listed.items()}
     # The path of a listed file is its folder joined with its relative path (what the walk and git listing
     # give); `wanted` tests the name of a file: the files it accepts among all of them are those it would list.
     return {
-        folder: [
-            (folder / rel, rel)
-            for rel in (joined.split("\0") if joined else ())
-            if wanted is None or wanted(rel.rsplit("/", 1)[-1])
-        ]
+        folder: Listed(
+            folder,
+            [rel for rel in (joined.split("\0") if joined else ()) if wanted is None or wanted(rel.rsplit("/", 1)[-1])],
+        )
         for folder, joined in known[1].items()
     }
 
 
 def _candidate_files(
     folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
-) -> dict[Path, list[tuple[Path, str]]]:
-    """For each folder: (path, path relative to the folder) of every file the excludes and ignore rules keep
-    (and whose name ``wanted`` accepts).
+) -> dict[Path, list[str]]:
+    """For each folder: the path relative to the folder (the file's path is the folder joined with it) of
+    every file the excludes and ignore rules keep (and whose name ``wanted`` accepts), without a ``Path``
+    for each file (the listing of a large tree is held at once).
 
     Inside a git work tree (with ``respect-gitignore``), git says which files there are: what
     ``git ls-files --cached --others --exclude-standard`` lists, so the ``.gitignore`` files above and below
@@ -286,12 +298,12 @@ def _candidate_files(
     walked, as asked). A submodule (or a nested repository) is one entry for git: its
     files are not listed (check it from inside). Outside git, or when git fails: :func:`walk_files`.
     """
-    result: dict[Path, list[tuple[Path, str]]] = {}
+    result: dict[Path, list[str]] = {}
     by_repository: dict[Path, list[tuple[Path, str]]] = {}
     for folder in folders:
         top = _work_tree(folder) if config.respect_gitignore and folder.is_dir() else None
         if top is None:
-            result[folder] = list(walk_files(folder, config, wanted))
+            result[folder] = [rel for _, rel in walk_files(folder, config, wanted)]
         else:
             rel = os.path.relpath(os.path.realpath(folder), top).replace(os.sep, "/")
             by_repository.setdefault(top, []).append((folder, "" if rel == "." else rel))
@@ -299,12 +311,12 @@ def _candidate_files(
         listing = _git_files(top, sorted({rel for _, rel in members}))
         for folder, rel in members:
             if listing is None:
-                result[folder] = list(walk_files(folder, config, wanted))
+                result[folder] = [rel for _, rel in walk_files(folder, config, wanted)]
             else:
                 if rel and _ignored_by_git(top, rel):
                     # A folder named on the command line that git ignores (a build or temporary folder):
                     # checked as asked, by the walk, with the ignore files inside it (as ruff does).
-                    result[folder] = list(walk_files(folder, config, wanted))
+                    result[folder] = [rel for _, rel in walk_files(folder, config, wanted)]
                 else:
                     result[folder] = _under(folder, rel, listing, config, wanted)
     return result
@@ -355,10 +367,10 @@ def _git_files(top: Path, folders: list[str]) -> list[str] | None:
 
 def _under(
     folder: Path, rel: str, listing: list[str], config: Config, wanted: Callable[[str], bool] | None
-) -> list[tuple[Path, str]]:
+) -> list[str]:
     prefix = f"{rel}/" if rel else ""
     start = bisect.bisect_left(listing, prefix)
-    kept: list[tuple[Path, str]] = []
+    kept: list[str] = []
     dropped_folders: dict[str, bool] = {}
     for entry in listing[start:]:
         if not entry.startswith(prefix):
@@ -375,7 +387,7 @@ def _under(
             continue
         if _folder_dropped(inner, config, dropped_folders) or _excluded(inner, False, config):
             continue
-        kept.append((path, inner))
+        kept.append(inner)
     return kept
 
 

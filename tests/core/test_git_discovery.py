@@ -191,3 +191,26 @@ def test_real_paths_resolved_from_the_parent_folders_are_realpaths(
         folders: dict[str, str] = {}
         for path in (os.path.join(base, p) if base else p for p in [*paths, *reversed(paths)]):
             assert discovery._realpath(path, folders) == os.path.realpath(path), path
+
+
+@pytest.mark.parametrize("within", [False, True])
+def test_a_listing_makes_the_paths_of_the_walk_as_it_is_iterated(tmp_path: Path, within: bool) -> None:
+    """`candidate_files` keeps each folder's files as relative paths: iterated (twice alike), the pairs are the
+    (path, relative path) pairs of the walk, in its order, with and without a listing kept for the check."""
+    from contextlib import nullcontext
+
+    from ctxres.config import load_config
+    from ctxres.linters.checking import discovery
+
+    for rel in ("b/x.yaml", "a/ORCHESTRATION.yaml", "a/c/d.json", "top.md", "a/ignored.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x: 1\n")
+    (tmp_path / ".gitignore").write_text("ignored.md\n")
+    config = load_config(tmp_path, None)
+    walked = list(discovery.walk_files(tmp_path, config))
+    with discovery.one_listing() if within else nullcontext():
+        listed = discovery.candidate_files([tmp_path], config)[tmp_path]
+        again = discovery.candidate_files([tmp_path], config, lambda name: name.endswith(".yaml"))[tmp_path]
+    assert list(listed) == list(listed) == walked and len(walked) == 5
+    assert [rel for _, rel in again] == ["a/ORCHESTRATION.yaml", "b/x.yaml"]
+    assert all(isinstance(path, Path) and path == tmp_path / rel for path, rel in again)
