@@ -321,18 +321,146 @@ def _read_blobs(specs: list[str], cwd: Path, max_bytes: int | None, *, views: bo
     offset = 0
     for _spec in specs:
         end = out.index(b"\n", offset)
-        header = out[offset:end].split(b" ")
+        header = _object_header(out[offset:end])
         offset = end + 1
-        if len(header) == 3 and header[1] == b"blob":
-            size = int(header[2])
-            results.append(contents[offset : offset + size])
-            offset += size + 1
-        elif len(header) == 3:  # a tree or another object kind: not a file
-            offset += int(header[2]) + 1
+        if header is None:  # "<spec> missing" or "<spec> ambiguous"
             results.append(None)
-        else:  # "<spec> missing" or "<spec> ambiguous"
-            results.append(None)
+            continue
+        kind, size = header
+        results.append(contents[offset : offset + size] if kind == b"blob" else None)  # a tree...: not a file
+        offset += size + 1
     return results
+
+
+class BlobStream:
+    """:func:`read_blob_views` read as the blobs are asked for, in the order of ``specs``: one
+    ``git cat-file --batch`` writes them while the caller works on those it already has (git's reading
+    and the caller's parsing overlap on two cores), and no output of a whole history is held at once.
+    A context manager: leaving it early stops git; reading to the end checks how git exited."""
+
+    def __init__(self, specs: list[str], cwd: Path, max_bytes: int | None = None) -> None:
+        if any("\n" in spec for spec in specs):
+            raise GitError("file names containing a newline are not supported")
+        self._args = ["cat-file", "--batch"]
+        self._cwd = cwd
+        self._index = {spec: index for index, spec in enumerate(specs)}
+        self._results: list[Any] = []
+        # With max_bytes, the sizes are asked first and a larger blob is never read (an Oversized stands for it).
+        found = _blob_sizes(specs, cwd) if max_bytes is not None and specs else [("", None)] * len(specs)
+        self._oversized = {
+            index: _oversized(size)
+            for index, (_oid, size) in enumerate(found)
+            if size is not None and max_bytes is not None and size > max_bytes
+        }
+        # A blob is read by its full hash when its size was asked, which git finds faster than a path.
+        asked = [
+            oid or spec
+            for index, (spec, (oid, _size)) in enumerate(zip(specs, found, strict=True))
+            if index not in self._oversized
+        ]
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._errors: BinaryIO | None = None
+        if asked:
+            with _scratch_file() as given:
+                given.write("".join(f"{spec}\n" for spec in asked).encode("utf-8", "surrogateescape"))
+                given.seek(0)
+                self._errors = _scratch_file()
+                try:
+                    self._proc = subprocess.Popen(
+                        ["git", *self._args],
+                        cwd=cwd,
+                        stdin=given,
+                        stdout=subprocess.PIPE,
+                        stderr=self._errors,
+                        bufsize=1 << 20,
+                    )
+                except OSError as exc:
+                    self._errors.close()
+                    raise _not_started(exc) from None
+                _widen(self._proc)
+
+    def __enter__(self) -> BlobStream:
+        return self
+
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        self.close(stop=error is not None)
+
+    def get(self, spec: str) -> bytes | memoryview | None:
+        """The content of ``spec`` (one of the specs given): a view of its bytes, an :class:`Oversized`, or
+        None when it is absent or not a file. The specs are read in order: asking for one reads those before it."""
+        index = self._index[spec]
+        while len(self._results) <= index:
+            self._read_next()
+        result: bytes | memoryview | None = self._results[index]
+        return result
+
+    def _read_next(self) -> None:
+        index = len(self._results)
+        if index in self._oversized:
+            self._results.append(self._oversized[index])
+            return
+        assert self._proc is not None and self._proc.stdout is not None
+        out = self._proc.stdout
+        line = out.readline()
+        if not line:
+            self._ended_early()
+        header = _object_header(line)
+        if header is None:  # "<spec> missing" or "<spec> ambiguous"
+            self._results.append(None)
+            return
+        kind, size = header
+        content = out.read(size + 1)
+        if len(content) != size + 1:
+            self._ended_early()
+        self._results.append(memoryview(content)[:size] if kind == b"blob" else None)  # a tree...: not a file
+
+    def _ended_early(self) -> None:
+        self.close(stop=False)
+        raise GitError("`git cat-file --batch` ended before it wrote every version asked for")
+
+    def close(self, *, stop: bool) -> None:
+        """Wait for git and raise :class:`GitError` if it failed; with ``stop``, stop it first (an error
+        is on its way), else let it write what was not asked for."""
+        proc, errors = self._proc, self._errors
+        if proc is None or errors is None:
+            return
+        self._proc = self._errors = None
+        with errors, proc:
+            if stop:
+                proc.kill()
+                proc.wait()
+                return
+            assert proc.stdout is not None
+            proc.stdout.read()
+            returncode = proc.wait()
+            if returncode != 0:
+                errors.seek(0)
+                raise _failed(self._args, self._cwd, returncode, errors.read())
+
+
+def _widen(proc: subprocess.Popen[bytes]) -> None:
+    """Let git write ahead of its reader: a pipe of 1 MiB (64 KiB by default), where the system allows it
+    (Linux); with the default, git and the reader take turns every few versions."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not a POSIX system
+        return
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setsize is None or proc.stdout is None:
+        return
+    try:  # noqa: SIM105 - contextlib.suppress costs its import
+        fcntl.fcntl(proc.stdout.fileno(), setsize, 1 << 20)
+    except OSError:
+        pass  # above /proc/sys/fs/pipe-max-size, or not a pipe
+
+
+def _object_header(line: bytes) -> tuple[bytes, int] | None:
+    """The kind and size of ``<oid> <kind> <size>`` (a line of ``git cat-file --batch``); None for
+    ``<spec> missing`` or ``<spec> ambiguous`` (whose spec may hold spaces)."""
+    fields = line.rstrip(b"\n").split(b" ")
+    if len(fields) == 3 and fields[2].isdigit():
+        return fields[1], int(fields[2])
+    return None
 
 
 def _blob_sizes(specs: list[str], cwd: Path) -> list[tuple[str, int | None]]:
@@ -344,9 +472,11 @@ def _blob_sizes(specs: list[str], cwd: Path) -> list[tuple[str, int | None]]:
     )
     found: list[tuple[str, int | None]] = []
     for line in out.splitlines()[: len(specs)]:
-        header = line.split(b" ")
-        blob = len(header) == 3 and header[1] == b"blob"
-        found.append((header[0].decode("ascii"), int(header[2])) if blob else ("", None))
+        header = _object_header(line)
+        if header is not None and header[0] == b"blob":
+            found.append((line.split(b" ", 1)[0].decode("ascii"), header[1]))
+        else:
+            found.append(("", None))
     return found + [("", None)] * (len(specs) - len(found))
 
 

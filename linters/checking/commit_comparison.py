@@ -290,26 +290,28 @@ def compare_commits(
         for commit, change in pairs
     ]
     specs = list(dict.fromkeys(spec for side in sides for spec in side))
-    blobs = dict(zip(specs, git.read_blob_views(specs, root, max_bytes=DEFAULT_MAX_BYTES), strict=True))
     versions = Versions()
     results: list[Comparison | None] = []
     collecting = gc.isenabled()
     gc.disable()  # the parsed versions are kept to the end: the collector would only walk them again and again
     try:
-        for index, ((commit, change), (old, new)) in enumerate(zip(pairs, sides, strict=True)):
-            if progress is not None:
-                progress(index, len(pairs))
-            results.append(
-                compare_versions(
-                    shown or change.path,
-                    blobs[old],
-                    blobs[new],
-                    example_time=commit.date,
-                    commit=commit,
-                    versions=versions,
-                    keys=(old, new),
+        # The versions are read as the comparisons need them, in the order they first appear: git reads the
+        # next ones while these are parsed.
+        with git.BlobStream(specs, root, max_bytes=DEFAULT_MAX_BYTES) as blobs:
+            for index, ((commit, change), (old, new)) in enumerate(zip(pairs, sides, strict=True)):
+                if progress is not None:
+                    progress(index, len(pairs))
+                results.append(
+                    compare_versions(
+                        shown or change.path,
+                        blobs.get(old),
+                        blobs.get(new),
+                        example_time=commit.date,
+                        commit=commit,
+                        versions=versions,
+                        keys=(old, new),
+                    )
                 )
-            )
     finally:
         if collecting:
             gc.enable()

@@ -578,6 +578,37 @@ def test_blob_views_hold_what_read_blobs_reads(tmp_path: Path) -> None:
     assert blobs[1] == b"" and isinstance(blobs[1], git.Oversized) and blobs[1].size == 304
 
 
+def test_a_blob_stream_reads_what_read_blobs_reads_as_it_is_asked(tmp_path: Path) -> None:
+    """`BlobStream` gives each spec what `read_blobs` gives (views of the same bytes, Oversized, None for a
+    missing file, a missing name with spaces and a commit), reading forward as it is asked; leaving it
+    early stops git; a git that fails is a GitError."""
+    from ctxres import git
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.yaml", "a: 1\n")
+    repo.write("b.yaml", "b: " + "x" * 300 + "\n")
+    repo.git("add", ".")
+    repo.git("commit", "-qm", "one")
+    specs = ["HEAD:a.yaml", "HEAD:missing.yaml", "HEAD:b.yaml", "HEAD:no such file.yaml", "HEAD"]
+    for max_bytes in (None, 100):
+        expected = git.read_blobs(specs, repo.root, max_bytes=max_bytes)
+        with git.BlobStream(specs, repo.root, max_bytes=max_bytes) as stream:
+            got = [stream.get(spec) for spec in reversed(specs)][::-1]  # the last asked first: all read up to it
+        assert [value if value is None or type(value) is git.Oversized else bytes(value) for value in got] == expected
+        assert all(type(value) is memoryview for value, blob in zip(got, expected, strict=True) if blob)
+    assert expected[2] == b"" and isinstance(got[2], git.Oversized) and got[2].size == 304
+
+    many = [*specs, *(f"HEAD:{number}.yaml" for number in range(80_000))]  # ~2 MB of answers: more than a pipe holds
+    stream = git.BlobStream(many, repo.root)
+    with pytest.raises(KeyError), stream:
+        assert stream.get("HEAD:a.yaml") == memoryview(b"a: 1\n")
+        stream.get("not asked")
+    assert stream._proc is None  # git stopped and waited for, though it had more to write
+
+    with pytest.raises(git.GitError, match="not inside a git repository"), git.BlobStream(specs, tmp_path) as failing:
+        failing.get("HEAD:a.yaml")
+
+
 def test_the_resumption_key_is_found_wherever_it_is() -> None:
     """The tail of a version searched first: the same answer as RESUMPTION_KEY.search, for a key
     anywhere (across the tail's first byte too), a near miss, bytes and views."""
