@@ -290,17 +290,8 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
 
     One ``git cat-file --batch`` process reads them all. With ``max_bytes``, the sizes are asked first
     (``--batch-check``) and a larger blob is never read: it comes back as an empty :class:`Oversized`.
+    :class:`BlobStream` reads them as they are asked for.
     """
-    return _read_blobs(specs, cwd, max_bytes, views=False)
-
-
-def read_blob_views(specs: list[str], cwd: Path, max_bytes: int | None = None) -> list[bytes | memoryview | None]:
-    """:func:`read_blobs`, each content a read-only view of the one output of git (not a copy of
-    it: a whole history's versions are hundreds of megabytes); an :class:`Oversized` stays bytes."""
-    return _read_blobs(specs, cwd, max_bytes, views=True)
-
-
-def _read_blobs(specs: list[str], cwd: Path, max_bytes: int | None, *, views: bool) -> list[Any]:
     if not specs:
         return []
     if any("\n" in spec for spec in specs):
@@ -311,13 +302,12 @@ def _read_blobs(specs: list[str], cwd: Path, max_bytes: int | None, *, views: bo
         small = [
             oid or spec for spec, (oid, size) in zip(specs, found, strict=True) if size is None or size <= max_bytes
         ]
-        read = iter(_read_blobs(small, cwd, None, views=views))
+        read = iter(read_blobs(small, cwd))
         return [next(read) if size is None or size <= max_bytes else _oversized(size) for _oid, size in found]
     out = run_batch(
         ["cat-file", "--batch"], cwd, "".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
     )
-    contents = memoryview(out) if views else out  # a bytes object: its views are read-only
-    results: list[Any] = []
+    results: list[bytes | None] = []
     offset = 0
     for _spec in specs:
         end = out.index(b"\n", offset)
@@ -327,13 +317,14 @@ def _read_blobs(specs: list[str], cwd: Path, max_bytes: int | None, *, views: bo
             results.append(None)
             continue
         kind, size = header
-        results.append(contents[offset : offset + size] if kind == b"blob" else None)  # a tree...: not a file
+        results.append(out[offset : offset + size] if kind == b"blob" else None)  # a tree...: not a file
         offset += size + 1
     return results
 
 
 class BlobStream:
-    """:func:`read_blob_views` read as the blobs are asked for, in the order of ``specs``: one
+    """:func:`read_blobs` read as the blobs are asked for, in the order of ``specs``, each a read-only view
+    of its bytes: one
     ``git cat-file --batch`` writes them while the caller works on those it already has (git's reading
     and the caller's parsing overlap on two cores), and no output of a whole history is held at once.
     A context manager: leaving it early stops git; reading to the end checks how git exited."""

@@ -73,7 +73,7 @@ def has_resumption_key(raw: bytes | memoryview) -> bool:
 
 
 def text_of(raw: bytes | memoryview) -> str | None:
-    """``decode(raw)``'s text: a view (:func:`ctxres.git.read_blob_views`) is decoded where it is,
+    """``decode(raw)``'s text: a view (:class:`ctxres.git.BlobStream`) is decoded where it is,
     when it holds no NUL byte where :func:`ctxres.loading.decode` looks for one and is UTF-8 (else
     its bytes are given to ``decode``, which says why it is not text)."""
     if isinstance(raw, memoryview):

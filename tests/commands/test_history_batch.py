@@ -557,27 +557,6 @@ def test_a_version_read_as_a_view_decodes_as_its_bytes(raw: bytes) -> None:
     assert text_of(memoryview(b"xx" + raw + b"yy")[2 : 2 + len(raw)]) == expected
 
 
-def test_blob_views_hold_what_read_blobs_reads(tmp_path: Path) -> None:
-    from ctxres import git
-
-    repo = GitRepo(tmp_path / "repo")
-    repo.write("a.yaml", "a: 1\n")
-    repo.write("b.yaml", "b: " + "x" * 300 + "\n")
-    repo.git("add", ".")
-    repo.git("commit", "-qm", "one")
-    specs = ["HEAD:a.yaml", "HEAD:b.yaml", "HEAD:missing.yaml", "HEAD", "HEAD:a.yaml"]
-    for max_bytes in (None, 100):
-        views = git.read_blob_views(specs, repo.root, max_bytes=max_bytes)
-        blobs = git.read_blobs(specs, repo.root, max_bytes=max_bytes)
-        assert [None if view is None else bytes(view) for view in views] == blobs
-        for view, blob in zip(views, blobs, strict=True):
-            if blob is None or type(blob) is git.Oversized:
-                assert view is blob or (type(view) is git.Oversized and view.size == blob.size)
-            else:
-                assert type(view) is memoryview
-    assert blobs[1] == b"" and isinstance(blobs[1], git.Oversized) and blobs[1].size == 304
-
-
 def test_a_blob_stream_reads_what_read_blobs_reads_as_it_is_asked(tmp_path: Path) -> None:
     """`BlobStream` gives each spec what `read_blobs` gives (views of the same bytes, Oversized, None for a
     missing file, a missing name with spaces and a commit), reading forward as it is asked; leaving it
