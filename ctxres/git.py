@@ -322,6 +322,9 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
     return results
 
 
+_RELEASED: Any = object()  # what BlobStream keeps of a blob it was told to forget
+
+
 class BlobStream:
     """:func:`read_blobs` read as the blobs are asked for, in the order of ``specs``, each a read-only view
     of its bytes: one
@@ -383,7 +386,16 @@ class BlobStream:
         while len(self._results) <= index:
             self._read_next()
         result: bytes | memoryview | None = self._results[index]
+        if result is _RELEASED:
+            raise ValueError(f"{spec} was released")
         return result
+
+    def release(self, spec: str) -> None:
+        """Forget the content of ``spec``, which will not be asked for again (a whole history's versions
+        are hundreds of megabytes); asking for it again is an error."""
+        index = self._index[spec]
+        if index < len(self._results):
+            self._results[index] = _RELEASED
 
     def _read_next(self) -> None:
         index = len(self._results)

@@ -290,6 +290,7 @@ def compare_commits(
         for commit, change in pairs
     ]
     specs = list(dict.fromkeys(spec for side in sides for spec in side))
+    last_use = {spec: index for index, side in enumerate(sides) for spec in side}  # then its bytes are let go
     versions = Versions()
     results: list[Comparison | None] = []
     collecting = gc.isenabled()
@@ -312,6 +313,9 @@ def compare_commits(
                         keys=(old, new),
                     )
                 )
+                for spec in (old, new):
+                    if last_use[spec] == index:
+                        blobs.release(spec)  # its data stays in `versions`, for the versions that repeat it
     finally:
         if collecting:
             gc.enable()

@@ -576,6 +576,13 @@ def test_a_blob_stream_reads_what_read_blobs_reads_as_it_is_asked(tmp_path: Path
         assert [value if value is None or type(value) is git.Oversized else bytes(value) for value in got] == expected
         assert all(type(value) is memoryview for value, blob in zip(got, expected, strict=True) if blob)
     assert expected[2] == b"" and isinstance(got[2], git.Oversized) and got[2].size == 304
+    with git.BlobStream(specs, repo.root) as stream:
+        stream.release("HEAD:b.yaml")  # not read yet: nothing to forget
+        assert stream.get("HEAD:b.yaml") == memoryview(b"b: " + b"x" * 300 + b"\n")
+        stream.release("HEAD:b.yaml")
+        with pytest.raises(ValueError, match="released"):
+            stream.get("HEAD:b.yaml")
+        assert stream.get("HEAD:a.yaml") == memoryview(b"a: 1\n")  # the others are kept
 
     many = [*specs, *(f"HEAD:{number}.yaml" for number in range(80_000))]  # ~2 MB of answers: more than a pipe holds
     stream = git.BlobStream(many, repo.root)
