@@ -52,13 +52,16 @@ def test_runs_come_back_as_a_stable_sort(size: int) -> None:
     runs.extend(findings)
     result = runs.sorted()
     want = sorted(findings, key=Finding.sort_key)
-    assert list(result) == want
-    assert list(result) == want  # read again
-    assert len(result) == len(want)
-    assert result[3] == want[3] and result[-1] == want[-1] and result[2:5] == want[2:5]
-    assert isinstance(result, SpilledFindings) == (size < len(findings))
-    report, plain = Report(result, 9), Report(want, 9)
-    assert (report.errors, report.warnings) == (plain.errors, plain.warnings)
+    try:
+        assert list(result) == want
+        assert list(result) == want  # read again
+        assert len(result) == len(want)
+        assert result[3] == want[3] and result[-1] == want[-1] and result[2:5] == want[2:5]
+        assert isinstance(result, SpilledFindings) == (size < len(findings))
+        report, plain = Report(result, 9), Report(want, 9)
+        assert (report.errors, report.warnings) == (plain.errors, plain.warnings)
+    finally:
+        finding_runs.release(result)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -68,8 +71,11 @@ def test_a_spilled_report_is_written_as_the_sorted_list_is_rendered(fmt: str) ->
     spilled = Report(runs.sorted(), 12)
     plain = Report(sorted(_findings(), key=Finding.sort_key), 12)
     out = io.StringIO()
-    write(fmt, spilled, out)
-    assert out.getvalue() == render(fmt, plain) == render(fmt, spilled)
+    try:
+        write(fmt, spilled, out)
+        assert out.getvalue() == render(fmt, plain) == render(fmt, spilled)
+    finally:
+        finding_runs.release(spilled.findings)  # the runs on disk, as a check removes them
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -87,9 +93,12 @@ def test_a_check_with_spilled_runs_finds_what_one_in_memory_finds(monkeypatch: p
     monkeypatch.setattr(finding_runs, "RUN_SIZE", 10)
     monkeypatch.setattr(FindingRuns.__init__, "__defaults__", (10,))
     spilled = engine.run([Path("fixtures")], config, cwd=ROOT)
-    assert isinstance(spilled.findings, SpilledFindings)
-    assert [_timeless(f) for f in spilled.findings] == [_timeless(f) for f in whole.findings]
-    assert (spilled.errors, spilled.warnings) == (whole.errors, whole.warnings)
+    try:
+        assert isinstance(spilled.findings, SpilledFindings)
+        assert [_timeless(f) for f in spilled.findings] == [_timeless(f) for f in whole.findings]
+        assert (spilled.errors, spilled.warnings) == (whole.errors, whole.warnings)
+    finally:
+        finding_runs.release(spilled.findings)
 
 
 def test_findings_stay_in_memory_when_no_temporary_folder_can_be_written(monkeypatch: pytest.MonkeyPatch) -> None:
