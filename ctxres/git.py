@@ -292,42 +292,15 @@ def read_blobs(specs: list[str], cwd: Path, max_bytes: int | None = None) -> lis
     (``--batch-check``) and a larger blob is never read: it comes back as an empty :class:`Oversized`.
     :class:`BlobStream` reads them as they are asked for.
     """
-    if not specs:
-        return []
-    if any("\n" in spec for spec in specs):
-        raise GitError("file names containing a newline are not supported")
-    if max_bytes is not None:
-        found = _blob_sizes(specs, cwd)
-        # A blob is then read by its full hash, which git finds faster than an abbreviation or a path.
-        small = [
-            oid or spec for spec, (oid, size) in zip(specs, found, strict=True) if size is None or size <= max_bytes
-        ]
-        read = iter(read_blobs(small, cwd))
-        return [next(read) if size is None or size <= max_bytes else _oversized(size) for _oid, size in found]
-    out = run_batch(
-        ["cat-file", "--batch"], cwd, "".join(f"{spec}\n" for spec in specs).encode("utf-8", "surrogateescape")
-    )
-    results: list[bytes | None] = []
-    offset = 0
-    for _spec in specs:
-        end = out.index(b"\n", offset)
-        header = _object_header(out[offset:end])
-        offset = end + 1
-        if header is None:  # "<spec> missing" or "<spec> ambiguous"
-            results.append(None)
-            continue
-        kind, size = header
-        results.append(out[offset : offset + size] if kind == b"blob" else None)  # a tree...: not a file
-        offset += size + 1
-    return results
+    with BlobStream(specs, cwd, max_bytes) as stream:
+        return [stream.get(spec) for spec in specs]
 
 
 _RELEASED: Any = object()  # what BlobStream keeps of a blob it was told to forget
 
 
 class BlobStream:
-    """:func:`read_blobs` read as the blobs are asked for, in the order of ``specs``, each a read-only view
-    of its bytes: one
+    """The blobs of ``specs`` (see :func:`read_blobs`) read as they are asked for, in their order: one
     ``git cat-file --batch`` writes them while the caller works on those it already has (git's reading
     and the caller's parsing overlap on two cores), and no output of a whole history is held at once.
     A context manager: leaving it early stops git; reading to the end checks how git exited."""
@@ -379,13 +352,13 @@ class BlobStream:
     def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
         self.close(stop=error is not None)
 
-    def get(self, spec: str) -> bytes | memoryview | None:
-        """The content of ``spec`` (one of the specs given): a view of its bytes, an :class:`Oversized`, or
-        None when it is absent or not a file. The specs are read in order: asking for one reads those before it."""
+    def get(self, spec: str) -> bytes | None:
+        """The content of ``spec`` (one of the specs given), an :class:`Oversized`, or None when it is absent
+        or not a file. The specs are read in order: asking for one reads those before it."""
         index = self._index[spec]
         while len(self._results) <= index:
             self._read_next()
-        result: bytes | memoryview | None = self._results[index]
+        result: bytes | None = self._results[index]
         if result is _RELEASED:
             raise ValueError(f"{spec} was released")
         return result
@@ -412,10 +385,10 @@ class BlobStream:
             self._results.append(None)
             return
         kind, size = header
-        content = out.read(size + 1)
-        if len(content) != size + 1:
+        content = out.read(size)
+        if len(content) != size or out.read(1) != b"\n":
             self._ended_early()
-        self._results.append(memoryview(content)[:size] if kind == b"blob" else None)  # a tree...: not a file
+        self._results.append(content if kind == b"blob" else None)  # a tree...: not a file
 
     def _ended_early(self) -> None:
         self.close(stop=False)

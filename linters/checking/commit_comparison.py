@@ -54,7 +54,6 @@ def now_utc() -> str:
     return utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-_NUL_WINDOW = 8192  # the bytes in which ctxres.loading.decode looks for a NUL
 _INVALID: Any = object()  # a version that is not valid YAML
 # RESUMPTION_KEY past the first line (the engine skips to each newline instead of trying every offset).
 _RESUMPTION_LINE = re.compile(b"\n" + RESUMPTION_KEY.pattern.removeprefix(b"^"))
@@ -72,20 +71,6 @@ def has_resumption_key(raw: bytes | memoryview) -> bool:
     return RESUMPTION_KEY.match(raw) is not None or _RESUMPTION_LINE.search(raw) is not None
 
 
-def text_of(raw: bytes | memoryview) -> str | None:
-    """``decode(raw)``'s text: a view (:class:`ctxres.git.BlobStream`) is decoded where it is,
-    when it holds no NUL byte where :func:`ctxres.loading.decode` looks for one and is UTF-8 (else
-    its bytes are given to ``decode``, which says why it is not text)."""
-    if isinstance(raw, memoryview):
-        if raw[:_NUL_WINDOW].tobytes().find(b"\x00") == -1:
-            try:
-                return str(raw, "utf-8-sig")
-            except UnicodeDecodeError:
-                pass
-        raw = raw.tobytes()
-    return decode(raw)[0]
-
-
 @dataclass
 class Versions:
     """The versions of files read so far, each distinct version (by its blob hash, else its bytes)
@@ -101,13 +86,13 @@ class Versions:
     # And each entry (a phase, an agent...) of a changed section: most are the previous version's.
     entry_extractions: EntryExtractions = field(default_factory=dict)
 
-    def parsed(self, key: str | bytes, raw: bytes | memoryview) -> Any:
+    def parsed(self, key: str | bytes, raw: bytes) -> Any:
         """The data of a version, or ``_INVALID`` when it is not valid YAML (``ctxres check`` says why)."""
         try:
             return self.data[key]
         except KeyError:
             pass
-        text = text_of(raw)
+        text = decode(raw)[0]
         if text is None:
             data = _INVALID
         else:
@@ -129,8 +114,8 @@ class Versions:
 
 def compare_versions(
     path: str,
-    old: bytes | memoryview | None,
-    new: bytes | memoryview | None,
+    old: bytes | None,
+    new: bytes | None,
     *,
     example_time: str = "",
     commit: git.Commit | None = None,
@@ -148,7 +133,7 @@ def compare_versions(
     if old is None or new is None or not has_resumption_key(new):
         return None
     known = versions or Versions()
-    old_key, new_key = keys[0] or bytes(old), keys[1] or bytes(new)
+    old_key, new_key = keys[0] or old, keys[1] or new
     new_data = known.parsed(new_key, new)
     if new_data is _INVALID:
         return Comparison(
@@ -164,7 +149,7 @@ def compare_versions(
     staleness = assess(old_data, new_data, example_time=example_time, extracted=extracted)
     if staleness is None:
         return Comparison(path, None, None, commit)
-    text = text_of(new)
+    text = decode(new)[0]
     new_doc = parse_text(path, "orchestration", Format.YAML, text or "").document
     assert new_doc is not None  # parsed above
     # The same comparison (the data parsed with positions is the data parsed in sections), its moves

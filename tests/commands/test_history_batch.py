@@ -536,31 +536,10 @@ def test_entries_remembered_across_versions_extract_as_a_fresh_walk() -> None:
     assert checked > 50 and remembered > 0
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        b"a: 1\n",
-        b"\xef\xbb\xbfa: 1\n",  # a BOM
-        b"",
-        b"a: \x00\n",  # a NUL: binary
-        b"a: 1\n" * 2000 + b"\x00",  # a NUL past where decode looks: text
-        b"a: \xff\n",  # not UTF-8
-        "a: é\n".encode(),
-    ],
-)
-def test_a_version_read_as_a_view_decodes_as_its_bytes(raw: bytes) -> None:
-    from ctxres.linters.checking.commit_comparison import text_of
-    from ctxres.loading import decode
-
-    expected = decode(raw)[0]
-    assert text_of(raw) == expected
-    assert text_of(memoryview(b"xx" + raw + b"yy")[2 : 2 + len(raw)]) == expected
-
-
-def test_a_blob_stream_reads_what_read_blobs_reads_as_it_is_asked(tmp_path: Path) -> None:
-    """`BlobStream` gives each spec what `read_blobs` gives (views of the same bytes, Oversized, None for a
-    missing file, a missing name with spaces and a commit), reading forward as it is asked; leaving it
-    early stops git; a git that fails is a GitError."""
+def test_a_blob_stream_reads_each_spec_as_it_is_asked(tmp_path: Path) -> None:
+    """`BlobStream` (and `read_blobs`, which reads through it) gives each spec its bytes, an Oversized past
+    `max_bytes`, None for a missing file, a missing name with spaces and a commit, reading forward as it is
+    asked; a released spec is forgotten; leaving it early stops git; a git that fails is a GitError."""
     from ctxres import git
 
     repo = GitRepo(tmp_path / "repo")
@@ -568,26 +547,27 @@ def test_a_blob_stream_reads_what_read_blobs_reads_as_it_is_asked(tmp_path: Path
     repo.write("b.yaml", "b: " + "x" * 300 + "\n")
     repo.git("add", ".")
     repo.git("commit", "-qm", "one")
-    specs = ["HEAD:a.yaml", "HEAD:missing.yaml", "HEAD:b.yaml", "HEAD:no such file.yaml", "HEAD"]
+    specs = ["HEAD:a.yaml", "HEAD:missing.yaml", "HEAD:b.yaml", "HEAD:no such file.yaml", "HEAD", "HEAD:a.yaml"]
+    b_yaml = b"b: " + b"x" * 300 + b"\n"
     for max_bytes in (None, 100):
-        expected = git.read_blobs(specs, repo.root, max_bytes=max_bytes)
+        want = [b"a: 1\n", None, b"" if max_bytes else b_yaml, None, None, b"a: 1\n"]
         with git.BlobStream(specs, repo.root, max_bytes=max_bytes) as stream:
             got = [stream.get(spec) for spec in reversed(specs)][::-1]  # the last asked first: all read up to it
-        assert [value if value is None or type(value) is git.Oversized else bytes(value) for value in got] == expected
-        assert all(type(value) is memoryview for value, blob in zip(got, expected, strict=True) if blob)
-    assert expected[2] == b"" and isinstance(got[2], git.Oversized) and got[2].size == 304
+        assert got == want == git.read_blobs(specs, repo.root, max_bytes=max_bytes)
+        assert all(type(value) is bytes for value in got if value is not None and not max_bytes)
+        assert (type(got[2]) is git.Oversized and got[2].size == 304) == bool(max_bytes)
     with git.BlobStream(specs, repo.root) as stream:
         stream.release("HEAD:b.yaml")  # not read yet: nothing to forget
-        assert stream.get("HEAD:b.yaml") == memoryview(b"b: " + b"x" * 300 + b"\n")
+        assert stream.get("HEAD:b.yaml") == b_yaml
         stream.release("HEAD:b.yaml")
         with pytest.raises(ValueError, match="released"):
             stream.get("HEAD:b.yaml")
-        assert stream.get("HEAD:a.yaml") == memoryview(b"a: 1\n")  # the others are kept
+        assert stream.get("HEAD:a.yaml") == b"a: 1\n"  # the others are kept
 
     many = [*specs, *(f"HEAD:{number}.yaml" for number in range(80_000))]  # ~2 MB of answers: more than a pipe holds
     stream = git.BlobStream(many, repo.root)
     with pytest.raises(KeyError), stream:
-        assert stream.get("HEAD:a.yaml") == memoryview(b"a: 1\n")
+        assert stream.get("HEAD:a.yaml") == b"a: 1\n"
         stream.get("not asked")
     assert stream._proc is None  # git stopped and waited for, though it had more to write
 
