@@ -4,7 +4,6 @@ jsonschema. The shipped schemas are compared on the fixtures in test_schema_vali
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -14,6 +13,8 @@ from jsonschema import Draft202012Validator
 
 from ctxres.linters.rules.schema_explaining import Explainer, explainer
 from ctxres.linters.rules.schema_validity import Valid, compile_validity
+
+from .schema_error_fields import flat_errors
 
 SCHEMAS: list[dict[str, Any]] = [
     {
@@ -82,24 +83,6 @@ values = st.recursive(
 )
 
 
-def _errors(validator: Any, value: Any) -> list[tuple[Any, ...]]:
-    def flat(error: Any) -> tuple[Any, ...]:
-        return (
-            error.message,
-            tuple(error.absolute_path),
-            tuple(error.absolute_schema_path),
-            tuple(error.relative_path),
-            tuple(error.relative_schema_path),
-            error.validator,
-            json.dumps(error.validator_value, sort_keys=True, default=repr),
-            repr(error.instance),
-            id(error.schema) if isinstance(error.schema, dict) else error.schema,
-            tuple(flat(sub) for sub in error.context or ()),
-        )
-
-    return [flat(error) for error in validator.iter_errors(value)]
-
-
 def _explainer(schema: dict[str, Any]) -> Explainer:
     parts: dict[int, Valid] = {}
     assert compile_validity(schema, parts) is not None
@@ -113,7 +96,7 @@ def _explainer(schema: dict[str, Any]) -> Explainer:
 @given(value=values)
 def test_the_errors_are_jsonschemas(number: int, value: Any) -> None:
     schema = SCHEMAS[number]
-    assert _errors(_explainer(schema), value) == _errors(Draft202012Validator(schema), value)
+    assert flat_errors(_explainer(schema), value) == flat_errors(Draft202012Validator(schema), value)
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,8 @@ from ctxres.linters.rules.schema_explaining import Explainer
 from ctxres.linters.rules.schema_validity import compile_validity, equal
 from ctxres.loading import Limits, load_file
 
+from .schema_error_fields import flat_errors
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = sorted((ROOT / "schemas").glob("*.schema.json"))
 
@@ -115,27 +117,6 @@ def test_equality_is_jsonschemas() -> None:
     assert not equal("1", 1) and not equal([1], [1, 1]) and not equal({"a": 1}, {"b": 1})
 
 
-def _errors(validator: Any, value: Any) -> list[tuple[Any, ...]]:
-    """Everything the conformance rules read of each error (values compared as JSON, schemas by identity)."""
-
-    def flat(error: Any) -> tuple[Any, ...]:
-        context = tuple(flat(sub) for sub in error.context or ())
-        return (
-            error.message,
-            tuple(error.absolute_path),
-            tuple(error.absolute_schema_path),
-            tuple(error.relative_path),
-            tuple(error.relative_schema_path),
-            error.validator,
-            json.dumps(error.validator_value, sort_keys=True, default=repr),
-            json.dumps(error.instance, sort_keys=True, default=repr),
-            id(error.schema) if isinstance(error.schema, dict) else error.schema,
-            context,
-        )
-
-    return [flat(error) for error in validator.iter_errors(value)]
-
-
 @pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
 def test_every_schema_is_explained_without_jsonschema(path: Path) -> None:
     assert isinstance(conformance.validator(path.name.removesuffix(".schema.json")), Explainer)
@@ -144,7 +125,7 @@ def test_every_schema_is_explained_without_jsonschema(path: Path) -> None:
 @pytest.mark.parametrize("where,name,value", TARGETS, ids=[f"{w}:{n}" for w, n, _ in TARGETS])
 def test_the_explaining_validator_finds_jsonschemas_errors(where: str, name: str, value: Any) -> None:
     plain = Draft202012Validator(conformance.schema(name))
-    assert _errors(conformance.validator(name), value) == _errors(plain, value)
+    assert flat_errors(conformance.validator(name), value) == flat_errors(plain, value)
 
 
 @pytest.mark.parametrize("where,name,value", _sample(), ids=[f"{n}" for _, n, _ in _sample()])
@@ -153,7 +134,7 @@ def test_the_explaining_validator_finds_jsonschemas_errors_in_mutated_documents(
 ) -> None:
     plain = Draft202012Validator(conformance.schema(name))
     for mutated in itertools.islice(_mutations(value), 400):
-        assert _errors(conformance.validator(name), mutated) == _errors(plain, mutated), (where, mutated)
+        assert flat_errors(conformance.validator(name), mutated) == flat_errors(plain, mutated), (where, mutated)
 
 
 _VALUES = st.recursive(
