@@ -16,6 +16,7 @@ import json
 import random
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -351,13 +352,27 @@ def test_scalar_edits_along_a_history_read_as_a_fresh_parse(monkeypatch: pytest.
 
     monkeypatch.setattr(yaml_sections, "LEAF_CHARS", leaf_chars)
     rng = random.Random(1000 + leaf_chars)
+
+    def edit(valid: str, rng: random.Random) -> str:
+        return _scalar_edited(valid, rng) if rng.random() < 0.9 else _edited(valid, rng)
+
+    compared, cut = _read_along_edits(rng, bases=40, steps=25, edit=edit)
+    assert cut > compared // 4
+
+
+def _read_along_edits(
+    rng: random.Random, *, bases: int, steps: int, edit: Callable[[str, random.Random], str]
+) -> tuple[int, int]:
+    """Chains of ``steps`` versions from ``bases`` fixture texts, each ``edit`` of the last version read in
+    sections, read by one parser: each version is read as a parser that never saw the earlier ones reads
+    it (WHOLE alike), and as `parse_yaml` reads the whole text. The versions compared and those cut."""
     texts = [text for _name, text in _fixture_texts()]
     compared = cut = 0
-    for base in rng.sample(texts, min(len(texts), 40)):
+    for base in rng.sample(texts, min(len(texts), bases)):
         parser = SectionParser()
         valid = base
-        for _ in range(25):
-            current = _scalar_edited(valid, rng) if rng.random() < 0.9 else _edited(valid, rng)
+        for _ in range(steps):
+            current = edit(valid, rng)
             got, fresh = parser.parse(current), SectionParser().parse(current)
             compared += 1
             if fresh is WHOLE:
@@ -367,7 +382,7 @@ def test_scalar_edits_along_a_history_read_as_a_fresh_parse(monkeypatch: pytest.
             assert got is not WHOLE and got == fresh and repr(got) == repr(fresh)
             assert got == parse_yaml(current).data
             cut += 1
-    assert cut > compared // 4
+    return compared, cut
 
 
 @pytest.mark.parametrize("indent", ["", "    "])
@@ -445,23 +460,11 @@ def test_versions_with_lines_added_or_removed_read_as_a_fresh_parse(
 
     monkeypatch.setattr(yaml_sections, "LEAF_CHARS", leaf_chars)
     rng = random.Random(2000 + leaf_chars)
-    texts = [text for _name, text in _fixture_texts()]
-    compared = cut = 0
-    for base in rng.sample(texts, min(len(texts), 50)):
-        parser = SectionParser()
-        valid = base
-        for _ in range(16):
-            edit = rng.choice([_reshaped, _reshaped, _edited, _scalar_edited])
-            current = edit(valid, rng)
-            got, fresh = parser.parse(current), SectionParser().parse(current)
-            compared += 1
-            if fresh is WHOLE:
-                assert got is WHOLE
-                continue
-            valid = current
-            assert got is not WHOLE and got == fresh and repr(got) == repr(fresh)
-            assert got == parse_yaml(current).data
-            cut += 1
+
+    def edit(valid: str, rng: random.Random) -> str:
+        return rng.choice([_reshaped, _reshaped, _edited, _scalar_edited])(valid, rng)
+
+    compared, cut = _read_along_edits(rng, bases=50, steps=16, edit=edit)
     assert cut > compared // 4
 
 
