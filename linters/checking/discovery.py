@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ctxres.artifacts import KINDS, SNIFFED
 from ctxres.config import Config
-from ctxres.filereading import read_at_most
+from ctxres.filereading import read_regular
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.loading import Format
 
@@ -121,12 +121,9 @@ def kind_of(relpath: str, path: Path, config: Config) -> str | None:
 def _holds(path: Path, pattern: re.Pattern[bytes], max_bytes: int) -> bool:
     """Whether a regular file of at most ``max_bytes`` matches ``pattern`` (never opens a FIFO)."""
     try:
-        if path.is_file() and (size := path.stat().st_size) <= max_bytes:
-            with path.open("rb") as handle:
-                return pattern.search(read_at_most(handle.fileno(), max_bytes, size)) is not None
-    except OSError:
+        return pattern.search(read_regular(path, max_bytes)) is not None
+    except OSError:  # not a regular file, larger than max_bytes, or unreadable
         return False
-    return False
 
 
 def _gitignore_rules(folder: Path) -> list[IgnoreRule]:
@@ -303,7 +300,7 @@ def _candidate_files(
     for folder in folders:
         top = _work_tree(folder) if config.respect_gitignore and folder.is_dir() else None
         if top is None:
-            result[folder] = [rel for _, rel in walk_files(folder, config, wanted)]
+            result[folder] = list(walk_files(folder, config, wanted))
         else:
             rel = os.path.relpath(os.path.realpath(folder), top).replace(os.sep, "/")
             by_repository.setdefault(top, []).append((folder, "" if rel == "." else rel))
@@ -311,12 +308,12 @@ def _candidate_files(
         listing = _git_files(top, sorted({rel for _, rel in members}))
         for folder, rel in members:
             if listing is None:
-                result[folder] = [rel for _, rel in walk_files(folder, config, wanted)]
+                result[folder] = list(walk_files(folder, config, wanted))
             else:
                 if rel and _ignored_by_git(top, rel):
                     # A folder named on the command line that git ignores (a build or temporary folder):
                     # checked as asked, by the walk, with the ignore files inside it (as ruff does).
-                    result[folder] = [rel for _, rel in walk_files(folder, config, wanted)]
+                    result[folder] = list(walk_files(folder, config, wanted))
                 else:
                     result[folder] = _under(folder, rel, listing, config, wanted)
     return result
@@ -403,9 +400,9 @@ def _folder_dropped(inner: str, config: Config, cache: dict[str, bool]) -> bool:
     return False
 
 
-def walk_files(top: Path, config: Config, wanted: Callable[[str], bool] | None = None) -> Iterator[tuple[Path, str]]:
-    """(path, path relative to ``top``) of every file under ``top`` that the excludes and ``.gitignore``
-    rules keep (and whose name ``wanted`` accepts), folder by folder in name order."""
+def walk_files(top: Path, config: Config, wanted: Callable[[str], bool] | None = None) -> Iterator[str]:
+    """The path relative to ``top`` of every file under ``top`` that the excludes and ``.gitignore`` rules keep
+    (and whose name ``wanted`` accepts), folder by folder in name order."""
     # gitignore rules of each folder apply below it; a stack keeps (base, rules) pairs.
     ignore_stack: list[tuple[str, list[IgnoreRule]]] = []
     for dirpath, dirnames, filenames in os.walk(top):
@@ -429,4 +426,4 @@ def walk_files(top: Path, config: Config, wanted: Callable[[str], bool] | None =
         for name in sorted(filenames):
             if (wanted is not None and not wanted(name)) or skipped(name, False):
                 continue
-            yield folder / name, f"{rel_folder}/{name}" if rel_folder else name
+            yield f"{rel_folder}/{name}" if rel_folder else name

@@ -208,9 +208,10 @@ def test_a_listing_makes_the_paths_of_the_walk_as_it_is_iterated(tmp_path: Path,
     (tmp_path / ".gitignore").write_text("ignored.md\n")
     config = load_config(tmp_path, None)
     walked = list(discovery.walk_files(tmp_path, config))
+    assert walked == [".gitignore", "top.md", "a/ORCHESTRATION.yaml", "a/c/d.json", "b/x.yaml"]
     with discovery.one_listing() if within else nullcontext():
         listed = discovery.candidate_files([tmp_path], config)[tmp_path]
         again = discovery.candidate_files([tmp_path], config, lambda name: name.endswith(".yaml"))[tmp_path]
-    assert list(listed) == list(listed) == walked and len(walked) == 5
+    assert list(listed) == list(listed) == [(tmp_path / rel, rel) for rel in walked]
     assert [rel for _, rel in again] == ["a/ORCHESTRATION.yaml", "b/x.yaml"]
     assert all(isinstance(path, Path) and path == tmp_path / rel for path, rel in again)
