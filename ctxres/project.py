@@ -12,12 +12,17 @@ if TYPE_CHECKING:  # pragma: no cover
 MARKERS = (".git", ".claude", ".ctxres.toml", "pyproject.toml")
 
 
+def has_marker(folder: Path) -> bool:
+    """Whether ``folder`` holds one of the project :data:`MARKERS`."""
+    return any((folder / marker).exists() for marker in MARKERS)
+
+
 def project_root(start: Path) -> Path:
     """The nearest folder at or above ``start`` holding a project marker, else ``start``'s folder."""
     here = start.resolve()
     folder = here if here.is_dir() else here.parent
     for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in MARKERS):
+        if has_marker(candidate):
             return candidate
     return folder
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctxres.project import MARKERS, project_root
+from ctxres.project import has_marker, project_root
 
 _MAX_FOLDERS = 256  # folders remembered: a check's memory of them does not grow with its files
 _ROOTS: dict[str, Path] = {}
@@ -53,7 +53,7 @@ def _marked(folder: str) -> str | None:
             found = _MARKED[folder]
             break
         walked.append(folder)
-        if any(Path(folder, marker).exists() for marker in MARKERS):
+        if has_marker(Path(folder)):
             found = folder
             break
         parent = os.path.dirname(folder)
