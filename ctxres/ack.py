@@ -16,7 +16,6 @@ import json
 import os
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.jsonpos import JsonPosError, parse_json
 from ctxres.loading import DEFAULT_MAX_BYTES, Format, Limits, load_file
 from ctxres.project import inside
+from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.resumption import detect_version
 from ctxres.yamledit import EditError, append_item, set_key
 from ctxres.yamlguard import YamlGuardError
@@ -55,9 +55,10 @@ class SectionError(AckError):
     """The orchestration file cannot take the merge; the message is about that file (without its name)."""
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(FrozenRecord):
     """One checkpoint merged: what happened to it and its new text."""
+
+    __slots__ = ("appended", "checkpoint", "event_id", "json_text", "reference")
 
     checkpoint: Path
     reference: str
@@ -65,17 +66,41 @@ class Step:
     appended: bool
     json_text: str
 
+    def __init__(self, checkpoint: Path, reference: str, event_id: str, appended: bool, json_text: str) -> None:
+        init_field(self, "checkpoint", checkpoint)
+        init_field(self, "reference", reference)
+        init_field(self, "event_id", event_id)
+        init_field(self, "appended", appended)
+        init_field(self, "json_text", json_text)
 
-@dataclass
-class Plan:
+
+class Plan(Record):
     """Everything one ``ctxres ack`` run will write."""
+
+    __slots__ = ("count_after", "count_before", "new_text", "old_text", "orchestration", "steps")
 
     orchestration: Path
     old_text: str
     new_text: str
-    steps: list[Step] = field(default_factory=list)
-    count_before: int | None = None
-    count_after: int | None = None
+    steps: list[Step]
+    count_before: int | None
+    count_after: int | None
+
+    def __init__(
+        self,
+        orchestration: Path,
+        old_text: str,
+        new_text: str,
+        steps: list[Step] | None = None,
+        count_before: int | None = None,
+        count_after: int | None = None,
+    ) -> None:
+        self.orchestration = orchestration
+        self.old_text = old_text
+        self.new_text = new_text
+        self.steps = [] if steps is None else steps
+        self.count_before = count_before
+        self.count_after = count_after
 
 
 # --- pure: the texts ----------------------------------------------------------------------------
@@ -229,13 +254,19 @@ def acknowledge_json(text: str, at: str) -> str:
 # --- reading: which checkpoints, which file -----------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(FrozenRecord):
     """A checkpoint file and what it says (``problem`` when it cannot be read)."""
+
+    __slots__ = ("path", "problem", "view")
 
     path: Path
     view: cp.CheckpointView | None
-    problem: str | None = None
+    problem: str | None
+
+    def __init__(self, path: Path, view: cp.CheckpointView | None, problem: str | None = None) -> None:
+        init_field(self, "path", path)
+        init_field(self, "view", view)
+        init_field(self, "problem", problem)
 
 
 def read_candidate(path: Path) -> Candidate:

@@ -36,12 +36,12 @@ import datetime as dt
 import difflib
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ctxres.artifacts import Format
 from ctxres.document import Document
 from ctxres.loading import IssueKind, load_file
+from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.timestamps import format_duration, format_utc, parse_datetime
 
 RUNS_FOLDER = os.path.join(".agent-memory", "runs")
@@ -132,19 +132,39 @@ def respell(value: str, spelling: str) -> str:
 # --------------------------------------------------------------------------- the data
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(FrozenRecord):
     """One task of ``task-graph.json`` (``index``: its position in ``tasks``)."""
+
+    __slots__ = ("dependencies", "id", "index", "title")
 
     id: str
     title: str
     dependencies: tuple[str, ...]
     index: int
 
+    def __init__(self, id: str, title: str, dependencies: tuple[str, ...], index: int) -> None:
+        init_field(self, "id", id)
+        init_field(self, "title", title)
+        init_field(self, "dependencies", dependencies)
+        init_field(self, "index", index)
 
-@dataclass(frozen=True)
-class RunEvent:
+
+class RunEvent(FrozenRecord, uncompared=("details",)):
     """One readable line of an event log."""
+
+    __slots__ = (
+        "actor",
+        "details",
+        "event_type",
+        "folder",
+        "instant",
+        "item",
+        "kind",
+        "line",
+        "path",
+        "task_id",
+        "timestamp",
+    )
 
     path: str  # the log file, as shown to the user
     line: int  # 1-based line in that file
@@ -156,49 +176,131 @@ class RunEvent:
     task_id: str | None
     timestamp: str | None
     instant: dt.datetime | None
-    details: dict[str, Any] = field(default_factory=dict, compare=False)
+    details: dict[str, Any]
+
+    def __init__(
+        self,
+        path: str,
+        line: int,
+        item: int,
+        folder: str,
+        actor: str | None,
+        event_type: str,
+        kind: str,
+        task_id: str | None,
+        timestamp: str | None,
+        instant: dt.datetime | None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        init_field(self, "path", path)
+        init_field(self, "line", line)
+        init_field(self, "item", item)
+        init_field(self, "folder", folder)
+        init_field(self, "actor", actor)
+        init_field(self, "event_type", event_type)
+        init_field(self, "kind", kind)
+        init_field(self, "task_id", task_id)
+        init_field(self, "timestamp", timestamp)
+        init_field(self, "instant", instant)
+        init_field(self, "details", {} if details is None else details)
 
     @property
     def where(self) -> str:
         return f"{self.path}:{self.line}"
 
 
-@dataclass(frozen=True)
-class Corruption:
+class Corruption(FrozenRecord):
     """A line of an event log that could not be read (it is skipped)."""
+
+    __slots__ = ("line", "message", "path")
 
     path: str
     line: int
     message: str
 
+    def __init__(self, path: str, line: int, message: str) -> None:
+        init_field(self, "path", path)
+        init_field(self, "line", line)
+        init_field(self, "message", message)
 
-@dataclass
-class Run:
+
+class Run(Record):
     """Everything read from one run folder."""
+
+    __slots__ = (
+        "artifacts",
+        "corrupted",
+        "directory",
+        "documents",
+        "events",
+        "graph_path",
+        "graph_problem",
+        "run_id",
+        "tasks",
+    )
 
     run_id: str
     directory: str
-    tasks: list[Task] | None = None  # None: no readable task-graph.json
-    graph_path: str = ""
-    graph_problem: str = ""
-    events: list[RunEvent] = field(default_factory=list)
-    corrupted: list[Corruption] = field(default_factory=list)
-    artifacts: frozenset[str] = frozenset()
-    documents: list[Document] = field(default_factory=list)
+    tasks: list[Task] | None  # None: no readable task-graph.json
+    graph_path: str
+    graph_problem: str
+    events: list[RunEvent]
+    corrupted: list[Corruption]
+    artifacts: frozenset[str]
+    documents: list[Document]
+
+    def __init__(
+        self,
+        run_id: str,
+        directory: str,
+        tasks: list[Task] | None = None,
+        graph_path: str = "",
+        graph_problem: str = "",
+        events: list[RunEvent] | None = None,
+        corrupted: list[Corruption] | None = None,
+        artifacts: frozenset[str] = frozenset(),
+        documents: list[Document] | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.directory = directory
+        self.tasks = tasks
+        self.graph_path = graph_path
+        self.graph_problem = graph_problem
+        self.events = [] if events is None else events
+        self.corrupted = [] if corrupted is None else corrupted
+        self.artifacts = artifacts
+        self.documents = [] if documents is None else documents
 
 
-@dataclass(frozen=True)
-class TaskStatus:
+class TaskStatus(FrozenRecord):
     """A task's derived state and the event that set it (None: no lifecycle event)."""
+
+    __slots__ = ("event", "state", "task")
 
     task: Task
     state: str
     event: RunEvent | None
 
+    def __init__(self, task: Task, state: str, event: RunEvent | None) -> None:
+        init_field(self, "task", task)
+        init_field(self, "state", state)
+        init_field(self, "event", event)
 
-@dataclass
-class RunStatus:
+
+class RunStatus(Record):
     """What the resume report says about a run."""
+
+    __slots__ = (
+        "complete",
+        "last_activity",
+        "last_completed",
+        "next_action",
+        "phase",
+        "run",
+        "runnable",
+        "tasks",
+        "warnings",
+    )
 
     run: Run
     phase: int
@@ -209,6 +311,28 @@ class RunStatus:
     last_completed: TaskStatus | None
     next_action: str
     warnings: list[str]
+
+    def __init__(
+        self,
+        run: Run,
+        phase: int,
+        complete: bool,
+        tasks: list[TaskStatus],
+        runnable: list[Task],
+        last_activity: RunEvent | None,
+        last_completed: TaskStatus | None,
+        next_action: str,
+        warnings: list[str],
+    ) -> None:
+        self.run = run
+        self.phase = phase
+        self.complete = complete
+        self.tasks = tasks
+        self.runnable = runnable
+        self.last_activity = last_activity
+        self.last_completed = last_completed
+        self.next_action = next_action
+        self.warnings = warnings
 
     @property
     def done(self) -> int:
@@ -443,13 +567,19 @@ def runnable_tasks(statuses: Sequence[TaskStatus]) -> list[Task]:
     return [status.task for status in ready]
 
 
-@dataclass(frozen=True)
-class Transition:
+class Transition(FrozenRecord):
     """An impossible step in a task's history: ``event`` cannot follow (or precede) ``other``."""
+
+    __slots__ = ("event", "kind", "other")
 
     kind: str  # "not-started" (completed, never started), "started-later", "after-completion"
     event: RunEvent
-    other: RunEvent | None = None
+    other: RunEvent | None
+
+    def __init__(self, kind: str, event: RunEvent, other: RunEvent | None = None) -> None:
+        init_field(self, "kind", kind)
+        init_field(self, "event", event)
+        init_field(self, "other", other)
 
 
 def impossible_transitions(events: Iterable[RunEvent]) -> list[Transition]:
@@ -738,18 +868,25 @@ def find_runs(root: str) -> list[str]:
 # --------------------------------------------------------------------------- append-only (pure)
 
 
-@dataclass(frozen=True)
-class LineChange:
+class LineChange(FrozenRecord):
     """A committed line of an event log that a new version does not keep in place.
 
     ``kind``: ``"changed"`` (``new`` replaces ``old``), ``"deleted"``, or ``"inserted"`` (new lines were
     put before this committed line instead of after the last one).
     """
 
+    __slots__ = ("kind", "line", "new", "old")
+
     line: int
     kind: str
-    old: str = ""
-    new: str = ""
+    old: str
+    new: str
+
+    def __init__(self, line: int, kind: str, old: str = "", new: str = "") -> None:
+        init_field(self, "line", line)
+        init_field(self, "kind", kind)
+        init_field(self, "old", old)
+        init_field(self, "new", new)
 
 
 def _text(raw: bytes) -> str:

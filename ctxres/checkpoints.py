@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from ctxres.checkpoint_names import next_number as next_number
 from ctxres.checkpoint_names import number_of_id as number_of_id
 from ctxres.checkpoint_names import number_of_name as number_of_name
 from ctxres.checkpoint_names import section_id as section_id
+from ctxres.records import FrozenRecord, init_field
 from ctxres.timestamps import parse_timestamp
 
 SEED, PEER = "seed", "peer"
@@ -114,12 +114,29 @@ def format_time(moment: datetime) -> str:
 # --- content ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CheckpointView:
+class CheckpointView(FrozenRecord):
     """What a checkpoint says, normalized across layouts; a field is None when absent or mistyped.
 
     ``acknowledged`` is None for the peer layout, which has no such field.
     """
+
+    __slots__ = (
+        "acknowledged",
+        "acknowledged_at",
+        "activity",
+        "fill",
+        "gate",
+        "gate_iteration",
+        "id",
+        "layout",
+        "number",
+        "phase",
+        "timestamp",
+        "tokens",
+        "trigger",
+        "workflow_id",
+        "workflow_status",
+    )
 
     layout: str
     id: str | None
@@ -134,8 +151,42 @@ class CheckpointView:
     gate: str | None
     gate_iteration: int | None
     workflow_id: str | None
-    activity: str | None = None
-    workflow_status: str | None = None
+    activity: str | None
+    workflow_status: str | None
+
+    def __init__(
+        self,
+        layout: str,
+        id: str | None,
+        number: int | None,
+        timestamp: str | None,
+        acknowledged: bool | None,
+        acknowledged_at: str | None,
+        fill: float | None,
+        tokens: int | None,
+        trigger: str | None,
+        phase: int | None,
+        gate: str | None,
+        gate_iteration: int | None,
+        workflow_id: str | None,
+        activity: str | None = None,
+        workflow_status: str | None = None,
+    ) -> None:
+        init_field(self, "layout", layout)
+        init_field(self, "id", id)
+        init_field(self, "number", number)
+        init_field(self, "timestamp", timestamp)
+        init_field(self, "acknowledged", acknowledged)
+        init_field(self, "acknowledged_at", acknowledged_at)
+        init_field(self, "fill", fill)
+        init_field(self, "tokens", tokens)
+        init_field(self, "trigger", trigger)
+        init_field(self, "phase", phase)
+        init_field(self, "gate", gate)
+        init_field(self, "gate_iteration", gate_iteration)
+        init_field(self, "workflow_id", workflow_id)
+        init_field(self, "activity", activity)
+        init_field(self, "workflow_status", workflow_status)
 
 
 def _get(data: Any, *path: str) -> Any:

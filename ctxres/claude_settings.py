@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from ctxres.records import FrozenRecord, init_field
 
 MARKERS = ("ctxres-hook", "ctxres.hooks.main", "plugin_entry.py")
 
 
-@dataclass(frozen=True)
-class HookSpec:
+class HookSpec(FrozenRecord):
     """One hook we register: the event, its matcher (None: every occurrence), its timeout."""
+
+    __slots__ = ("event", "matcher", "timeout")
 
     event: str
     matcher: str | None
     timeout: int
+
+    def __init__(self, event: str, matcher: str | None, timeout: int) -> None:
+        init_field(self, "event", event)
+        init_field(self, "matcher", matcher)
+        init_field(self, "timeout", timeout)
 
 
 HOOKS: tuple[HookSpec, ...] = (
@@ -160,13 +167,19 @@ def render(data: dict[str, Any], original: str = "") -> str:
     return text + "\n" if not original or original.endswith("\n") else text
 
 
-@dataclass(frozen=True)
-class Registration:
+class Registration(FrozenRecord):
     """How one event is registered: found, and with which matcher(s)."""
+
+    __slots__ = ("event", "found", "matchers")
 
     event: str
     found: bool
     matchers: tuple[str, ...]
+
+    def __init__(self, event: str, found: bool, matchers: tuple[str, ...]) -> None:
+        init_field(self, "event", event)
+        init_field(self, "found", found)
+        init_field(self, "matchers", matchers)
 
 
 def registrations(settings: Any) -> dict[str, Registration]:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from ctxres import config_file, defaults
 from ctxres.artifacts import DEFAULT_PATTERNS
 from ctxres.defaults import SKIPPED_FOLDERS
+from ctxres.records import FrozenRecord, init_field
 
 DEFAULT_EXCLUDE = SKIPPED_FOLDERS
 
@@ -28,19 +28,34 @@ DEFAULT_EXCLUDE = SKIPPED_FOLDERS
 ConfigError = config_file.ConfigError
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(FrozenRecord):
     """A rule option: its key in ``[tool.ctxres]`` (kebab-case), default, allowed values and help.
 
     The kind follows the default: a bool is true or false, an int is an integer >= ``minimum``, a
     string is one of ``choices``.
     """
 
+    __slots__ = ("choices", "default", "help", "minimum", "name")
+
     name: str
     default: bool | int | str
     help: str
-    minimum: int = 0
-    choices: tuple[str, ...] = ()
+    minimum: int
+    choices: tuple[str, ...]
+
+    def __init__(
+        self,
+        name: str,
+        default: bool | int | str,
+        help: str,
+        minimum: int = 0,
+        choices: tuple[str, ...] = (),
+    ) -> None:
+        init_field(self, "name", name)
+        init_field(self, "default", default)
+        init_field(self, "help", help)
+        init_field(self, "minimum", minimum)
+        init_field(self, "choices", choices)
 
     @property
     def expected(self) -> str:
@@ -142,32 +157,95 @@ def _declared() -> dict[str, Option] | None:
     return OPTIONS
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(FrozenRecord):
     """Every setting, with the seeds' defaults."""
 
-    root: Path = field(default_factory=Path.cwd)
-    source: Path | None = None
-    state_dir: str = defaults.STATE_DIR
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
-    extend_exclude: tuple[str, ...] = ()
-    respect_gitignore: bool = True
-    force_exclude: bool = False  # files named on the command line are filtered by the excludes too
-    select: tuple[str, ...] = ("ALL",)
-    extend_select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    severity: dict[str, str] = field(default_factory=dict)
-    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    patterns: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_PATTERNS))
-    sniff_resumption: bool = True
-    staleness_minutes: int = defaults.STALENESS_MINUTES
-    max_file_size: int = 10 * 1024 * 1024
-    strict: bool = False
-    profile: str = defaults.PROFILE  # which resumption system the hooks serve: "jerry" or "nexus"
-    options: dict[str, Any] = field(default_factory=dict)  # rule options set, by key (``reinject-budget``)
+    __slots__ = (
+        "exclude",
+        "extend_exclude",
+        "extend_select",
+        "force_exclude",
+        "ignore",
+        "max_file_size",
+        "options",
+        "patterns",
+        "per_file_ignores",
+        "profile",
+        "respect_gitignore",
+        "root",
+        "select",
+        "severity",
+        "sniff_resumption",
+        "source",
+        "staleness_minutes",
+        "state_dir",
+        "strict",
+    )
+
+    root: Path
+    source: Path | None
+    state_dir: str
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    respect_gitignore: bool
+    force_exclude: bool  # files named on the command line are filtered by the excludes too
+    select: tuple[str, ...]
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    severity: dict[str, str]
+    per_file_ignores: dict[str, tuple[str, ...]]
+    patterns: dict[str, tuple[str, ...]]
+    sniff_resumption: bool
+    staleness_minutes: int
+    max_file_size: int
+    strict: bool
+    profile: str  # which resumption system the hooks serve: "jerry" or "nexus"
+    options: dict[str, Any]  # rule options set, by key (``reinject-budget``)
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        source: Path | None = None,
+        state_dir: str = defaults.STATE_DIR,
+        exclude: tuple[str, ...] = DEFAULT_EXCLUDE,
+        extend_exclude: tuple[str, ...] = (),
+        respect_gitignore: bool = True,
+        force_exclude: bool = False,
+        select: tuple[str, ...] = ("ALL",),
+        extend_select: tuple[str, ...] = (),
+        ignore: tuple[str, ...] = (),
+        severity: dict[str, str] | None = None,
+        per_file_ignores: dict[str, tuple[str, ...]] | None = None,
+        patterns: dict[str, tuple[str, ...]] | None = None,
+        sniff_resumption: bool = True,
+        staleness_minutes: int = defaults.STALENESS_MINUTES,
+        max_file_size: int = 10 * 1024 * 1024,
+        strict: bool = False,
+        profile: str = defaults.PROFILE,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        init_field(self, "root", Path.cwd() if root is None else root)
+        init_field(self, "source", source)
+        init_field(self, "state_dir", state_dir)
+        init_field(self, "exclude", exclude)
+        init_field(self, "extend_exclude", extend_exclude)
+        init_field(self, "respect_gitignore", respect_gitignore)
+        init_field(self, "force_exclude", force_exclude)
+        init_field(self, "select", select)
+        init_field(self, "extend_select", extend_select)
+        init_field(self, "ignore", ignore)
+        init_field(self, "severity", {} if severity is None else severity)
+        init_field(self, "per_file_ignores", {} if per_file_ignores is None else per_file_ignores)
+        init_field(self, "patterns", dict(DEFAULT_PATTERNS) if patterns is None else patterns)
+        init_field(self, "sniff_resumption", sniff_resumption)
+        init_field(self, "staleness_minutes", staleness_minutes)
+        init_field(self, "max_file_size", max_file_size)
+        init_field(self, "strict", strict)
+        init_field(self, "profile", profile)
+        init_field(self, "options", {} if options is None else options)
 
     def with_overrides(self, **changes: Any) -> Config:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        return self.replace(**{k: v for k, v in changes.items() if v is not None})
 
     def option(self, name: str) -> Any:
         """The rule option ``name`` (kebab-case): as configured, else its declared default."""
@@ -180,7 +258,7 @@ class Config:
 
     def with_options(self, **changes: Any) -> Config:
         """A copy with rule options set; keys in snake_case (``reinject_budget=100``)."""
-        return replace(self, options={**self.options, **{k.replace("_", "-"): v for k, v in changes.items()}})
+        return self.replace(options={**self.options, **{k.replace("_", "-"): v for k, v in changes.items()}})
 
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
@@ -188,7 +266,7 @@ _CODE_KEYS = {"select", "extend_select", "ignore"}
 _BOOL_KEYS = {"respect_gitignore", "force_exclude", "sniff_resumption", "strict"}
 _INT_KEYS = {"staleness_minutes", "max_file_size"}
 _CHOICES = {"profile": config_file.PROFILES}
-_CORE = {f.name for f in fields(Config)} - {"root", "source", "options"}
+_CORE = set(Config.fields()) - {"root", "source", "options"}
 
 
 def parse(table: dict[str, Any], root: Path, source: Path) -> Config:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ctxres.findings import Position
+from ctxres.records import Record
 
 JsonPath = tuple[str | int, ...]
 
@@ -159,8 +159,7 @@ def format_json_path(path: JsonPath) -> str:
     return out
 
 
-@dataclass
-class Document:
+class Document(Record):
     """The parsed content of one file (or of the front matter of a Markdown file).
 
     ``data`` holds JSON-compatible values only: YAML timestamps are turned into ISO-8601 strings
@@ -168,17 +167,41 @@ class Document:
     ``value_pos`` and ``key_pos`` map a path to where its value or its key starts.
     """
 
+    __slots__ = ("data", "fs_path", "key_pos", "kind", "line_numbers", "path", "text", "value_pos", "yaml_timestamps")
+
     path: str
     kind: str
     text: str
     data: Any
-    value_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
-    key_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
-    yaml_timestamps: list[JsonPath] = field(default_factory=list)
+    value_pos: MutableMapping[JsonPath, Position]
+    key_pos: MutableMapping[JsonPath, Position]
+    yaml_timestamps: list[JsonPath]
     # For JSON Lines: the file line of each item of ``data``.
-    line_numbers: list[int] = field(default_factory=list)
+    line_numbers: list[int]
     # Where the file is on disk (``path`` is how it is shown); empty for text parsed in memory.
-    fs_path: str = ""
+    fs_path: str
+
+    def __init__(
+        self,
+        path: str,
+        kind: str,
+        text: str,
+        data: Any,
+        value_pos: MutableMapping[JsonPath, Position] | None = None,
+        key_pos: MutableMapping[JsonPath, Position] | None = None,
+        yaml_timestamps: list[JsonPath] | None = None,
+        line_numbers: list[int] | None = None,
+        fs_path: str = "",
+    ) -> None:
+        self.path = path
+        self.kind = kind
+        self.text = text
+        self.data = data
+        self.value_pos = {} if value_pos is None else value_pos
+        self.key_pos = {} if key_pos is None else key_pos
+        self.yaml_timestamps = [] if yaml_timestamps is None else yaml_timestamps
+        self.line_numbers = [] if line_numbers is None else line_numbers
+        self.fs_path = fs_path
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Position:
         """Where ``path`` is in the file; the nearest known ancestor when it is absent."""

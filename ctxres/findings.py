@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
+
+from ctxres.records import FrozenRecord, init_field
 
 
 class Severity(str, Enum):
@@ -13,30 +14,72 @@ class Severity(str, Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, order=True)
-class Position:
+class Position(FrozenRecord):
     """A 1-based line and column in a file."""
 
-    line: int = 1
-    col: int = 1
+    __slots__ = ("col", "line")
+
+    line: int
+    col: int
+
+    def __init__(self, line: int = 1, col: int = 1) -> None:
+        init_field(self, "line", line)
+        init_field(self, "col", col)
+
+    def __lt__(self, other: Position) -> bool:
+        return (self.line, self.col) < (other.line, other.col)
+
+    def __le__(self, other: Position) -> bool:
+        return (self.line, self.col) <= (other.line, other.col)
+
+    def __gt__(self, other: Position) -> bool:
+        return (self.line, self.col) > (other.line, other.col)
+
+    def __ge__(self, other: Position) -> bool:
+        return (self.line, self.col) >= (other.line, other.col)
 
 
-@dataclass(frozen=True)
-class Finding:
+ORIGIN = Position()
+"""Line 1, column 1: where a finding without a better place is shown."""
+
+
+class Finding(FrozenRecord):
     """One problem in one file, at one place.
 
     ``json_path`` is the location inside the document (``$.resumption.recovery_state``) when the
     finding is about a value; ``fix`` says what to change, in one sentence, when we know.
     """
 
+    __slots__ = ("code", "end_position", "fix", "json_path", "message", "path", "position", "severity")
+
     path: str
     code: str
     message: str
     severity: Severity
-    position: Position = field(default_factory=Position)
-    json_path: str = ""
-    fix: str = ""
-    end_position: Position | None = None
+    position: Position
+    json_path: str
+    fix: str
+    end_position: Position | None
+
+    def __init__(
+        self,
+        path: str,
+        code: str,
+        message: str,
+        severity: Severity,
+        position: Position = ORIGIN,
+        json_path: str = "",
+        fix: str = "",
+        end_position: Position | None = None,
+    ) -> None:
+        init_field(self, "path", path)
+        init_field(self, "code", code)
+        init_field(self, "message", message)
+        init_field(self, "severity", severity)
+        init_field(self, "position", position)
+        init_field(self, "json_path", json_path)
+        init_field(self, "fix", fix)
+        init_field(self, "end_position", end_position)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.position.line, self.position.col, self.code, self.message)

@@ -11,12 +11,12 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from ctxres.document import JsonPath, LazyPositions, PositionMap
 from ctxres.findings import Position
+from ctxres.records import Record
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
 _WS = re.compile(r"[ \t\n\r]*")
@@ -40,12 +40,25 @@ class JsonPosError(ValueError):
         self.position = position
 
 
-@dataclass
-class JsonParse:
+class JsonParse(Record):
+    __slots__ = ("data", "duplicates", "key_pos", "value_pos")
+
     data: Any
-    value_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
-    key_pos: MutableMapping[JsonPath, Position] = field(default_factory=dict)
-    duplicates: list[tuple[JsonPath, Position]] = field(default_factory=list)
+    value_pos: MutableMapping[JsonPath, Position]
+    key_pos: MutableMapping[JsonPath, Position]
+    duplicates: list[tuple[JsonPath, Position]]
+
+    def __init__(
+        self,
+        data: Any,
+        value_pos: MutableMapping[JsonPath, Position] | None = None,
+        key_pos: MutableMapping[JsonPath, Position] | None = None,
+        duplicates: list[tuple[JsonPath, Position]] | None = None,
+    ) -> None:
+        self.data = data
+        self.value_pos = {} if value_pos is None else value_pos
+        self.key_pos = {} if key_pos is None else key_pos
+        self.duplicates = [] if duplicates is None else duplicates
 
 
 class _Parser:

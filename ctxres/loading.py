@@ -7,14 +7,14 @@ never as an exception: callers turn issues into findings or, in hooks, into a st
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 
 from ctxres.artifacts import Format as Format  # re-exported: the loaders take it
 from ctxres.document import Document, JsonPath
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
-from ctxres.findings import Position
+from ctxres.findings import ORIGIN, Position
 from ctxres.jsonpos import JsonPosError, parse_json, parse_json_quick
+from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.yamlpos import YamlPosError, parse_yaml
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -36,26 +36,57 @@ class IssueKind(str, Enum):
     UNREADABLE = "unreadable"
 
 
-@dataclass(frozen=True)
-class LoadIssue:
+class LoadIssue(FrozenRecord):
+    __slots__ = ("fix", "json_path", "kind", "message", "position")
+
     kind: IssueKind
     message: str
-    position: Position = field(default_factory=Position)
-    json_path: JsonPath = ()
-    fix: str = ""
+    position: Position
+    json_path: JsonPath
+    fix: str
+
+    def __init__(
+        self,
+        kind: IssueKind,
+        message: str,
+        position: Position = ORIGIN,
+        json_path: JsonPath = (),
+        fix: str = "",
+    ) -> None:
+        init_field(self, "kind", kind)
+        init_field(self, "message", message)
+        init_field(self, "position", position)
+        init_field(self, "json_path", json_path)
+        init_field(self, "fix", fix)
 
 
-@dataclass(frozen=True)
-class Limits:
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_nodes: int = DEFAULT_MAX_NODES
-    max_depth: int = DEFAULT_MAX_DEPTH
+class Limits(FrozenRecord):
+    __slots__ = ("max_bytes", "max_depth", "max_nodes")
+
+    max_bytes: int
+    max_nodes: int
+    max_depth: int
+
+    def __init__(
+        self,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+    ) -> None:
+        init_field(self, "max_bytes", max_bytes)
+        init_field(self, "max_nodes", max_nodes)
+        init_field(self, "max_depth", max_depth)
 
 
-@dataclass
-class LoadResult:
+class LoadResult(Record):
+    __slots__ = ("document", "issues")
+
     document: Document | None
-    issues: list[LoadIssue] = field(default_factory=list)
+    issues: list[LoadIssue]
+
+    def __init__(self, document: Document | None, issues: list[LoadIssue] | None = None) -> None:
+        self.document = document
+        self.issues = [] if issues is None else issues
 
 
 def _position_of_byte(raw: bytes, offset: int) -> Position:

@@ -11,9 +11,9 @@ Standard library only: the linters, ``ctxres doctor`` and the hooks may all read
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from ctxres.records import FrozenRecord, init_field
 from ctxres.resumption import V2_SUBSECTIONS
 
 
@@ -25,14 +25,21 @@ class Urgency(str, Enum):
     ADVISORY = "advisory"
 
 
-@dataclass(frozen=True)
-class Trigger:
+class Trigger(FrozenRecord):
     """One lifecycle event at which the resumption section is rewritten."""
+
+    __slots__ = ("event", "id", "name", "urgency")
 
     id: str
     name: str
     event: str
     urgency: Urgency
+
+    def __init__(self, id: str, name: str, event: str, urgency: Urgency) -> None:
+        init_field(self, "id", id)
+        init_field(self, "name", name)
+        init_field(self, "event", event)
+        init_field(self, "urgency", urgency)
 
 
 TRIGGERS: tuple[Trigger, ...] = (

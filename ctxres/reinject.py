@@ -53,8 +53,8 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
+from ctxres.records import FrozenRecord, init_field
 from ctxres.tokens import estimate_tokens
 
 KEYWORD = "L2-REINJECT"
@@ -110,8 +110,7 @@ def within_tolerance(declared: int, measured: int, tolerance_percent: int) -> bo
     return abs(declared - measured) <= allowed_difference(measured, tolerance_percent)
 
 
-@dataclass(frozen=True)
-class TokenRange:
+class TokenRange(FrozenRecord):
     """What a content of ``characters`` characters may honestly be said to cost.
 
     ``estimate`` is the specification's characters / 4; ``low``..``high`` the figures real
@@ -120,12 +119,22 @@ class TokenRange:
     figure inside ``lowest``..``highest`` cannot be called wrong without the model's tokenizer.
     """
 
+    __slots__ = ("characters", "estimate", "high", "highest", "low", "lowest")
+
     characters: int
     estimate: int
     low: int
     high: int
     lowest: int
     highest: int
+
+    def __init__(self, characters: int, estimate: int, low: int, high: int, lowest: int, highest: int) -> None:
+        init_field(self, "characters", characters)
+        init_field(self, "estimate", estimate)
+        init_field(self, "low", low)
+        init_field(self, "high", high)
+        init_field(self, "lowest", lowest)
+        init_field(self, "highest", highest)
 
     def verdict(self, declared: int) -> str:
         """``"ok"`` inside the widened range, ``"far"`` below half of it or above twice it, else ``"off"``."""
@@ -146,18 +155,25 @@ def token_range(content: str, tolerance_percent: int = DEFAULT_TOLERANCE_PERCENT
     return TokenRange(characters, measure_tokens(content), low, high, lowest, highest)
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(FrozenRecord):
     """Something wrong at ``offset`` of the text; ``fix`` says what to change."""
+
+    __slots__ = ("fix", "message", "offset")
 
     offset: int
     message: str
-    fix: str = ""
+    fix: str
+
+    def __init__(self, offset: int, message: str, fix: str = "") -> None:
+        init_field(self, "offset", offset)
+        init_field(self, "message", message)
+        init_field(self, "fix", fix)
 
 
-@dataclass(frozen=True)
-class Attribute:
+class Attribute(FrozenRecord):
     """One ``name=value`` of a marker, as written."""
+
+    __slots__ = ("name", "quote", "raw", "start", "value", "value_end", "value_start", "written_name")
 
     name: str
     """The name in lower case."""
@@ -174,10 +190,31 @@ class Attribute:
     quote: str
     """``"``, ``'`` or empty (bare)."""
 
+    def __init__(
+        self,
+        name: str,
+        written_name: str,
+        value: str,
+        raw: str,
+        start: int,
+        value_start: int,
+        value_end: int,
+        quote: str,
+    ) -> None:
+        init_field(self, "name", name)
+        init_field(self, "written_name", written_name)
+        init_field(self, "value", value)
+        init_field(self, "raw", raw)
+        init_field(self, "start", start)
+        init_field(self, "value_start", value_start)
+        init_field(self, "value_end", value_end)
+        init_field(self, "quote", quote)
 
-@dataclass(frozen=True)
-class Marker:
+
+class Marker(FrozenRecord):
     """One L2-REINJECT comment: where it is, what it says, and what is wrong with its form."""
+
+    __slots__ = ("attributes", "end", "errors", "start", "style", "text")
 
     start: int
     """Offset of ``<!--``."""
@@ -185,11 +222,27 @@ class Marker:
     """Offset just after ``-->`` (end of the line when the comment is never closed)."""
     text: str
     """The comment as written."""
-    attributes: tuple[Attribute, ...] = ()
-    errors: tuple[Problem, ...] = ()
+    attributes: tuple[Attribute, ...]
+    errors: tuple[Problem, ...]
     """Why the marker cannot be read (it is then neither measured nor injected)."""
-    style: tuple[str, ...] = ()
+    style: tuple[str, ...]
     """How a readable marker differs from the canonical form (empty: it is canonical)."""
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        text: str,
+        attributes: tuple[Attribute, ...] = (),
+        errors: tuple[Problem, ...] = (),
+        style: tuple[str, ...] = (),
+    ) -> None:
+        init_field(self, "start", start)
+        init_field(self, "end", end)
+        init_field(self, "text", text)
+        init_field(self, "attributes", attributes)
+        init_field(self, "errors", errors)
+        init_field(self, "style", style)
 
     def attribute(self, name: str) -> Attribute | None:
         return next((a for a in self.attributes if a.name == name), None)
@@ -243,12 +296,17 @@ def _as_double_quoted(attribute: Attribute) -> str:
     return attribute.value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(FrozenRecord):
     """Every marker of a text, and markers that a never-closed earlier comment swallowed."""
 
-    markers: list[Marker] = field(default_factory=list)
-    stray: list[Problem] = field(default_factory=list)
+    __slots__ = ("markers", "stray")
+
+    markers: list[Marker]
+    stray: list[Problem]
+
+    def __init__(self, markers: list[Marker] | None = None, stray: list[Problem] | None = None) -> None:
+        init_field(self, "markers", [] if markers is None else markers)
+        init_field(self, "stray", [] if stray is None else stray)
 
 
 class Lines:
@@ -616,13 +674,19 @@ def resumption_reminder(marker: Marker) -> bool:
 # --- fixing tokens= -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(FrozenRecord):
     """Replace ``text[start:end]`` with ``replacement``."""
+
+    __slots__ = ("end", "replacement", "start")
 
     start: int
     end: int
     replacement: str
+
+    def __init__(self, start: int, end: int, replacement: str) -> None:
+        init_field(self, "start", start)
+        init_field(self, "end", end)
+        init_field(self, "replacement", replacement)
 
 
 def token_fix(marker: Marker, tolerance_percent: int) -> Edit | None:

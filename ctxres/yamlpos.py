@@ -13,13 +13,13 @@ import functools
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from ctxres.document import JsonPath, LazyPositions, PositionMap
 from ctxres.findings import Position
+from ctxres.records import Record
 from ctxres.yamlguard import TAB_FIX, YamlGuardError, deep_block_offset, loader_for, tab_error_place, tab_message
 
 _TAG = "tag:yaml.org,2002:"
@@ -126,14 +126,31 @@ class YamlPosError(ValueError):
         self.fix = fix  # what to change, when the cause is known (a tab in the indentation)
 
 
-@dataclass
-class YamlParse:
+class YamlParse(Record):
+    __slots__ = ("data", "duplicates", "key_pos", "non_string_keys", "timestamps", "value_pos")
+
     data: Any
-    value_pos: PositionMap | LazyPositions = field(default_factory=PositionMap)
-    key_pos: PositionMap | LazyPositions = field(default_factory=PositionMap)
-    duplicates: list[tuple[JsonPath, Position]] = field(default_factory=list)
-    timestamps: list[JsonPath] = field(default_factory=list)
-    non_string_keys: list[tuple[JsonPath, Position]] = field(default_factory=list)
+    value_pos: PositionMap | LazyPositions
+    key_pos: PositionMap | LazyPositions
+    duplicates: list[tuple[JsonPath, Position]]
+    timestamps: list[JsonPath]
+    non_string_keys: list[tuple[JsonPath, Position]]
+
+    def __init__(
+        self,
+        data: Any,
+        value_pos: PositionMap | LazyPositions | None = None,
+        key_pos: PositionMap | LazyPositions | None = None,
+        duplicates: list[tuple[JsonPath, Position]] | None = None,
+        timestamps: list[JsonPath] | None = None,
+        non_string_keys: list[tuple[JsonPath, Position]] | None = None,
+    ) -> None:
+        self.data = data
+        self.value_pos = PositionMap() if value_pos is None else value_pos
+        self.key_pos = PositionMap() if key_pos is None else key_pos
+        self.duplicates = [] if duplicates is None else duplicates
+        self.timestamps = [] if timestamps is None else timestamps
+        self.non_string_keys = [] if non_string_keys is None else non_string_keys
 
 
 def _mark(node: yaml.Node, line_offset: int) -> Position:

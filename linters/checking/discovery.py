@@ -14,7 +14,6 @@ import re
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,16 +22,23 @@ from ctxres.config import Config
 from ctxres.filereading import read_regular
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.loading import Format
+from ctxres.records import FrozenRecord, init_field
 
 
-@dataclass(frozen=True, slots=True)
-class Artifact:
+class Artifact(FrozenRecord):
     """A file to check: where it is (``fs_path``, as ``str(path)``), how to show its path, what it is. Compact:
     three strings per file, for the whole check (a ``Path`` is made when one is asked for)."""
+
+    __slots__ = ("display", "fs_path", "kind")
 
     fs_path: str
     display: str
     kind: str
+
+    def __init__(self, fs_path: str, display: str, kind: str) -> None:
+        init_field(self, "fs_path", fs_path)
+        init_field(self, "display", display)
+        init_field(self, "kind", kind)
 
     @property
     def path(self) -> Path:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, overload
@@ -22,6 +21,7 @@ from ctxres.linters.checking.report import Report
 from ctxres.linters.rules import parsing, rule_modules, suppression_comments
 from ctxres.linters.rules import secrets as security
 from ctxres.loading import Limits, load_file
+from ctxres.records import FrozenRecord, Record, init_field
 
 DocumentCheck = Callable[[Document, Config], list[Finding]]
 WorkspaceCheck = Callable[["Workspace"], list[Finding]]
@@ -116,8 +116,7 @@ class LoadedDocuments(Sequence[Document]):
                 yield Document(path=path, kind=kinds[int(parts[at])], text="", data=None, fs_path=entry.on_disk + path)
 
 
-@dataclass
-class Workspace:
+class Workspace(Record):
     """What one run keeps of the files it checked, for rules that compare several files.
 
     The documents are not all held: ``documents`` has a stub (path, kind, place on disk) of each loaded
@@ -126,13 +125,29 @@ class Workspace:
     while the file is loaded (in a worker process with ``--jobs``); ``facts_of(module)`` lists its facts.
     """
 
+    __slots__ = ("config", "cwd", "documents", "facts", "roots")
+
     config: Config
-    documents: LoadedDocuments = field(default_factory=LoadedDocuments)
+    documents: LoadedDocuments
     # The paths given to the check and the folder paths are shown relative to (empty/None: unknown), for
     # rules that look for files that are not artifacts wherever the check is run from.
-    roots: list[Path] = field(default_factory=list)
-    cwd: Path | None = None
-    facts: dict[str, list[Any]] = field(default_factory=dict)
+    roots: list[Path]
+    cwd: Path | None
+    facts: dict[str, list[Any]]
+
+    def __init__(
+        self,
+        config: Config,
+        documents: LoadedDocuments | None = None,
+        roots: list[Path] | None = None,
+        cwd: Path | None = None,
+        facts: dict[str, list[Any]] | None = None,
+    ) -> None:
+        self.config = config
+        self.documents = LoadedDocuments() if documents is None else documents
+        self.roots = [] if roots is None else roots
+        self.cwd = cwd
+        self.facts = {} if facts is None else facts
 
     def of_kind(self, kind: str) -> list[Document]:
         return [doc for doc in self.documents if doc.kind == kind]
@@ -142,12 +157,25 @@ class Workspace:
         return self.facts.get(module, [])
 
 
-@dataclass(frozen=True)
-class _Checks:
+class _Checks(FrozenRecord):
+    __slots__ = ("collectors", "per_document", "per_workspace", "workspace_kinds")
+
     per_document: list[DocumentCheck]
     per_workspace: list[WorkspaceCheck]
     collectors: list[tuple[str, Collect]]
     workspace_kinds: frozenset[str]
+
+    def __init__(
+        self,
+        per_document: list[DocumentCheck],
+        per_workspace: list[WorkspaceCheck],
+        collectors: list[tuple[str, Collect]],
+        workspace_kinds: frozenset[str],
+    ) -> None:
+        init_field(self, "per_document", per_document)
+        init_field(self, "per_workspace", per_workspace)
+        init_field(self, "collectors", collectors)
+        init_field(self, "workspace_kinds", workspace_kinds)
 
 
 @lru_cache(maxsize=1)
@@ -164,7 +192,7 @@ def _all_checks() -> _Checks:
         if hasattr(module, "collect"):
             checks.collectors.append((module.__name__, module.collect))
         kinds.update(getattr(module, "WORKSPACE_KINDS", ()))
-    return replace(checks, workspace_kinds=frozenset(kinds))
+    return checks.replace(workspace_kinds=frozenset(kinds))
 
 
 def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
@@ -183,16 +211,31 @@ def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None,
     return result.document, findings
 
 
-@dataclass
-class FileResult:
+class FileResult(Record):
     """What the check of one file hands back (from a worker process with ``--jobs``): small, whatever the
     size of the file."""
 
+    __slots__ = ("comments", "display", "document", "facts", "findings")
+
     display: str
     findings: list[Finding]
-    comments: suppression.Suppressions | None = None  # its suppression comments, when it has any
-    document: Document | None = None  # loaded: a stub, or the whole document for WORKSPACE_KINDS
-    facts: dict[str, Any] = field(default_factory=dict)  # rule module -> what its collect kept
+    comments: suppression.Suppressions | None  # its suppression comments, when it has any
+    document: Document | None  # loaded: a stub, or the whole document for WORKSPACE_KINDS
+    facts: dict[str, Any]  # rule module -> what its collect kept
+
+    def __init__(
+        self,
+        display: str,
+        findings: list[Finding],
+        comments: suppression.Suppressions | None = None,
+        document: Document | None = None,
+        facts: dict[str, Any] | None = None,
+    ) -> None:
+        self.display = display
+        self.findings = findings
+        self.comments = comments
+        self.document = document
+        self.facts = {} if facts is None else facts
 
 
 def check_file(artifact: Artifact, config: Config) -> FileResult:
@@ -253,7 +296,7 @@ def _reported(finding: Finding, config: Config) -> bool:
 
 def _with_severity(finding: Finding, config: Config) -> Finding:
     override = config.severity.get(finding.code)
-    return replace(finding, severity=Severity(override)) if override else finding
+    return finding.replace(severity=Severity(override)) if override else finding
 
 
 def apply_policy(

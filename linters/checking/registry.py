@@ -28,11 +28,11 @@ import difflib
 import importlib
 import re
 import textwrap
-from dataclasses import dataclass
 
 from ctxres import config
 from ctxres.config import Option
 from ctxres.findings import Severity
+from ctxres.records import FrozenRecord, init_field
 
 FAMILIES: dict[str, str] = {
     "P": "Parsing",
@@ -52,8 +52,7 @@ FAMILIES: dict[str, str] = {
 _CODE = re.compile(r"^[A-Z]\d{3}$")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenRecord):
     """A rule's identity and documentation.
 
     ``explanation`` is Markdown: why the rule exists, an example that triggers it, and how to fix
@@ -61,12 +60,30 @@ class Rule:
     with the rule's ``options`` (its settings in ``[tool.ctxres]``) listed at the end.
     """
 
+    __slots__ = ("code", "explanation", "name", "options", "severity", "summary")
+
     code: str
     name: str
     summary: str
     severity: Severity
-    explanation: str = ""
-    options: tuple[Option, ...] = ()
+    explanation: str
+    options: tuple[Option, ...]
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        summary: str,
+        severity: Severity,
+        explanation: str = "",
+        options: tuple[Option, ...] = (),
+    ) -> None:
+        init_field(self, "code", code)
+        init_field(self, "name", name)
+        init_field(self, "summary", summary)
+        init_field(self, "severity", severity)
+        init_field(self, "explanation", explanation)
+        init_field(self, "options", options)
 
     @property
     def family(self) -> str:

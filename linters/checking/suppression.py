@@ -13,7 +13,8 @@ that the engine can report a code that names no rule (I001) and one that silence
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from ctxres.records import FrozenRecord, Record, init_field
 
 _DIRECTIVE = re.compile(r"ctxres:\s*(ignore-file|ignore)\b(?:\[([^\]\n]*)\])?")
 _CODE = re.compile(r"[^,\s]+")
@@ -22,23 +23,35 @@ EVERY_RULE = -1
 """The index that stands for a directive without codes (or with ``ALL``) in :meth:`Suppressions.covering`."""
 
 
-@dataclass(frozen=True)
-class Code:
+class Code(FrozenRecord):
     """One code of a directive, as written, and its 1-based column."""
+
+    __slots__ = ("col", "text")
 
     text: str
     col: int
 
+    def __init__(self, text: str, col: int) -> None:
+        init_field(self, "text", text)
+        init_field(self, "col", col)
 
-@dataclass(frozen=True)
-class Directive:
+
+class Directive(FrozenRecord):
     """One ``ctxres: ignore`` or ``ctxres: ignore-file`` comment: where it starts, and its codes (none: every
     rule)."""
+
+    __slots__ = ("codes", "col", "line", "whole_file")
 
     line: int
     col: int
     whole_file: bool
-    codes: tuple[Code, ...] = ()
+    codes: tuple[Code, ...]
+
+    def __init__(self, line: int, col: int, whole_file: bool, codes: tuple[Code, ...] = ()) -> None:
+        init_field(self, "line", line)
+        init_field(self, "col", col)
+        init_field(self, "whole_file", whole_file)
+        init_field(self, "codes", codes)
 
     @property
     def every_rule(self) -> bool:
@@ -48,9 +61,13 @@ class Directive:
         return self.whole_file or self.line == line
 
 
-@dataclass
-class Suppressions:
-    directives: list[Directive] = field(default_factory=list)
+class Suppressions(Record):
+    __slots__ = ("directives",)
+
+    directives: list[Directive]
+
+    def __init__(self, directives: list[Directive] | None = None) -> None:
+        self.directives = [] if directives is None else directives
 
     def covering(self, code: str, line: int) -> list[tuple[int, int]]:
         """(directive index, code index or :data:`EVERY_RULE`) of every directive code that silences ``code``

@@ -6,7 +6,6 @@ import argparse
 import difflib
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from ctxres.atomic import write_atomic
@@ -56,7 +55,7 @@ def _patterns(config: Config) -> tuple[str, ...]:
 def rule_files(paths: list[Path], config: Config, cwd: Path | None = None) -> list[Artifact]:
     """Files named on the command line, and the rule files found in the folders (paths shown relative to ``cwd``)."""
     cwd = cwd or Path.cwd()
-    searching = replace(config, patterns={RULE_FILE_KIND: _patterns(config)}, sniff_resumption=False)
+    searching = config.replace(patterns={RULE_FILE_KIND: _patterns(config)}, sniff_resumption=False)
     found = {a.path.resolve(): a for a in discover([p for p in paths if p.is_dir()], searching, cwd)}
     for path in paths:
         if path.is_file():
@@ -167,7 +166,7 @@ def _apply(
         ]
         if write:
             write_atomic(doc.fs_path, (_BOM if boms[doc.path] else "") + text)
-            docs[index] = replace(doc, text=text)
+            docs[index] = doc.replace(text=text)
         fixed += len(edits)
         files += 1
     if write and fixed:

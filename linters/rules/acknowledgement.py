@@ -10,7 +10,6 @@ disk (relative to the project root) run once per workspace.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 from ctxres import checkpoints as cp
 from ctxres.config import Config
 from ctxres.document import Document, JsonPath, format_json_path
-from ctxres.findings import Finding, Position
+from ctxres.findings import ORIGIN, Finding, Position
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.roots import root_of
 from ctxres.orchestration import LIVE_STATUSES, workflow_status_of
 from ctxres.project import inside
+from ctxres.records import Record
 from ctxres.resumption import detect_version
 
 if TYPE_CHECKING:
@@ -480,8 +480,7 @@ def _check_checkpoint(doc: Document) -> list[Finding]:
 # --- across files -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Section:
+class _Section(Record):
     """One v2.0 section and what its events point to on disk: what the check across files keeps of an
     orchestration file (not its document).
 
@@ -491,16 +490,53 @@ class _Section:
     unmerged checkpoint is reported on (the events, else their mapping), ``position`` where it is in the file.
     """
 
+    __slots__ = (
+        "comparable",
+        "mtime",
+        "path",
+        "position",
+        "referenced",
+        "root",
+        "state_dir",
+        "status",
+        "where",
+        "workflow_id",
+    )
+
     path: str
     root: Path
     state_dir: Path
-    referenced: set[Path] = field(default_factory=set)
-    workflow_id: str | None = None
-    status: str | None = None
-    mtime: float = 0.0
-    comparable: bool = True
-    where: JsonPath = EVENTS
-    position: Position = field(default_factory=Position)
+    referenced: set[Path]
+    workflow_id: str | None
+    status: str | None
+    mtime: float
+    comparable: bool
+    where: JsonPath
+    position: Position
+
+    def __init__(
+        self,
+        path: str,
+        root: Path,
+        state_dir: Path,
+        referenced: set[Path] | None = None,
+        workflow_id: str | None = None,
+        status: str | None = None,
+        mtime: float = 0.0,
+        comparable: bool = True,
+        where: JsonPath = EVENTS,
+        position: Position = ORIGIN,
+    ) -> None:
+        self.path = path
+        self.root = root
+        self.state_dir = state_dir
+        self.referenced = set() if referenced is None else referenced
+        self.workflow_id = workflow_id
+        self.status = status
+        self.mtime = mtime
+        self.comparable = comparable
+        self.where = where
+        self.position = position
 
 
 def _section(doc: Document, config: Config) -> _Section | None:

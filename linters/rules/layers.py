@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from ctxres.linters.checking.registry import register
 from ctxres.linters.rules.reinject import budget as reinject_budget
 from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
 from ctxres.project import project_root
+from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import resumption_reminder, scan
 
 PROTOCOL_DOC = "resumption-update-protocol.md"
@@ -92,15 +92,23 @@ LAYER_FILES = {
 }
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(FrozenRecord):
     """One row of the doctor's table."""
+
+    __slots__ = ("detail", "fix", "layer", "status", "where")
 
     layer: str
     status: str
     detail: str
-    fix: str = ""
-    where: str = ""  # the file that holds the layer, when LAYER_FILES does not say
+    fix: str
+    where: str  # the file that holds the layer, when LAYER_FILES does not say
+
+    def __init__(self, layer: str, status: str, detail: str, fix: str = "", where: str = "") -> None:
+        init_field(self, "layer", layer)
+        init_field(self, "status", status)
+        init_field(self, "detail", detail)
+        init_field(self, "fix", fix)
+        init_field(self, "where", where)
 
     @property
     def ok(self) -> bool:
@@ -264,17 +272,24 @@ def diagnose(root: Path, config: Config) -> list[Layer]:
     ]
 
 
-@dataclass(frozen=True)
-class LiveWorkflow:
+class LiveWorkflow(FrozenRecord):
     """The doctor's line about the workflow: the one the hooks, ``ack`` and ``prompt`` act on.
 
     Not a layer: a repository without a running workflow is normal, so it never fails the doctor.
     """
 
+    __slots__ = ("note", "others", "path", "status")
+
     path: str | None  # relative to the repository; None when there is no live workflow
     status: str  # the workflow status ("" when there is none)
     others: tuple[str, ...]  # the other live workflows, most recent first
     note: str  # the sentence every command uses (``using X: ...``), or why there is none
+
+    def __init__(self, path: str | None, status: str, others: tuple[str, ...], note: str) -> None:
+        init_field(self, "path", path)
+        init_field(self, "status", status)
+        init_field(self, "others", others)
+        init_field(self, "note", note)
 
     def as_json(self) -> dict[str, Any]:
         return {"path": self.path, "status": self.status or None, "others": list(self.others), "note": self.note}

@@ -22,7 +22,6 @@ Settings (``[tool.ctxres]``; until they exist in the configuration the defaults 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +31,7 @@ from ctxres.document import Document
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.project import inside, project_root
+from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import (
     CHARS_PER_TOKEN_DENSE,
     CHARS_PER_TOKEN_PROSE,
@@ -339,13 +339,19 @@ def protocol_enforced(config: Config) -> bool:
 # --- per file ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RuleFile:
+class RuleFile(FrozenRecord):
     """A rule file with its markers, and where its positions are."""
+
+    __slots__ = ("doc", "lines", "scan")
 
     doc: Document
     scan: Scan
     lines: Lines
+
+    def __init__(self, doc: Document, scan: Scan, lines: Lines) -> None:
+        init_field(self, "doc", doc)
+        init_field(self, "scan", scan)
+        init_field(self, "lines", lines)
 
     @classmethod
     def of(cls, doc: Document) -> RuleFile:
@@ -441,7 +447,7 @@ def _tokens(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding
         "writes the estimate)",
         end=attribute.value_end,
     )
-    return [replace(finding, severity=Severity.ERROR) if verdict == "far" else finding]
+    return [finding.replace(severity=Severity.ERROR) if verdict == "far" else finding]
 
 
 def _content(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding]:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ctxres.document import JsonPath
 from ctxres.linters.rules.close_match import close_match
+from ctxres.records import FrozenRecord, init_field
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError  # imported by conformance only for a value that is not valid
@@ -47,15 +47,23 @@ def describe_type(name: str) -> str:
     return _ARTICLE.get(name, name)
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(FrozenRecord):
     """One schema problem, classified. ``kind`` maps to a conformance rule."""
+
+    __slots__ = ("fix", "group", "kind", "message", "path")
 
     kind: str  # missing | type | value | format | range | unknown | shape
     path: JsonPath  # where the problem is (for missing/unknown: the key's own path)
     message: str
-    fix: str = ""
-    group: str = ""  # problems with the same kind, group and generalised path are reported once
+    fix: str
+    group: str  # problems with the same kind, group and generalised path are reported once
+
+    def __init__(self, kind: str, path: JsonPath, message: str, fix: str = "", group: str = "") -> None:
+        init_field(self, "kind", kind)
+        init_field(self, "path", path)
+        init_field(self, "message", message)
+        init_field(self, "fix", fix)
+        init_field(self, "group", group)
 
 
 def _description(schema: dict[str, Any]) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 from typing import Any, TypeVar
@@ -37,6 +36,7 @@ from ctxres.orchestration import (
     score_value,
     workflow_meaning,
 )
+from ctxres.records import FrozenRecord, init_field
 from ctxres.resumption import detect_version
 from ctxres.timestamps import Timestamp, format_duration, format_utc, invalid_reason, parse_timestamp
 
@@ -529,14 +529,21 @@ def _some_of(items: list[T], shown: Callable[[T], str]) -> str:
     return head if len(items) <= _LISTED else f"{head} and {len(items) - _LISTED} more"
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(FrozenRecord):
     """What every rule needs: the document, its resumption section and the settings."""
+
+    __slots__ = ("config", "doc", "section", "version")
 
     doc: Document
     config: Config
     section: dict[str, Any]
     version: str
+
+    def __init__(self, doc: Document, config: Config, section: dict[str, Any], version: str) -> None:
+        init_field(self, "doc", doc)
+        init_field(self, "config", config)
+        init_field(self, "section", section)
+        init_field(self, "version", version)
 
     @property
     def recovery(self) -> dict[str, Any]:
@@ -723,12 +730,17 @@ def check_last_checkpoint(ctx: Context) -> list[Finding]:
 _CURRENT_PIPELINE_KEYS: tuple[JsonPath, ...] = (("current_pipeline",), ("workflow", "current_pipeline"))
 
 
-@dataclass(frozen=True)
-class Compared:
+class Compared(FrozenRecord):
     """The pipelines the section's position is compared with, and why those."""
+
+    __slots__ = ("named_by", "pipelines")
 
     pipelines: list[state.Pipeline]
     named_by: JsonPath | None  # the `current_pipeline` key that chose the one pipeline, if any
+
+    def __init__(self, pipelines: list[state.Pipeline], named_by: JsonPath | None) -> None:
+        init_field(self, "pipelines", pipelines)
+        init_field(self, "named_by", named_by)
 
 
 def _pipeline_ids(pipeline: state.Pipeline) -> set[str]:
@@ -837,14 +849,21 @@ def _name_key(name: str) -> str:
     return " ".join(re.findall(r"[0-9a-z]+", text.casefold()))
 
 
-@dataclass(frozen=True)
-class StatePhase:
+class StatePhase(FrozenRecord):
     """The phase the compared pipelines are at, and the values of `current_phase` consistent with it."""
+
+    __slots__ = ("accepted", "evidence", "number", "phase")
 
     number: int  # the declared current phase
     accepted: frozenset[int]
     evidence: str  # where the state says so, for a message
     phase: state.Phase | None  # the phase itself, when the pipeline lists it
+
+    def __init__(self, number: int, accepted: frozenset[int], evidence: str, phase: state.Phase | None) -> None:
+        init_field(self, "number", number)
+        init_field(self, "accepted", accepted)
+        init_field(self, "evidence", evidence)
+        init_field(self, "phase", phase)
 
 
 def _accepted(pipeline: state.Pipeline) -> frozenset[int]:
@@ -1151,11 +1170,17 @@ def check_trajectory_open(ctx: Context) -> list[Finding]:
 # --- S011-S012: agent_summaries ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(FrozenRecord):
+    __slots__ = ("id", "status", "status_path")
+
     id: str
     status: str
     status_path: JsonPath
+
+    def __init__(self, id: str, status: str, status_path: JsonPath) -> None:
+        init_field(self, "id", id)
+        init_field(self, "status", status)
+        init_field(self, "status_path", status_path)
 
 
 def agents_view(data: Any) -> list[Agent]:
@@ -1261,17 +1286,36 @@ _NOT_A_STATEMENT = re.compile(
 _QUOTED = 100  # characters of prose a message quotes
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(FrozenRecord):
     """What a v1.0 field states: ``not-started``, ``about-to`` (phase ``phase``) or ``complete``."""
+
+    __slots__ = ("all_phases", "end", "field", "kind", "phase", "start", "text")
 
     field: str
     kind: str
     text: str
     start: int
     end: int
-    phase: int | None = None
-    all_phases: bool = False
+    phase: int | None
+    all_phases: bool
+
+    def __init__(
+        self,
+        field: str,
+        kind: str,
+        text: str,
+        start: int,
+        end: int,
+        phase: int | None = None,
+        all_phases: bool = False,
+    ) -> None:
+        init_field(self, "field", field)
+        init_field(self, "kind", kind)
+        init_field(self, "text", text)
+        init_field(self, "start", start)
+        init_field(self, "end", end)
+        init_field(self, "phase", phase)
+        init_field(self, "all_phases", all_phases)
 
 
 def _claims(field: str, text: str) -> list[Claim]:
@@ -1324,11 +1368,17 @@ def _long_complete(pipeline: state.Pipeline, phase: state.Phase) -> bool:
     return any(_started(p) for p in pipeline.phases if p.number is not None and p.number > phase.number)
 
 
-@dataclass(frozen=True)
-class _V1State:
+class _V1State(FrozenRecord):
+    __slots__ = ("compared", "workflow", "workflow_at")
+
     workflow: str  # the v2.0 enum value `workflow.status` means, "" when unknown
     workflow_at: str
     compared: Compared
+
+    def __init__(self, workflow: str, workflow_at: str, compared: Compared) -> None:
+        init_field(self, "workflow", workflow)
+        init_field(self, "workflow_at", workflow_at)
+        init_field(self, "compared", compared)
 
 
 def _contradiction(ctx: Context, claim: Claim, st: _V1State) -> str:

@@ -293,3 +293,24 @@ def test_unknown_and_misspelt_commands_are_reported_by_the_whole_parser() -> Non
     result = ctxres("audit-histry")
     assert result.returncode == 2
     assert "invalid choice: 'audit-histry'" in result.stderr and "stale" in result.stderr
+
+
+def test_a_check_of_every_kind_imports_no_dataclasses() -> None:
+    """Start-up: the classes a check uses are records (`ctxres.records`), whose methods are in the modules'
+    bytecode; a dataclass compiles its methods at every start, and `dataclasses` brings `inspect`.
+    A check of the whole corpus (every kind of file, every rule, findings of each family) loads neither."""
+    code = (
+        "import sys; from ctxres.linters import cli; status = cli.main(sys.argv[1:]); "
+        "loaded = [m for m in ('dataclasses', 'inspect') if m in sys.modules]; "
+        "print(status, loaded, file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "check", "corpus", "--jobs", "1", "--output-format", "json"],
+        cwd=FIXTURES,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stderr.strip().splitlines()[-1] == "1 []"
+    families = {finding["code"][0] for finding in json.loads(done.stdout)["findings"]}
+    assert len(families) >= 5, families

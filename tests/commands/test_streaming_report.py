@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import re
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ FIXTURES = ROOT / "fixtures"
 
 def _timeless(finding: Finding) -> Finding:
     """``finding`` without the clock: staleness messages say how old a value is now."""
-    return replace(finding, message=re.sub(r"\d+", "0", finding.message))
+    return finding.replace(message=re.sub(r"\d+", "0", finding.message))
 
 
 def _findings() -> list[Finding]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +55,7 @@ def readme_table() -> dict[str, Any]:
 
 
 def core_settings() -> set[str]:
-    return {f.name.replace("_", "-") for f in fields(config.Config)} - NOT_SETTINGS
+    return {f.replace("_", "-") for f in config.Config.fields()} - NOT_SETTINGS
 
 
 def rule_options() -> set[str]:

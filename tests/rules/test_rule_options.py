@@ -53,7 +53,7 @@ def test_options_are_declared_with_the_rules_that_read_them() -> None:
 
 
 def test_the_core_config_has_no_field_per_rule_option() -> None:
-    fields = set(Config.__dataclass_fields__)
+    fields = set(Config.fields())
     assert not {name.replace("-", "_") for name in DEFAULTS} & fields
     assert "options" in fields
 
