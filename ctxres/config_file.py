@@ -42,11 +42,25 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
 
 
+def _may_name_ctxres(path: str) -> bool:
+    """Whether the file could hold a ``ctxres`` key: its bytes hold the name, or a ``\\u`` escape that could
+    spell it in a quoted key. Most ``pyproject.toml`` files have no ctxres table and are not parsed at all
+    (importing the TOML parser costs a few milliseconds of every check); an unreadable one is parsed, and
+    reported as such."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return True
+    return b"ctxres" in data or b"\\u" in data or b"\\U" in data
+
+
 def find_table(start: str) -> tuple[dict[str, Any], str, str] | None:
     """The nearest ctxres table upwards from ``start`` (a folder or a file): (table, folder, file).
 
     ``.ctxres.toml`` wins over ``pyproject.toml`` in the same folder; a ``pyproject.toml`` without a
-    ``[tool.ctxres]`` table does not count.
+    ``[tool.ctxres]`` table does not count, and one that does not name ctxres at all is not parsed (so its
+    TOML errors are not ours to report).
     """
     folder = os.path.realpath(start)
     if os.path.isfile(folder):
@@ -56,7 +70,7 @@ def find_table(start: str) -> tuple[dict[str, Any], str, str] | None:
         if os.path.isfile(dedicated):
             return read_toml(dedicated), folder, dedicated
         pyproject = os.path.join(folder, PYPROJECT)
-        if os.path.isfile(pyproject):
+        if os.path.isfile(pyproject) and _may_name_ctxres(pyproject):
             table = read_toml(pyproject).get("tool", {}).get("ctxres")
             if isinstance(table, dict):
                 return table, folder, pyproject

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,39 @@ def test_selection_prefers_the_more_specific_selector() -> None:
     assert selected("C006", Config(ignore=("C",), extend_select=("C006",)))
     assert not selected("C006", Config(select=("C00",), ignore=("C006",)))
     assert not selected("P001", Config(select=("C",)))
+
+
+def test_a_pyproject_that_does_not_name_ctxres_is_not_parsed(tmp_path: Path) -> None:
+    """Most projects have a pyproject.toml without a ctxres table: it is not parsed (no TOML parser is
+    imported for it), so its own mistakes are not reported as ctxres's; the search goes on upwards."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ctxres]\nstate-dir = ".outer"\n')
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.ruff\n')
+    assert load_config(inner).state_dir == ".outer"
+    code = (
+        "import sys; from ctxres.config_file import find_table; "
+        f"found = find_table({str(inner)!r}); print(found and found[2], 'tomllib' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [str(tmp_path / "pyproject.toml"), "True"]
+    (tmp_path / "pyproject.toml").unlink()
+    skipped = inner / "deeper"
+    skipped.mkdir()
+    code = code.replace(repr(str(inner)), repr(str(skipped)))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[-1] == "False", "a pyproject.toml without ctxres was parsed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[tool.ctxres]\nstate-dir = ".here"\n',
+        '[tool]\nctxres = { state-dir = ".here" }\n',
+        '[tool."\\u0063txres"]\nstate-dir = ".here"\n',
+        'tool.ctxres.state-dir = ".here"\n',
+    ],
+)
+def test_every_spelling_of_the_table_is_still_read(tmp_path: Path, text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert load_config(tmp_path).state_dir == ".here"
