@@ -7,7 +7,6 @@ Timeouts are in seconds. These functions are pure: they take and return the pars
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -67,7 +66,7 @@ def _groups(settings: dict[str, Any], event: str) -> list[Any]:
 
 def uninstall(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The settings without any ctxres handler (groups left empty are removed); and how many went."""
-    result = copy.deepcopy(settings)
+    result = _copy(settings)
     hooks = result.get("hooks")
     if not isinstance(hooks, dict):
         return result, 0
@@ -103,7 +102,7 @@ def install(settings: dict[str, Any], command: str = "ctxres-hook") -> dict[str,
     and an event without one gets a group appended. Installing twice, or re-installing with another
     command (a bare ``ctxres-hook``, an older path), leaves one copy of each.
     """
-    result = copy.deepcopy(settings)
+    result = _copy(settings)
     wanted = {spec.event: spec for spec in HOOKS}
     for item in HOOKS:
         _groups(result, item.event)  # validates the shape (ValueError) before anything changes
@@ -194,3 +193,10 @@ def registrations(settings: Any) -> dict[str, Registration]:
                 matchers.append(str(group.get("matcher", "")))
         found[spec.event] = Registration(spec.event, bool(matchers), tuple(matchers))
     return found
+
+
+def _copy(settings: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of the settings (``copy`` is imported here: a check reads registrations, never copies)."""
+    import copy
+
+    return copy.deepcopy(settings)

@@ -16,13 +16,12 @@ blocked change is parsed again with positions, for its lines.
 from __future__ import annotations
 
 import gc
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxres import git
-from ctxres.artifacts import RESUMPTION_KEY, YAML_SUFFIXES
+from ctxres.artifacts import YAML_SUFFIXES, has_resumption_key
 from ctxres.document import Document, JsonPath
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
@@ -55,20 +54,6 @@ def now_utc() -> str:
 
 
 _INVALID: Any = object()  # a version that is not valid YAML
-# RESUMPTION_KEY past the first line (the engine skips to each newline instead of trying every offset).
-_RESUMPTION_LINE = re.compile(b"\n" + RESUMPTION_KEY.pattern.removeprefix(b"^"))
-
-
-# The resumption section usually ends the file: its last bytes are searched first.
-_TAIL_BYTES = 4096
-
-
-def has_resumption_key(raw: bytes | memoryview) -> bool:
-    """``RESUMPTION_KEY.search(raw)``: a top-level ``resumption:`` line."""
-    tail = len(raw) - _TAIL_BYTES
-    if tail > 0 and _RESUMPTION_LINE.search(raw, tail) is not None:
-        return True
-    return RESUMPTION_KEY.match(raw) is not None or _RESUMPTION_LINE.search(raw) is not None
 
 
 @dataclass

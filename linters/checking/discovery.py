@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -124,10 +123,10 @@ def kind_of(relpath: str, path: Path, config: Config) -> str | None:
     return None
 
 
-def _holds(path: Path, pattern: re.Pattern[bytes], max_bytes: int) -> bool:
-    """Whether a regular file of at most ``max_bytes`` matches ``pattern`` (never opens a FIFO)."""
+def _holds(path: Path, test: Callable[[bytes], bool], max_bytes: int) -> bool:
+    """Whether a regular file of at most ``max_bytes`` passes ``test`` (never opens a FIFO)."""
     try:
-        return pattern.search(read_regular(path, max_bytes)) is not None
+        return test(read_regular(path, max_bytes))
     except OSError:  # not a regular file, larger than max_bytes, or unreadable
         return False
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
-import textwrap
 
 from ctxres import config
 from ctxres.config import Option
@@ -91,6 +90,8 @@ class Rule(FrozenRecord):
 
     def doc(self) -> str:
         """The rule's documentation page (Markdown)."""
+        import textwrap  # for rule pages only: not a cost of every check's start
+
         default = "fails the check" if self.severity is Severity.ERROR else "fails the check only under --strict"
         body = textwrap.dedent(self.explanation).strip()
         return (

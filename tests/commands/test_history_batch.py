@@ -581,8 +581,7 @@ def test_a_blob_stream_reads_each_spec_as_it_is_asked(tmp_path: Path) -> None:
 def test_the_resumption_key_is_found_wherever_it_is() -> None:
     """The tail of a version searched first: the same answer as RESUMPTION_KEY.search, for a key
     anywhere (across the tail's first byte too), a near miss, bytes and views."""
-    from ctxres.artifacts import RESUMPTION_KEY
-    from ctxres.linters.checking.commit_comparison import _TAIL_BYTES, has_resumption_key
+    from ctxres.artifacts import _TAIL_BYTES, RESUMPTION_KEY, has_resumption_key
 
     rng = random.Random(3)
     lines = [b"a: 1", b"resumption:", b"resumption :", b"resumption\t:", b" resumption:", b"resumptionx:", b"# x"]
