@@ -148,6 +148,23 @@ def _median_time(commands: Sequence[Sequence[str]], repeat: int, **kwargs: Any) 
     return statistics.median(samples)
 
 
+def _alternating_medians(commands: Sequence[Sequence[str]], repeat: int, **kwargs: Any) -> list[float]:
+    """The median of each command over ``repeat`` rounds (after one warm-up round), the commands run in turn in
+    each round, so that a change of the machine's load falls on all of them."""
+    samples: list[list[float]] = [[] for _ in commands]
+    for attempt in range(repeat + 1):
+        for index, cmd in enumerate(commands):
+            elapsed = _run(cmd, **kwargs)[0]
+            if attempt:
+                samples[index].append(elapsed)
+    return [statistics.median(times) for times in samples]
+
+
+def _yaml_start(ctxres: str, repeat: int) -> float:
+    """``python -c 'import yaml'`` on ctxres's interpreter: the start-up any Python history audit pays."""
+    return _median_time([[_script_interpreter(ctxres), "-c", "import yaml"]], repeat)
+
+
 def _schema_for(path: Path, kind: str) -> str | None:
     schema = SCHEMA_FOR_KIND.get(kind)
     if schema == "checkpoint":
@@ -529,24 +546,56 @@ def _parse_floor_note(path: Path, io_per_version: float) -> str:
     )
 
 
+def _minimal_audit_command(ctxres: str, file_name: str) -> list[str]:
+    """bench/minimal_audit.py, started as the console script starts ctxres (from its bytecode, on ctxres's
+    interpreter)."""
+    interpreter = _script_interpreter(ctxres)
+    here = Path(__file__).resolve().parent
+    _run([interpreter, "-m", "py_compile", str(here / "minimal_audit.py")])
+    code = f"import sys; sys.path.insert(0, {str(here)!r}); from minimal_audit import main; main()"
+    return [interpreter, "-c", code, file_name]
+
+
 def measure_audit(
-    ctxres: str, commits: int, repeat: int, cache: Path, quick: bool = False
+    ctxres: str, commits: int, repeat: int, cache: Path, quick: bool = False, lineage_repeat: int | None = None
 ) -> tuple[list[Row], list[str]]:
-    """audit-history on the two real lineages and on synthetic histories of ``commits`` and
-    10,000 commits (200 with ``quick``); check --since and stale --since on the largest."""
+    """audit-history on the two real lineages (``lineage_repeat`` runs: they are short) against the git I/O and
+    against the minimal audit (bench/minimal_audit.py), and on synthetic histories of ``commits`` and 10,000
+    commits (200 with ``quick``); check --since and stale --since on the largest."""
     from history_bench import BIG_COMMITS, FILE_NAME, QUICK_BIG_COMMITS, REAL_LINEAGES, build, build_lineage
 
     rows: list[Row] = []
     notes: list[str] = []
     audit = [ctxres, "audit-history", FILE_NAME, "--output-format", "json"]
+    minimal = _minimal_audit_command(ctxres, FILE_NAME)
+    minimal_rows: list[Row] = []
     for name in REAL_LINEAGES:
         repo = build_lineage(name, cache)
         report = _audit_report(ctxres, repo.path, FILE_NAME)
-        seconds = _median_time([audit], repeat, ok=(0, 1), cwd=repo.path)
-        io_seconds, versions = _git_io_seconds(repo.path, FILE_NAME, repeat)
+        _, minimal_out = _run(minimal, cwd=repo.path, capture=True)
+        minimal_found = len(json.loads(minimal_out)["stale_commits"])
+        runs = lineage_repeat or repeat
+        seconds, minimal_seconds = _alternating_medians([audit, minimal], runs, ok=(0, 1), cwd=repo.path)
+        io_seconds, versions = _git_io_seconds(repo.path, FILE_NAME, runs)
         found, checked = len(report["stale_commits"]), report["commits_checked"]
         scenario = f"`ctxres audit-history` on the real lineage {name} ({found} stale of {checked} changes)"
         rows.append(_history_row(scenario, seconds, io_seconds, versions))
+        minimal_rows.append(
+            Row(
+                "History",
+                scenario,
+                seconds,
+                f"minimal audit (bench/minimal_audit.py, {minimal_found} stale): the same git I/O, every version "
+                "parsed with `yaml.CSafeLoader`",
+                minimal_seconds,
+            )
+        )
+        notes.append(
+            f"The minimal audit of {name} took {_ms(minimal_seconds)} ms, {minimal_seconds / io_seconds:.1f}× the "
+            f"git I/O ({_ms(io_seconds)} ms); `python -c 'import yaml'` alone took {_ms(_yaml_start(ctxres, runs))} "
+            "ms in this run."
+        )
+    rows += minimal_rows
     for size in (commits, QUICK_BIG_COMMITS if quick else BIG_COMMITS):
         repo = build(size, cache)
         report = _audit_report(ctxres, repo.path, FILE_NAME)
@@ -575,7 +624,10 @@ def measure_audit(
     notes.append(
         f"`ctxres audit-history --help` (interpreter start-up and the imports of audit-history, no work) took "
         f"{_ms(startup)} ms in this run: on the real lineages (8 and 4 versions) that start-up is most of the time, "
-        "so their ratio is a ratio of start-ups; the per-version work shows on the long histories."
+        "so their ratio is a ratio of start-ups; the per-version work shows on the long histories. The minimal "
+        "audit (bench/minimal_audit.py: the same git I/O, every version parsed with `yaml.CSafeLoader`, the state "
+        "compared without the resumption section, no checks, no line numbers) is the floor of a history audit in "
+        "Python: on a lineage of a few versions, it alone is more than 10× the git I/O."
     )
     notes.append(
         "History rows: the git I/O baseline is the median of `git log --follow --format=%H -- ORCHESTRATION.yaml` "
@@ -614,7 +666,7 @@ def measure(settings: Settings) -> dict[str, Any]:
         measure_fill_rows(settings.fill_sizes, settings.fill_repeat),
         measure_check(ctxres, cjs, settings.corpus, settings.repeat),
         measure_check_scale(ctxres, settings.corpus, settings.repeat, settings.quick),
-        measure_audit(ctxres, settings.commits, settings.audit_repeat, settings.cache, settings.quick),
+        measure_audit(ctxres, settings.commits, settings.audit_repeat, settings.cache, settings.quick, settings.repeat),
     )
     for section_rows, section_notes in sections:
         rows += section_rows
@@ -788,9 +840,10 @@ def render(results: dict[str, Any]) -> str:
         f"- Python: the bench runs on {machine['python']}; hooks run on {info['interpreter']}",
         f"- Bytecode: {_bytecode_line(info['bytecode'])}",
         f"- Repeats: medians of {_plural(settings.repeat, 'run')} after 1 warm-up (hooks, alternating with "
-        f"their minimal hook and `python -c pass`; `ctxres check` and check-jsonschema), "
+        f"their minimal hook and `python -c pass`; `ctxres check` and check-jsonschema; audit-history on the real "
+        f"lineages, alternating with the minimal audit, and their git I/O), "
         f"{settings.fill_repeat} calls (fill estimation, {sizes}), "
-        f"{_plural(settings.audit_repeat, 'run')} (history commands and their git I/O)",
+        f"{_plural(settings.audit_repeat, 'run')} (the synthetic histories and their git I/O)",
         f"- Corpus: {settings.corpus}",
         "",
     ]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,16 +42,24 @@ UNSHALLOW_FIX = (
 )
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
     """One file changed by a commit or staged in the index (``status`` is git's letter: A, M, R, ...)."""
+
+    __slots__ = ("new_blob", "old_blob", "old_path", "path", "status")
 
     status: str
     path: str
     old_path: str
     # The blob of the file before and after the change (full hashes), from ``git log --raw --no-abbrev``.
-    old_blob: str = ""
-    new_blob: str = ""
+    old_blob: str
+    new_blob: str
+
+    def __init__(self, status: str, path: str, old_path: str, old_blob: str = "", new_blob: str = "") -> None:
+        init_field(self, "status", status)
+        init_field(self, "path", path)
+        init_field(self, "old_path", old_path)
+        init_field(self, "old_blob", old_blob)
+        init_field(self, "new_blob", new_blob)
 
     @property
     def added(self) -> bool:
@@ -89,15 +98,30 @@ class Abbreviations:
         return self.known.get(sha) or sha
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(FrozenRecord, uncompared=("abbreviations",), unshown=("abbreviations",)):
     """A commit with the files it changed compared with its first parent."""
+
+    __slots__ = ("abbreviations", "changes", "date", "parents", "sha")
 
     sha: str
     date: str
     parents: tuple[str, ...]
-    changes: tuple[Change, ...] = field(default=())
-    abbreviations: Abbreviations | None = field(default=None, compare=False, repr=False)
+    changes: tuple[Change, ...]
+    abbreviations: Abbreviations | None
+
+    def __init__(
+        self,
+        sha: str,
+        date: str,
+        parents: tuple[str, ...],
+        changes: tuple[Change, ...] = (),
+        abbreviations: Abbreviations | None = None,
+    ) -> None:
+        init_field(self, "sha", sha)
+        init_field(self, "date", date)
+        init_field(self, "parents", parents)
+        init_field(self, "changes", changes)
+        init_field(self, "abbreviations", abbreviations)
 
     @property
     def short(self) -> str:

@@ -15,8 +15,9 @@ methods that only need the list of fields are written once here:
   hashes by its compared fields, as a frozen dataclass. Its ``__init__`` sets fields with ``init_field``.
 
 A class keyword ``uncompared=("name", ...)`` leaves fields out of equality and hashing (a dataclass's
-``field(compare=False)``). A class whose annotations and ``__slots__`` name different fields is a
-``TypeError`` when it is defined. This module imports only the standard library's ``operator``.
+``field(compare=False)``), ``unshown=("name", ...)`` out of the ``repr`` (``field(repr=False)``). A class
+whose annotations and ``__slots__`` name different fields is a ``TypeError`` when it is defined. This
+module imports only the standard library's ``operator``.
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ class Record:
     __slots__ = ()
 
     _fields: ClassVar[tuple[str, ...]] = ()
+    _shown: ClassVar[tuple[str, ...]] = ()
     _key: ClassVar[attrgetter[Any]] = attrgetter("__class__")
     """The compared values: a tuple of them, the value itself for one field, the class for none."""
 
-    def __init_subclass__(cls, uncompared: tuple[str, ...] = (), **kwargs: Any) -> None:
+    def __init_subclass__(cls, uncompared: tuple[str, ...] = (), unshown: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # Not inspect.get_annotations: importing inspect is the start-up this module saves.
         annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
@@ -57,9 +59,11 @@ class Record:
         if set(own) != set((slots,) if isinstance(slots, str) else slots):
             raise TypeError(f"{cls.__qualname__}: __slots__ {slots!r} does not name the annotated fields {own!r}")
         cls._fields = (*cls._fields, *own)
-        unknown = set(uncompared) - set(cls._fields)
-        if unknown:
-            raise TypeError(f"{cls.__qualname__}: uncompared names no field: {sorted(unknown)}")
+        for keyword, names in (("uncompared", uncompared), ("unshown", unshown)):
+            unknown = set(names) - set(cls._fields)
+            if unknown:
+                raise TypeError(f"{cls.__qualname__}: {keyword} names no field: {sorted(unknown)}")
+        cls._shown = tuple(name for name in cls._fields if name not in unshown)
         compared = [name for name in cls._fields if name not in uncompared]
         cls._key = attrgetter(*compared) if compared else attrgetter("__class__")
 
@@ -79,7 +83,7 @@ class Record:
     # Defining __eq__ sets __hash__ to None: a Record is not hashable, as a mutable dataclass.
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown)
         return f"{self.__class__.__qualname__}({shown})"
 
     def __reduce__(self) -> tuple[type[Record], tuple[Any, ...]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from ctxres import git
 from ctxres.linters.checking.commit_comparison import Comparison, as_json, compare_commits, render_text
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option
+from ctxres.records import Record
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -46,14 +46,27 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
-@dataclass
-class FileAudit:
+class FileAudit(Record):
     """The verdict on every commit that changed one file."""
 
+    __slots__ = ("commits_checked", "notes", "path", "stale")
+
     path: str
-    commits_checked: int = 0
-    stale: list[Comparison] = field(default_factory=list)
-    notes: list[Comparison] = field(default_factory=list)
+    commits_checked: int
+    stale: list[Comparison]
+    notes: list[Comparison]
+
+    def __init__(
+        self,
+        path: str,
+        commits_checked: int = 0,
+        stale: list[Comparison] | None = None,
+        notes: list[Comparison] | None = None,
+    ) -> None:
+        self.path = path
+        self.commits_checked = commits_checked
+        self.stale = [] if stale is None else stale
+        self.notes = [] if notes is None else notes
 
 
 def audit_file(given: Path, root: Path, rev: str) -> FileAudit:

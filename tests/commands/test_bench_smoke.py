@@ -105,14 +105,22 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
     assert len(by_section["Fill estimation"]) == 3
     assert len(by_section["Conformance"]) == 1
     history = by_section["History"]
-    assert [row[1].split(" on ")[0] for row in history] == ["`ctxres audit-history`"] * 4 + [
+    assert [row[1].split(" on ")[0] for row in history] == ["`ctxres audit-history`"] * 6 + [
         "`ctxres check --since ROOT`",
         "`ctxres stale --since ROOT`",
     ]
+    # Each real lineage against the git I/O (the goal), then against the minimal audit (its floor in Python).
+    assert [row[1] for row in history[:2]] == [row[1] for row in history[2:4]]
     assert "real lineage PROJ-001-oss-release" in history[0][1] and "PROJ-003-je-ne-sais-quoi" in history[1][1]
-    assert "40-commit history" in history[2][1] and all("200-commit history" in row[1] for row in history[3:])
-    assert all(row[3].startswith("git I/O: `git log --follow` + `git cat-file --batch`") for row in history)
-    assert all(row[6] == "≤ 10× git I/O" for row in history)
+    for row in history[2:4]:
+        ours = row[1].split("(")[1].split(" of ")[0]  # "2 stale"
+        assert row[3].startswith(f"minimal audit (bench/minimal_audit.py, {ours}): the same git I/O"), row
+        assert row[6] == "-"
+    assert "40-commit history" in history[4][1] and all("200-commit history" in row[1] for row in history[5:])
+    others = history[:2] + history[4:]
+    assert all(row[3].startswith("git I/O: `git log --follow` + `git cat-file --batch`") for row in others)
+    assert all(row[6] == "≤ 10× git I/O" for row in others)
+    assert quick[1].count("The minimal audit of PROJ-") == 2
     check = by_section["Check"]
     sizes = bench_run_sizes()
     assert len(check) == 1 + len(sizes) + 1  # the corpus, the monorepo at each size, the pool
@@ -255,7 +263,7 @@ def test_audit_history_finds_the_planted_stale_commits(quick: tuple[str, str]) -
     assert quick[1].count("audit-history found all of them") == 2  # the 40- and the 200-commit histories
     real = [row[1] for row in rows if row[0] == "History" and "real lineage" in row[1]]
     # The real lineages, as tests/commands/test_audit_history.py reviewed them.
-    assert [name.split("(")[1] for name in real] == ["0 stale of 7 changes)", "2 stale of 3 changes)"]
+    assert [name.split("(")[1] for name in real] == ["0 stale of 7 changes)", "2 stale of 3 changes)"] * 2
 
 
 def test_real_lineages_are_replayed_with_their_commit_dates(tmp_path: Path) -> None:

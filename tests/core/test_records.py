@@ -26,6 +26,8 @@ class Point(FrozenRecord):
 
 
 class Labelled(FrozenRecord, uncompared=("note",)):
+    """A label with a note that does not count in equality."""
+
     __slots__ = ("name", "note")
 
     name: str
@@ -34,6 +36,17 @@ class Labelled(FrozenRecord, uncompared=("note",)):
     def __init__(self, name: str, note: dict[str, Any] | None = None) -> None:
         init_field(self, "name", name)
         init_field(self, "note", {} if note is None else note)
+
+
+class Cached(FrozenRecord, uncompared=("memo",), unshown=("memo",)):
+    __slots__ = ("memo", "sha")
+
+    sha: str
+    memo: dict[str, str] | None
+
+    def __init__(self, sha: str, memo: dict[str, str] | None = None) -> None:
+        init_field(self, "sha", sha)
+        init_field(self, "memo", memo)
 
 
 class Tally(Record):
@@ -106,6 +119,13 @@ def test_uncompared_fields_are_left_out_of_equality_and_hashing_not_of_repr() ->
     assert repr(first) == "Labelled(name='a', note={'line': 1})"
 
 
+def test_unshown_fields_are_left_out_of_repr_only() -> None:
+    cached = Cached("abc", {"abc": "a"})
+    assert repr(cached) == "Cached(sha='abc')"
+    assert cached == Cached("abc") and cached.replace(sha="d") == Cached("d")
+    assert cached.replace(sha="d").memo == {"abc": "a"}
+
+
 def test_replace_changes_the_named_fields_only() -> None:
     point = Point(1, 2)
     assert point.replace(y=5) == Point(1, 5)
@@ -122,6 +142,7 @@ def test_replace_changes_the_named_fields_only() -> None:
         Labelled("a", {"k": [1]}),
         Tally("a", 3),
         Nothing(),
+        Cached("abc", {"abc": "a"}),
         Finding("a.yaml", "S001", "m", Severity.ERROR, Position(3, 4), "$.x", "fix", Position(3, 9)),
     ],
 )
@@ -146,6 +167,13 @@ def test_slots_that_name_other_fields_than_the_annotations_are_refused() -> None
 
             x: int
             y: int
+
+    with pytest.raises(TypeError, match="unshown names no field"):
+
+        class Hidden(FrozenRecord, unshown=("z",)):
+            __slots__ = ("x",)
+
+            x: int
 
     with pytest.raises(TypeError, match="uncompared names no field"):
 
