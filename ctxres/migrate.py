@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -43,6 +42,7 @@ from ctxres.migration_marks import placeholders as placeholders
 from ctxres.migration_marks import status_from_prose as status_from_prose
 from ctxres.orchestration import WORKFLOW_STATUSES as WORKFLOW_STATUSES  # the v2.0 enum; the V rules import it
 from ctxres.orchestration import normalize_status, workflow_meaning
+from ctxres.records import FrozenRecord, init_field
 from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_view
 from ctxres.yamledit import EditError, find, key_text, scalar, top_level_span
 from ctxres.yamlguard import YamlGuardError, loader_for
@@ -55,13 +55,19 @@ SECTION = "resumption"
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Inferred:
+class Inferred(FrozenRecord):
     """A ``recovery_state`` value the migration worked out, and where it came from (or why not)."""
+
+    __slots__ = ("name", "source", "value")
 
     name: str
     value: Any
     source: str
+
+    def __init__(self, name: str, value: Any, source: str) -> None:
+        init_field(self, "name", name)
+        init_field(self, "value", value)
+        init_field(self, "source", source)
 
     @property
     def ok(self) -> bool:
@@ -92,12 +98,19 @@ def infer_workflow_status(data: dict[str, Any], prose: Any) -> Inferred:
     return _missing("workflow_status", "neither workflow.status nor current_state states the workflow's state")
 
 
-@dataclass(frozen=True)
-class _Phase:
+class _Phase(FrozenRecord):
+    __slots__ = ("name", "number", "pipeline", "status")
+
     pipeline: str
     number: int | None
     name: str | None
     status: str
+
+    def __init__(self, pipeline: str, number: int | None, name: str | None, status: str) -> None:
+        init_field(self, "pipeline", pipeline)
+        init_field(self, "number", number)
+        init_field(self, "name", name)
+        init_field(self, "status", status)
 
 
 # A skipped phase is out of the way like a finished one.
@@ -359,21 +372,43 @@ def infer_recovery_state(data: dict[str, Any], section: dict[str, Any]) -> dict[
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(FrozenRecord):
+    __slots__ = ("body", "key", "key_end", "lead")
+
     key: str
     lead: tuple[str, ...]  # blank lines and comments just above the key
     body: tuple[str, ...]  # the key's line and the lines of its value
     key_end: int  # column just past the key on body[0]
 
+    def __init__(self, key: str, lead: tuple[str, ...], body: tuple[str, ...], key_end: int) -> None:
+        init_field(self, "key", key)
+        init_field(self, "lead", lead)
+        init_field(self, "body", body)
+        init_field(self, "key_end", key_end)
 
-@dataclass(frozen=True)
-class _Section:
+
+class _Section(FrozenRecord):
+    __slots__ = ("column", "entries", "header", "preamble", "trailer")
+
     header: str
     preamble: tuple[str, ...]
     entries: tuple[_Entry, ...]
     trailer: tuple[str, ...]
     column: int
+
+    def __init__(
+        self,
+        header: str,
+        preamble: tuple[str, ...],
+        entries: tuple[_Entry, ...],
+        trailer: tuple[str, ...],
+        column: int,
+    ) -> None:
+        init_field(self, "header", header)
+        init_field(self, "preamble", preamble)
+        init_field(self, "entries", entries)
+        init_field(self, "trailer", trailer)
+        init_field(self, "column", column)
 
 
 class _Refused(Exception):
@@ -524,24 +559,49 @@ class Outcome(str, Enum):
     REFUSED = "refused"  # cannot be migrated safely; ``message`` says why
 
 
-@dataclass(frozen=True)
-class Gap:
+class Gap(FrozenRecord):
     """A field the migration could not fill: a placeholder was written, or the key is left out."""
+
+    __slots__ = ("path", "placeholder", "reason")
 
     path: JsonPath
     reason: str
-    placeholder: bool = True
+    placeholder: bool
+
+    def __init__(self, path: JsonPath, reason: str, placeholder: bool = True) -> None:
+        init_field(self, "path", path)
+        init_field(self, "reason", reason)
+        init_field(self, "placeholder", placeholder)
 
 
-@dataclass(frozen=True)
-class Migration:
+class Migration(FrozenRecord):
+    __slots__ = ("gaps", "inferred", "message", "neutral", "notes", "outcome", "text")
+
     outcome: Outcome
     text: str
-    message: str = ""
-    gaps: tuple[Gap, ...] = ()
-    inferred: tuple[Inferred, ...] = ()
-    neutral: tuple[str, ...] = field(default=())  # sub-sections written with empty values
-    notes: tuple[str, ...] = ()  # what the user should know: v1.0 spellings mapped, a stale file
+    message: str
+    gaps: tuple[Gap, ...]
+    inferred: tuple[Inferred, ...]
+    neutral: tuple[str, ...]  # sub-sections written with empty values
+    notes: tuple[str, ...]  # what the user should know: v1.0 spellings mapped, a stale file
+
+    def __init__(
+        self,
+        outcome: Outcome,
+        text: str,
+        message: str = "",
+        gaps: tuple[Gap, ...] = (),
+        inferred: tuple[Inferred, ...] = (),
+        neutral: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        init_field(self, "outcome", outcome)
+        init_field(self, "text", text)
+        init_field(self, "message", message)
+        init_field(self, "gaps", gaps)
+        init_field(self, "inferred", inferred)
+        init_field(self, "neutral", neutral)
+        init_field(self, "notes", notes)
 
     @property
     def changed(self) -> bool:

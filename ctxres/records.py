@@ -58,6 +58,9 @@ class Record:
         slots = cls.__dict__.get("__slots__", ())
         if set(own) != set((slots,) if isinstance(slots, str) else slots):
             raise TypeError(f"{cls.__qualname__}: __slots__ {slots!r} does not name the annotated fields {own!r}")
+        shadowed = set(own) & {"fields", "replace"}
+        if shadowed:
+            raise TypeError(f"{cls.__qualname__}: a field may not be named {sorted(shadowed)} (a Record method)")
         cls._fields = (*cls._fields, *own)
         for keyword, names in (("uncompared", uncompared), ("unshown", unshown)):
             unknown = set(names) - set(cls._fields)

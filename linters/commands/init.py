@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
@@ -21,6 +20,7 @@ from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, 
 from ctxres.linters.rules.precommit_setup import check_installed
 from ctxres.linters.rules.reinject import reminder_marker
 from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
+from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import scan
 from ctxres.yamledit import EditError, append_item
 
@@ -42,13 +42,19 @@ PRECOMMIT_REV = "v0.1.0"
 PRECOMMIT_REPO = {"repo": PRECOMMIT_URL, "rev": PRECOMMIT_REV, "hooks": [{"id": hook_id} for hook_id in PRECOMMIT_IDS]}
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
     """One file init would write: its path, new text, and what it does."""
+
+    __slots__ = ("action", "path", "text")
 
     path: Path
     text: str
     action: str
+
+    def __init__(self, path: Path, text: str, action: str) -> None:
+        init_field(self, "path", path)
+        init_field(self, "text", text)
+        init_field(self, "action", action)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -13,6 +12,7 @@ from ctxres.atomic import write_atomic
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.migrate import Migration, Outcome, migrate_text
+from ctxres.records import FrozenRecord, init_field
 from ctxres.yamledit import scalar
 
 EXIT_OK, EXIT_PENDING, EXIT_ERROR = 0, 1, 2
@@ -40,11 +40,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
-@dataclass(frozen=True)
-class _Read:
-    text: str = ""
-    bom: bool = False
-    error: str = ""
+class _Read(FrozenRecord):
+    __slots__ = ("bom", "error", "text")
+
+    text: str
+    bom: bool
+    error: str
+
+    def __init__(self, text: str = "", bom: bool = False, error: str = "") -> None:
+        init_field(self, "text", text)
+        init_field(self, "bom", bom)
+        init_field(self, "error", error)
 
 
 def _read(path: Path) -> _Read:

@@ -26,12 +26,12 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.yamledit import EditError, set_key
 
 STEPS_FILE = "steps.yaml"
@@ -60,43 +60,90 @@ class FixtureError(Exception):
     """A fixture that cannot be replayed (missing file, malformed step); one line for the user."""
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(FrozenRecord):
     """A change the workflow made before a step: write a whole file, replace text once, set YAML keys
     (byte-preserving, ``ctxres.yamledit``), or delete the file."""
 
+    __slots__ = ("content", "delete", "path", "replacements", "sets")
+
     path: str
-    content: str | None = None
-    replace: tuple[tuple[str, str], ...] = ()
-    sets: tuple[tuple[str, Any], ...] = ()
-    delete: bool = False
+    content: str | None
+    replacements: tuple[tuple[str, str], ...]
+    sets: tuple[tuple[str, Any], ...]
+    delete: bool
+
+    def __init__(
+        self,
+        path: str,
+        content: str | None = None,
+        replacements: tuple[tuple[str, str], ...] = (),
+        sets: tuple[tuple[str, Any], ...] = (),
+        delete: bool = False,
+    ) -> None:
+        init_field(self, "path", path)
+        init_field(self, "content", content)
+        init_field(self, "replacements", replacements)
+        init_field(self, "sets", sets)
+        init_field(self, "delete", delete)
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(FrozenRecord):
+    __slots__ = ("command", "edits", "event", "name", "note", "now", "stdin", "transcript")
+
     name: str
     now: str
-    event: str | None = None
-    command: tuple[str, ...] = ()
-    stdin: Any = None
-    edits: tuple[Edit, ...] = ()
-    transcript: Mapping[str, int | tuple[Any, ...]] = field(default_factory=dict)
-    note: str = ""
+    event: str | None
+    command: tuple[str, ...]
+    stdin: Any
+    edits: tuple[Edit, ...]
+    transcript: Mapping[str, int | tuple[Any, ...]]
+    note: str
+
+    def __init__(
+        self,
+        name: str,
+        now: str,
+        event: str | None = None,
+        command: tuple[str, ...] = (),
+        stdin: Any = None,
+        edits: tuple[Edit, ...] = (),
+        transcript: Mapping[str, int | tuple[Any, ...]] | None = None,
+        note: str = "",
+    ) -> None:
+        init_field(self, "name", name)
+        init_field(self, "now", now)
+        init_field(self, "event", event)
+        init_field(self, "command", command)
+        init_field(self, "stdin", stdin)
+        init_field(self, "edits", edits)
+        init_field(self, "transcript", {} if transcript is None else transcript)
+        init_field(self, "note", note)
 
 
-@dataclass(frozen=True)
-class Fixture:
+class Fixture(FrozenRecord):
+    __slots__ = ("description", "root", "steps")
+
     root: Path
     description: str
     steps: tuple[Step, ...]
 
+    def __init__(self, root: Path, description: str, steps: tuple[Step, ...]) -> None:
+        init_field(self, "root", root)
+        init_field(self, "description", description)
+        init_field(self, "steps", steps)
 
-@dataclass
-class StepResult:
+
+class StepResult(Record):
     """What a step produced, normalised: expected-file name -> bytes (``files/<path>`` for files)."""
+
+    __slots__ = ("name", "outputs")
 
     name: str
     outputs: dict[str, bytes]
+
+    def __init__(self, name: str, outputs: dict[str, bytes]) -> None:
+        self.name = name
+        self.outputs = outputs
 
 
 # ------------------------------------------------------------------------------------------ loading
@@ -358,7 +405,7 @@ def apply_edits(project: Path, edits: Sequence[Edit], where: str) -> None:
                 text = set_key(text, tuple(parent), key, value)
             except (EditError, yaml.YAMLError) as exc:
                 raise FixtureError(f"{where}: {edit.path}: cannot set {dotted}: {exc}") from None
-        for old, new in edit.replace:
+        for old, new in edit.replacements:
             if text.count(old) != 1:
                 raise FixtureError(f"{where}: {edit.path}: {old!r} occurs {text.count(old)} times, not once")
             text = text.replace(old, new)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ctxres.claude_settings import is_ours
 from ctxres.defaults import PROBE_ENV
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
+from ctxres.records import FrozenRecord, init_field
 
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
 LAYER = "hook runs"
@@ -27,14 +27,21 @@ MAX_SECONDS = 30.0
 DEFAULT_SECONDS = 60.0  # Claude Code's default hook timeout
 
 
-@dataclass(frozen=True)
-class HookCommand:
+class HookCommand(FrozenRecord):
     """One ctxres handler of a settings file."""
+
+    __slots__ = ("command", "event", "settings", "timeout")
 
     settings: str  # relative to the project
     event: str
     command: str
     timeout: float
+
+    def __init__(self, settings: str, event: str, command: str, timeout: float) -> None:
+        init_field(self, "settings", settings)
+        init_field(self, "event", event)
+        init_field(self, "command", command)
+        init_field(self, "timeout", timeout)
 
 
 def harmless_payload(event: str, root: Path) -> dict[str, Any]:

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
+import inspect
 import pickle
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 from ctxres.findings import ORIGIN, Finding, Position, Severity
 from ctxres.records import FrozenRecord, Record, init_field
@@ -181,3 +191,51 @@ def test_slots_that_name_other_fields_than_the_annotations_are_refused() -> None
             __slots__ = ("x",)
 
             x: int
+
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _package_modules() -> list[ModuleType]:
+    """Every module of the package, from the folders pyproject.toml maps its packages to."""
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        folders = tomllib.load(handle)["tool"]["setuptools"]["package-dir"]
+    names = [
+        f"{package}.{source.stem}" if source.stem != "__init__" else package
+        for package, folder in folders.items()
+        for source in sorted((ROOT / folder).glob("*.py"))
+    ]
+    return [importlib.import_module(name) for name in names]
+
+
+def _every_record_class() -> list[type[Record]]:
+    _package_modules()
+    found, todo = [], [Record]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("ctxres.") and sub is not FrozenRecord:
+                found.append(sub)
+    return found
+
+
+def test_every_record_of_the_package_takes_its_fields_in_order() -> None:
+    """``replace`` and pickling (the process pool) call ``__init__`` with the fields, by name and in order:
+    a hand-written ``__init__`` must take exactly them. The package defines no dataclass any more."""
+    classes = _every_record_class()
+    assert len(classes) >= 60, [cls.__qualname__ for cls in classes]
+    for cls in classes:
+        parameters = list(inspect.signature(cls.__init__).parameters)[1:]
+        assert tuple(parameters) == cls.fields(), cls.__qualname__
+    for module in _package_modules():
+        defined = [value for value in vars(module).values() if getattr(value, "__module__", None) == module.__name__]
+        assert not [value for value in defined if isinstance(value, type) and "__dataclass_params__" in vars(value)]
+
+
+def test_a_field_may_not_hide_a_record_method() -> None:
+    with pytest.raises(TypeError, match="may not be named"):
+
+        class Edit(FrozenRecord):
+            __slots__ = ("replace",)
+
+            replace: str

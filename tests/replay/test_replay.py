@@ -147,7 +147,7 @@ def _edits(fixture: str) -> str:
         text
         for step in steps
         for edit in step.edits
-        for text in [*(new for _old, new in edit.replace), *([edit.content] if edit.content else [])]
+        for text in [*(new for _old, new in edit.replacements), *([edit.content] if edit.content else [])]
     )
 
 
@@ -335,7 +335,7 @@ def test_record_writes_a_fixture_that_replays(tmp_path: Path) -> None:
     assert str(project) not in steps and "$PROJECT" in steps and "$TRANSCRIPTS/s1.jsonl" in steps
     fixture = rp.load_fixture(fx)
     assert [s.event for s in fixture.steps] == ["UserPromptSubmit", "PreCompact"]
-    assert fixture.steps[1].edits[0].replace == (
+    assert fixture.steps[1].edits[0].replacements == (
         ('    updated_at: "2026-02-17T09:00:00Z"', '    updated_at: "2026-02-17T10:04:00Z"'),
     )
     assert (fx / "expected/02-precompact-auto/files/.jerry/checkpoints/cx-001-checkpoint.json").is_file()
