@@ -67,17 +67,25 @@ def unit_members(explicit: list[Artifact], config: Config, cwd: Path) -> list[Ar
     members: list[Artifact] = []
     if states:
         folders = sorted({state.parent for state in states})
-        members += [artifact for artifact in discover(folders, config, cwd) if _in_state_unit(artifact, states, config)]
+        checkpoint_dirs = {cp.checkpoints_dir(state) for state in states}
+        members += [
+            artifact
+            for artifact in discover(folders, config, cwd)
+            if _in_state_unit(artifact, states, checkpoint_dirs, config)
+        ]
     if runs:
         members += [artifact for artifact in discover(sorted(runs), config, cwd) if _run_of(artifact) in runs]
     return members
 
 
-def _in_state_unit(artifact: Artifact, states: set[Path], config: Config) -> bool:
+def _in_state_unit(artifact: Artifact, states: set[Path], checkpoint_dirs: set[Path], config: Config) -> bool:
+    """Whether a file found near the units belongs to one: a workflow file whose state folder is one of
+    ``states``, or a checkpoint in one of their ``checkpoint_dirs`` (one lookup, whatever their number:
+    pre-commit may name thousands of files at once)."""
     if artifact.kind == "orchestration":
         return workflow_state_dir(artifact.path, config) in states
     if artifact.kind == "checkpoint":
-        return any(artifact.path.resolve().parent == cp.checkpoints_dir(state) for state in states)
+        return artifact.path.resolve().parent in checkpoint_dirs
     return False
 
 
