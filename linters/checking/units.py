@@ -26,16 +26,17 @@ from pathlib import Path
 from ctxres import agent_memory as am
 from ctxres import checkpoints as cp
 from ctxres.config import Config
+from ctxres.linters.checking import roots
 from ctxres.linters.checking.discovery import Artifact, discover
-from ctxres.project import project_root
 
 STATE_KINDS = frozenset({"orchestration", "checkpoint", "monitor-state"})
 RUN_KINDS = frozenset({"task-graph", "event-log"})
 
 
 def workflow_state_dir(path: Path, config: Config) -> Path:
-    """The state folder a workflow file records the compactions of (as the A rules find it)."""
-    return cp.find_state_dir(path, project_root(path), config.state_dir)
+    """The state folder a workflow file records the compactions of (as the A rules find it; its project
+    root remembered per folder, as a check remembers it)."""
+    return cp.find_state_dir(path, roots.root_of(path), config.state_dir)
 
 
 def _enclosing_state_dir(path: Path, config: Config) -> Path | None:
@@ -55,6 +56,7 @@ def _state_dir(artifact: Artifact, config: Config) -> Path | None:
 
 def unit_members(explicit: list[Artifact], config: Config, cwd: Path) -> list[Artifact]:
     """The other files of the units the ``explicit`` artifacts belong to (may repeat them)."""
+    roots.forget()  # the project markers as they are now, not as an earlier check in this process saw them
     states: set[Path] = set()
     runs: set[Path] = set()
     for artifact in explicit:
