@@ -230,6 +230,23 @@ def measure(
                     one.peak_bytes,
                 )
             )
+            if size == sizes[0]:
+                # pre-commit names the files (the changed ones; all of them with --all-files): each brings
+                # the files of its workflow's unit, found and matched once for all of them.
+                named = [line.rsplit("\t", 1)[0] for line in listing.read_text("utf-8").splitlines()]
+                by_name = _median([*check[:2], *check[3:], "--jobs", "1", *named], tree, 1, warm_up=quick)
+                rows.append(
+                    Measure(
+                        f"`ctxres check --jobs 1 FILE...` naming the {count:,} files of the {what}, as pre-commit "
+                        f"does (peak memory {megabytes(by_name.peak_bytes)})",
+                        by_name.seconds,
+                        FLOOR,
+                        floor,
+                        None,
+                        "the floor",
+                        by_name.peak_bytes,
+                    )
+                )
             if largest:
                 jobs = cores()
                 pooled = _median([*check, "--jobs", str(jobs)], tree, big_repeat, warm_up=quick)

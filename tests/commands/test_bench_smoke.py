@@ -123,13 +123,17 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
     assert quick[1].count("The minimal audit of PROJ-") == 2
     check = by_section["Check"]
     sizes = bench_run_sizes()
-    assert len(check) == 1 + len(sizes) + 1  # the corpus, the monorepo at each size, the pool
+    # the corpus, the monorepo at each size (the smallest also by its files' names), the pool
+    assert len(check) == 1 + len(sizes) + 1 + 1
     assert "--jobs 1` on the corpus" in check[0][1] and check[0][3].startswith("floor: read + C-parse")
-    for row, size in zip(check[1:-1], sizes, strict=True):
+    by_folder = [check[1], *check[3:-1]]
+    for row, size in zip(by_folder, sizes, strict=True):
         assert f"--jobs 1` on a {size:,}-file synthetic monorepo (peak memory " in row[1], row[1]
         assert row[3] == check[0][3]
+    assert check[2][1].startswith(f"`ctxres check --jobs 1 FILE...` naming the {sizes[0]:,} files of the {sizes[0]:,}-")
+    assert check[2][3] == check[0][3] and check[2][4] == check[1][4]  # the same floor as the folder's row
     assert "(the cores) on the" in check[-1][1] and check[-1][3].startswith("`ctxres check --jobs 1` on the same")
-    assert [row[6] for row in check] == ["≤ 2× the floor", "-", "-", "≤ 2× the floor", check[-1][6]]
+    assert [row[6] for row in check] == ["≤ 2× the floor", "-", "-", "-", "≤ 2× the floor", check[-1][6]]
     assert check[-1][6] in ("≤ 0.75× --jobs 1", "-")  # no goal for the pool on one core
 
 
