@@ -60,14 +60,12 @@ def _display_below(folder: Path, cwd: Path) -> Callable[[Path, str], str]:
     no ``.`` or ``..``): the folder's display and the relative path joined, where that is what ``_display``
     computes (a folder at or below ``cwd``, or one ``cwd`` is not below), else ``_display`` of each path."""
     if ".." not in folder.parts:
-        if folder.is_absolute():
-            try:
-                base: str | None = folder.relative_to(cwd).as_posix()
-            except ValueError:
-                base = None
-        elif not cwd.is_absolute():
-            base = None
-        else:  # relative_to fails for every file: os.path.relpath, which compares the absolute paths
+        try:
+            base: str | None = folder.relative_to(cwd).as_posix()
+        except ValueError:
+            # relative_to fails for every file, but those below cwd when cwd is below the folder (each file is
+            # shown by _display then); for the others _display takes os.path.relpath, which compares the
+            # absolute paths: the folder's relative path, once, joined with each file's.
             real, start = os.path.abspath(folder), os.path.abspath(cwd)
             inside = real != start and os.path.commonpath([real, start]) == real  # cwd below the folder
             base = None if inside else os.path.relpath(real, start).replace(os.sep, "/")

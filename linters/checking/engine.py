@@ -43,12 +43,15 @@ _RUN = 256  # stubs joined in one string (a few kB)
 
 class _Stubs:
     """The stubs of files added one after the other (at most :data:`_RUN`), in one string: for each, the
-    index of its kind, how many leading characters its path shares with the previous one's, and the rest of
-    its path, NUL between them (no path holds one); its place on disk is ``on_disk`` followed by its path."""
+    index of its kind, how many leading characters its path's tail shares with the previous one's, and the
+    rest of that tail, NUL between them (no path holds one). A stub's path is ``shown`` followed by its tail,
+    its place on disk ``on_disk`` followed by the same tail: the tail is what the path and the place on disk
+    end with alike (the whole path, but for a folder shown with ``..``)."""
 
-    __slots__ = ("joined", "on_disk")
+    __slots__ = ("joined", "on_disk", "shown")
 
-    def __init__(self, on_disk: str, joined: str) -> None:
+    def __init__(self, shown: str, on_disk: str, joined: str) -> None:
+        self.shown = shown
         self.on_disk = on_disk
         self.joined = joined
 
@@ -63,28 +66,30 @@ class LoadedDocuments(Sequence[Document]):
         self._count = 0
         self._kinds: dict[str, int] = {}
         self._open: list[str] = []  # the last stubs added, not joined yet: kind, shared, rest, kind...
+        self._shown = ""
         self._on_disk = ""
-        self._last = ""  # the path of the last of them
+        self._last = ""  # the tail of the last of them
 
     def add(self, document: Document) -> None:
         self._count += 1
         path, on_disk = document.path, document.fs_path
-        if not path or not on_disk.endswith(path) or document != document.stub():
+        common = len(path) if on_disk.endswith(path) else _common_tail(path, on_disk)
+        if not common or document != document.stub():
             self._close()
             self._entries.append(document)
             return
-        on_disk = on_disk[: len(on_disk) - len(path)]
-        if on_disk != self._on_disk or len(self._open) >= 3 * _RUN:
+        tail, shown, on_disk = path[len(path) - common :], path[: len(path) - common], on_disk[: len(on_disk) - common]
+        if on_disk != self._on_disk or shown != self._shown or len(self._open) >= 3 * _RUN:
             self._close()
-            self._on_disk = on_disk
-        shared = len(os.path.commonprefix((self._last, path)))  # noqa: RUF071 - characters, not folders
+            self._shown, self._on_disk = shown, on_disk
+        shared = len(os.path.commonprefix((self._last, tail)))  # noqa: RUF071 - characters, not folders
         kind = self._kinds.setdefault(document.kind, len(self._kinds))
-        self._open += (str(kind), str(shared), path[shared:])
-        self._last = path
+        self._open += (str(kind), str(shared), tail[shared:])
+        self._last = tail
 
     def _close(self) -> None:
         if self._open:
-            self._entries.append(_Stubs(self._on_disk, "\0".join(self._open)))
+            self._entries.append(_Stubs(self._shown, self._on_disk, "\0".join(self._open)))
             self._open = []
         self._last = ""
 
@@ -110,10 +115,16 @@ class LoadedDocuments(Sequence[Document]):
                 yield entry
                 continue
             parts = entry.joined.split("\0")
-            path = ""
+            tail = ""
             for at in range(0, len(parts), 3):
-                path = path[: int(parts[at + 1])] + parts[at + 2]
-                yield Document(path=path, kind=kinds[int(parts[at])], text="", data=None, fs_path=entry.on_disk + path)
+                tail = tail[: int(parts[at + 1])] + parts[at + 2]
+                kind = kinds[int(parts[at])]
+                yield Document(path=entry.shown + tail, kind=kind, text="", data=None, fs_path=entry.on_disk + tail)
+
+
+def _common_tail(path: str, on_disk: str) -> int:
+    """How many characters ``path`` and ``on_disk`` end with alike."""
+    return len(os.path.commonprefix((path[::-1], on_disk[::-1])))  # noqa: RUF071 - characters, not folders
 
 
 class Workspace(Record):

@@ -104,6 +104,24 @@ def test_the_workspace_keeps_the_stubs_of_a_folder_compactly() -> None:
     assert list(kept)[-2:] == [loose, more]
 
 
+def test_the_stubs_of_a_folder_shown_with_dots_are_kept_compactly_too() -> None:
+    """A folder outside the working folder is shown with ``..``: its files' paths do not end their places on
+    disk, but share their tails with them (``../repo/w1/a.json`` and ``/tmp/repo/w1/a.json``)."""
+    kept = engine.LoadedDocuments()
+    expected = [
+        Document(f"../repo/w{index}/{name}", kind, "", None, fs_path=f"/tmp/repo/w{index}/{name}")
+        for index in range(40)
+        for name, kind in (("ORCHESTRATION.yaml", "orchestration"), ("cx-001-checkpoint.json", "checkpoint"))
+    ]
+    odd = Document("b/f.md", "nexus", "", None, fs_path="/elsewhere/ab/f.md")  # a tail that cuts a folder name
+    whole = Document("q.md", "nexus", "", None, fs_path="/x/q.mdx")  # nothing in common: kept whole
+    for doc in [*expected, odd, whole]:
+        kept.add(doc)
+    assert list(kept) == [*expected, odd, whole] and len(kept) == len(expected) + 2
+    assert len(kept._entries) == 3 and kept._entries[-1] is whole
+    assert [(e.shown, e.on_disk) for e in kept._entries[:2]] == [("..", "/tmp"), ("", "/elsewhere/a")]
+
+
 def test_a_check_empties_the_list_of_artifacts_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
     config = Config(root=CORPUS)
     monkeypatch.setattr(engine, "POOL_MIN_FILES", 8)  # in the pool too
