@@ -309,11 +309,12 @@ def _candidate_files(
             by_repository.setdefault(top, []).append((folder, "" if rel == "." else rel))
     for top, members in by_repository.items():
         listing = _git_files(top, sorted({rel for _, rel in members}))
+        ignored = _ignored_by_git(top, sorted({rel for _, rel in members if rel})) if listing is not None else set()
         for folder, rel in members:
             if listing is None:
                 result[folder] = list(walk_files(folder, config, wanted))
             else:
-                if rel and _ignored_by_git(top, rel):
+                if rel in ignored:
                     # A folder named on the command line that git ignores (a build or temporary folder):
                     # checked as asked, by the walk, with the ignore files inside it (as ruff does).
                     result[folder] = list(walk_files(folder, config, wanted))
@@ -322,15 +323,21 @@ def _candidate_files(
     return result
 
 
-def _ignored_by_git(top: Path, rel: str) -> bool:
-    """Whether git ignores the folder ``rel`` of the work tree ``top`` (itself or one of its parents)."""
-    args = ["git", "-C", str(top), "check-ignore", "-q", "--no-index", "--", rel]  # paths, not pathspecs
+def _ignored_by_git(top: Path, rels: list[str]) -> set[str]:
+    """The folders among ``rels`` (of the work tree ``top``) that git ignores, themselves or one of their
+    parents: one git process for all of them (pre-commit may name files in hundreds of workflow folders)."""
+    if not rels:
+        return set()
+    args = ["git", "-C", str(top), "check-ignore", "--no-index", "-z", "--stdin"]  # paths, not pathspecs
     env = {key: value for key, value in os.environ.items() if key not in _GIT_LOCATION_VARIABLES}
+    given = b"".join(os.fsencode(rel) + b"\0" for rel in rels)
     try:
-        proc = subprocess.run(args, capture_output=True, check=False, env=env, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(args, input=given, capture_output=True, check=False, env=env)
     except OSError:
-        return False
-    return proc.returncode == 0
+        return set()
+    if proc.returncode not in (0, 1):  # 1: none is ignored; more: git failed (none is taken as ignored)
+        return set()
+    return {os.fsdecode(entry) for entry in proc.stdout.split(b"\0") if entry}
 
 
 def _work_tree(folder: Path) -> Path | None:

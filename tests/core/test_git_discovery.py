@@ -9,7 +9,9 @@ repository is left to a check run inside it. Outside git, the walk reads the `.g
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +83,34 @@ def test_a_folder_named_on_the_command_line_that_git_ignores_is_checked_as_asked
     box.write(".gitignore", "scratch/\n.nox/\n")
     assert box.listed(".nox/tmp/tree") == [".nox/tmp/tree/cx-001-checkpoint.json"]
     assert box.listed() == KEPT  # walked from the root, what git ignores stays out
+
+
+def test_folders_named_together_are_asked_of_git_in_one_process(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which of the named folders git ignores is asked once for all of them (pre-commit may name files in
+    hundreds of workflow folders, each a folder of a unit): each is listed as it is when named alone."""
+    box.write(".nox/tmp/tree/cx-001-checkpoint.json", "{}\n")
+    box.write(".gitignore", "scratch/\n.nox/\n")
+    folders = ["projects/a", "projects/scratch", ".nox/tmp/tree", "projects"]
+    alone = sorted({rel for folder in folders for rel in box.listed(folder)})
+    assert box.listed(*folders) == alone
+    assert ".nox/tmp/tree/cx-001-checkpoint.json" in alone and "projects/scratch/cx-002-checkpoint.json" in alone
+
+    from ctxres.config import load_config
+    from ctxres.linters.checking import discovery
+
+    asked: list[list[str]] = []
+    run = subprocess.run
+
+    def counting(args: list[str], **kwargs: Any) -> Any:
+        asked.append(args)
+        return run(args, **kwargs)
+
+    monkeypatch.setattr(discovery.subprocess, "run", counting)
+    for key in ("HOME", "XDG_CONFIG_HOME"):  # the box's global excludes file
+        monkeypatch.setenv(key, box.env[key])
+    found = discovery.discover([box.root / folder for folder in folders], load_config(box.root), box.root)
+    assert sorted(artifact.display for artifact in found) == alone
+    assert [args[3] for args in asked] == ["--literal-pathspecs", "check-ignore"]  # ls-files, check-ignore
 
 
 def test_the_check_itself_skips_what_git_ignores(box: Sandbox) -> None:
