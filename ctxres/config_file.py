@@ -43,16 +43,43 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _may_name_ctxres(path: str) -> bool:
-    """Whether the file could hold a ``ctxres`` key: its bytes hold the name, or a ``\\u`` escape that could
-    spell it in a quoted key. Most ``pyproject.toml`` files have no ctxres table and are not parsed at all
-    (importing the TOML parser costs a few milliseconds of every check); an unreadable one is parsed, and
-    reported as such."""
+    """Whether the file could hold a ``[tool.ctxres]`` table (:func:`may_hold_table`); an unreadable one
+    could, and is parsed (and reported as such)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
         return True
-    return b"ctxres" in data or b"\\u" in data or b"\\U" in data
+    return may_hold_table(data)
+
+
+def may_hold_table(data: bytes) -> bool:
+    """Whether a ``pyproject.toml`` could define ``tool.ctxres``, in any of the ways TOML allows: a table header
+    (``[tool.ctxres]``, ``[tool.ctxres.patterns]``, quoted names, spaces around the dot), a dotted key
+    (``tool.ctxres.state-dir = ...``), an inline table (``tool = {ctxres = ...}``, one line in TOML), or a
+    ``[tool]`` table with a ``ctxres`` key; or a ``\\u`` escape, which could spell either name in a quoted key.
+
+    Most ``pyproject.toml`` files have no ctxres table (a project that lists ctxres among its dependencies or
+    scripts names it as a value or another table's key): they are not parsed at all, and so neither the TOML
+    parser nor ``typing`` (which it imports) is loaded, a few milliseconds of every check."""
+    if b"\\u" in data or b"\\U" in data:
+        return True
+    if b"ctxres" not in data:
+        return False
+    import re
+
+    # (a header left unclosed, `[tool.ctxres`, counts: it is parsed, and reported as invalid TOML)
+    tool, ctxres, blank, end = rb"""["']?tool["']?""", rb"""["']?ctxres["']?""", rb"[ \t]*", rb"(?![\w-])"
+    forms = (
+        rb"^" + blank + rb"\[" + blank + tool + blank + rb"\." + blank + ctxres + end,  # header
+        rb"^" + blank + tool + blank + rb"\." + blank + ctxres + end,  # dotted key
+        rb"^" + blank + tool + blank + rb"=" + blank + rb"\{[^\n]*ctxres",  # inline table
+    )
+    if re.search(b"|".join(forms), data, re.MULTILINE):
+        return True
+    tool_table = rb"^" + blank + rb"\[" + blank + tool + blank + rb"\]"
+    ctxres_key = rb"^" + blank + ctxres + end
+    return bool(re.search(tool_table, data, re.MULTILINE) and re.search(ctxres_key, data, re.MULTILINE))
 
 
 def find_table(start: str) -> tuple[dict[str, Any], str, str] | None:

@@ -8,6 +8,12 @@ from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ctxres import config_file
 from ctxres.config import Config, ConfigError, load_config, parse
 from ctxres.globs import glob_to_regex, is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking import suppression
@@ -161,15 +167,36 @@ def test_a_pyproject_that_does_not_name_ctxres_is_not_parsed(tmp_path: Path) -> 
     assert done.stdout.split()[-1] == "False", "a pyproject.toml without ctxres was parsed"
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        '[tool.ctxres]\nstate-dir = ".here"\n',
-        '[tool]\nctxres = { state-dir = ".here" }\n',
-        '[tool."\\u0063txres"]\nstate-dir = ".here"\n',
-        'tool.ctxres.state-dir = ".here"\n',
-    ],
-)
+TABLE_SPELLINGS = [
+    '[tool.ctxres]\nstate-dir = ".here"\n',
+    '[project]\nname = "x"\n\n  [ tool . "ctxres" ]\nstate-dir = ".here"\n',
+    "['tool'.'ctxres']\nstate-dir = '.here'\n",
+    '[tool.ctxres.patterns]\norchestration = ["*.yaml"]\n[tool.ctxres]\nstate-dir = ".here"\n',
+    '[tool]\nctxres = { state-dir = ".here" }\n',
+    '[tool]\nruff.line-length = 100\nctxres.state-dir = ".here"\n',
+    '["tool"]\n"ctxres" = { state-dir = ".here" }\n',
+    '[tool."\\u0063txres"]\nstate-dir = ".here"\n',
+    'tool.ctxres.state-dir = ".here"\n',
+    'tool . ctxres = { state-dir = ".here" }\n',
+    'tool = { ruff = { line-length = 100 }, ctxres = { state-dir = ".here" } }\n',
+]
+NOT_A_TABLE = [
+    '[project]\nname = "ctxres"\ndependencies = ["ctxres>=0.1", "pyyaml"]\n',
+    '[project.scripts]\nctxres = "ctxres.linters.cli:cli"\n[tool.ruff]\nline-length = 100  # like ctxres\n',
+    '[tool.setuptools]\npackage-dir = { "ctxres" = "ctxres" }\n',
+    '[tool.pytest.ini_options]\naddopts = "-p ctxres"\n',
+]
+
+
+@pytest.mark.parametrize("text", TABLE_SPELLINGS)
 def test_every_spelling_of_the_table_is_still_read(tmp_path: Path, text: str) -> None:
+    assert tomllib.loads(text)["tool"]["ctxres"], "not a spelling of the table"
+    assert config_file.may_hold_table(text.encode())
     (tmp_path / "pyproject.toml").write_text(text)
     assert load_config(tmp_path).state_dir == ".here"
+
+
+@pytest.mark.parametrize("text", NOT_A_TABLE)
+def test_a_pyproject_that_only_names_ctxres_as_a_value_or_other_key_is_not_parsed(text: str) -> None:
+    assert "ctxres" not in tomllib.loads(text).get("tool", {})
+    assert not config_file.may_hold_table(text.encode())
