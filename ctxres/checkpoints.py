@@ -16,7 +16,6 @@ import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from ctxres.checkpoint_names import CHECKPOINTS_FOLDER as CHECKPOINTS_FOLDER  # the one definition, re-exported
 from ctxres.checkpoint_names import file_id as file_id
@@ -28,6 +27,10 @@ from ctxres.checkpoint_names import number_of_name as number_of_name
 from ctxres.checkpoint_names import section_id as section_id
 from ctxres.records import FrozenRecord, init_field
 from ctxres.timestamps import parse_timestamp
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import Any
 
 SEED, PEER = "seed", "peer"
 MAX_READ_BYTES = 10 * 1024 * 1024  # as ctxres.loading.DEFAULT_MAX_BYTES: a checkpoint is a few KB

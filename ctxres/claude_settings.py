@@ -8,9 +8,12 @@ Timeouts are in seconds. These functions are pure: they take and return the pars
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ctxres.records import FrozenRecord, init_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import Any
 
 MARKERS = ("ctxres-hook", "ctxres.hooks.main", "plugin_entry.py")
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES, has_resumption_key
@@ -29,8 +28,10 @@ from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.staleness import utc_now
 from ctxres.statediff import Extraction, Move, Staleness, assess, extract
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from ctxres.config import Config
     from ctxres.statediff import EntryExtractions, SectionExtractions

@@ -14,12 +14,19 @@ import itertools
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
 
 from ctxres.findings import Finding, Position, Severity
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if not TYPE_CHECKING:  # typing is not imported at run time (about 2 ms of every start)
+
+    def overload(function: object) -> object:  # the overloads below are for the type checker
+        return function
+
+else:
     import tempfile  # pickle and tempfile are imported when findings are spilled: most checks never spill
+    from typing import overload
+
 
 RUN_SIZE = 2048  # findings held in memory before they are spilled (about 2 MB)
 _BLOCK = 256  # findings per pickled block of a run file

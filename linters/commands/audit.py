@@ -13,13 +13,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from ctxres import git
 from ctxres.linters.checking.commit_comparison import Comparison, as_json, compare_commits, render_text
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option
 from ctxres.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import Any
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 

@@ -8,12 +8,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ctxres.config import load_config
 from ctxres.findings import Finding
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.config import Config
     from ctxres.linters.checking.report import Report

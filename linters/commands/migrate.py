@@ -6,7 +6,6 @@ import argparse
 import difflib
 import sys
 from pathlib import Path
-from typing import TextIO
 
 from ctxres.atomic import write_atomic
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
@@ -14,6 +13,10 @@ from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.migrate import Migration, Outcome, migrate_text
 from ctxres.records import FrozenRecord, init_field
 from ctxres.yamledit import scalar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import TextIO
 
 EXIT_OK, EXIT_PENDING, EXIT_ERROR = 0, 1, 2
 BOM = "\ufeff"

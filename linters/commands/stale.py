@@ -22,7 +22,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES
@@ -42,6 +41,7 @@ from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.loading import DEFAULT_MAX_BYTES
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     pass
 

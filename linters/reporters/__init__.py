@@ -9,11 +9,13 @@ import argparse
 import sys
 from collections.abc import Iterable
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, TextIO
 
 from ctxres.findings import Finding
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from ctxres.linters.checking.report import Report
 
 FORMATS: tuple[str, ...] = ("text", "json", "github", "sarif")

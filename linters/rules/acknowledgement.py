@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ctxres import checkpoints as cp
 from ctxres.config import Config
@@ -26,7 +25,10 @@ from ctxres.project import inside
 from ctxres.records import Record
 from ctxres.resumption import detect_version
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ctxres.linters.checking.engine import Workspace
 
 COUNT = register(

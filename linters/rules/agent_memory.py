@@ -10,7 +10,6 @@ reported in the files being checked.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from ctxres import agent_memory as am
 from ctxres.artifacts import Format
@@ -20,6 +19,7 @@ from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.registry import Rule, family_option, register
 from ctxres.loading import load_file
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace
 

@@ -6,7 +6,6 @@ import json
 import os
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
 
 from ctxres.artifacts import BY_KIND
 from ctxres.config import Config, Option
@@ -24,8 +23,14 @@ from ctxres.linters.rules.schema_errors import (
     dedupe,
     expand,
 )
-from ctxres.linters.rules.schema_validity import Valid, compile_validity
+from ctxres.linters.rules.schema_validity import compile_validity
 from ctxres.resumption import detect_version
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import Any
+
+    from ctxres.linters.rules.schema_validity import Valid
 
 MISSING = register(
     "C001",

@@ -14,12 +14,15 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from ctxres.claude_settings import is_ours
 from ctxres.defaults import PROBE_ENV
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
 from ctxres.records import FrozenRecord, init_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import Any
 
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
 LAYER = "hook runs"

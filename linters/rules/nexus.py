@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ctxres import nexus
 from ctxres.artifacts import Format
@@ -23,7 +22,10 @@ from ctxres.linters.checking.registry import Rule, register
 from ctxres.loading import load_file
 from ctxres.project import inside
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ctxres.linters.checking.engine import Workspace
 
 LEGACY_VERSION = register(

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ctxres import protocol
 from ctxres.config import Config, Option
@@ -50,6 +49,7 @@ from ctxres.reinject import (
     token_range,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace
 

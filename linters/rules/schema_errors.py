@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from ctxres.document import JsonPath
 from ctxres.linters.rules.close_match import close_match
 from ctxres.records import FrozenRecord, init_field
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from jsonschema.exceptions import ValidationError  # imported by conformance only for a value that is not valid
 
 _JSON_TYPES = {

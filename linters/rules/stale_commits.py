@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ctxres.config import Config
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.checking.registry import register
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the comparison of versions and git are imported for `check --since` only
     from ctxres.linters.checking.commit_comparison import Comparison
 

@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable
 from datetime import timedelta
 from functools import cache
-from typing import Any, TypeVar
 
 from ctxres import orchestration as state
 from ctxres import staleness as core
@@ -475,7 +474,11 @@ _ACTIVITY_COMPLETE = re.compile(r"workflow[\s_-]*complete", re.IGNORECASE)
 # Scores in the trajectory may be rounded to 2 decimals (0.9505 -> 0.95).
 _SCORE_TOLERANCE = 0.0051
 _LISTED = 3  # how many items a message names before "and N more"
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 # --- small helpers -------------------------------------------------------------------------

@@ -4,6 +4,7 @@ jsonschema. The shipped schemas are compared on the fixtures in test_schema_vali
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from ctxres.linters.rules.schema_explaining import Explainer, explainer
-from ctxres.linters.rules.schema_validity import Valid, compile_validity
+from ctxres.linters.rules.schema_validity import compile_validity
 
 from .schema_error_fields import flat_errors
 
@@ -84,7 +85,7 @@ values = st.recursive(
 
 
 def _explainer(schema: dict[str, Any]) -> Explainer:
-    parts: dict[int, Valid] = {}
+    parts: dict[int, Callable[[Any], bool]] = {}
     assert compile_validity(schema, parts) is not None
     found = explainer(schema, parts)
     assert found is not None
