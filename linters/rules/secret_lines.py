@@ -46,7 +46,7 @@ def line_may_hold_secrets(lines: str) -> bool:
     if "PRIVATE KEY" in lines or (not lines.isascii() and any(char in lines for char in _FOLDING)):
         return True
     lower = lines.lower()
-    return any(word in lower for word in _GUARDS) or bool(find_secrets(lines))
+    return any(word in lower for word in _GUARDS) or bool(find_secrets(lines, lower))
 
 
 def may_hold_secrets(text: str) -> bool:

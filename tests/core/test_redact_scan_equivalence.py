@@ -38,6 +38,7 @@ def _same(text: str) -> None:
     folded = redact._folded(text, text.lower())
     starts = redact._starts(folded, redact._WORD_STARTS) if folded is not None else None
     assert _spans(redact._matches(assignment, text, starts)) == _spans(assignment.finditer(text)), text
+    assert redact.find_secrets(text, text.lower()) == redact.find_secrets(text), text  # the caller's lowering
 
 
 def test_every_fixture_text_scans_the_same() -> None:

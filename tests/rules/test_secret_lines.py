@@ -99,7 +99,7 @@ def test_the_repository_files_are_cleared_only_when_they_hold_no_secret() -> Non
 def test_a_line_seen_clean_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not secret_lines.may_hold_secrets("phase: 1\nstatus: done\n")
     calls: list[str] = []
-    monkeypatch.setattr(secret_lines, "find_secrets", lambda text: calls.append(text) or [])
+    monkeypatch.setattr(secret_lines, "find_secrets", lambda text, lower=None: calls.append(text) or [])
     assert not secret_lines.may_hold_secrets("status: done\nphase: 1")
     assert calls == []
     assert not secret_lines.may_hold_secrets("status: done\nphase: 2")
@@ -123,7 +123,7 @@ def test_a_full_memory_keeps_what_it_holds_and_answers_the_same(monkeypatch: pyt
     assert len(secret_lines._CLEARED) == 4
     assert {"a: 1", "b: 2", "c: 3"} <= secret_lines._CLEARED
     calls: list[str] = []
-    monkeypatch.setattr(secret_lines, "find_secrets", lambda text: calls.append(text) or [])
+    monkeypatch.setattr(secret_lines, "find_secrets", lambda text, lower=None: calls.append(text) or [])
     assert not secret_lines.may_hold_secrets("a: 1\nb: 2\nc: 3")
     assert calls == []
     assert not secret_lines.may_hold_secrets("g: 7")
