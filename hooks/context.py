@@ -81,16 +81,25 @@ class Settings:
 
 
 def _configured(root: str) -> bool:
-    """Whether ``root`` holds a ctxres configuration (checked on the text: no TOML parser needed)."""
-    for name in (defaults.CONFIG_FILE, defaults.PYPROJECT):
-        try:
-            with open(os.path.join(root, name), encoding="utf-8", errors="replace") as handle:
-                text = handle.read(1_000_000)
-        except OSError:
-            continue
-        if name == defaults.CONFIG_FILE or "[tool.ctxres" in text:
+    """Whether ``root`` holds a ctxres configuration: a ``.ctxres.toml``, or a ``pyproject.toml`` that could
+    define ``tool.ctxres`` in any of TOML's spellings, as the linters decide it
+    (:func:`ctxres.config_file.may_hold_table`, on the bytes: no TOML parser; that module is imported only
+    for a file that names ctxres)."""
+    try:
+        with open(os.path.join(root, defaults.CONFIG_FILE), "rb"):
             return True
-    return False
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(root, defaults.PYPROJECT), "rb") as handle:
+            data = handle.read(1_000_000)
+    except OSError:
+        return False
+    if b"ctxres" not in data and b"\\" not in data:  # (a \u escape could spell the name)
+        return False
+    from ctxres.config_file import may_hold_table
+
+    return may_hold_table(data)
 
 
 def load_settings(root: str) -> Settings:

@@ -14,6 +14,8 @@ import pytest
 from ctxres.config import ConfigError, load_config
 from ctxres.hooks.context import HookError, load_settings
 
+from ..core.test_config_discovery import NOT_A_TABLE, TABLE_SPELLINGS
+
 GOOD = [
     "",
     'state-dir = ".state"\n',
@@ -82,3 +84,19 @@ def test_a_configured_project_does_not_load_the_configuration_model(tmp_path: Pa
     minutes, patterns, modules = json.loads(out.stdout)
     assert (minutes, patterns) == (45, ["wf/*.yaml"])
     assert [m for m in modules if m in ("ctxres.config", "dataclasses", "inspect", "ctxres.artifacts")] == []
+
+
+@pytest.mark.parametrize("text", TABLE_SPELLINGS)
+def test_the_hooks_find_the_table_in_every_spelling_the_linters_read(tmp_path: Path, text: str) -> None:
+    """``[tool]`` with a ``ctxres`` key, a dotted key, an inline table: a configuration the linters read is
+    one the hooks read too (they once looked for the text ``[tool.ctxres`` only)."""
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert load_settings(str(tmp_path)).state_dir == load_config(tmp_path).state_dir == ".here"
+
+
+@pytest.mark.parametrize("text", NOT_A_TABLE)
+def test_a_pyproject_that_only_names_ctxres_leaves_the_hooks_on_their_defaults(tmp_path: Path, text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text)
+    settings, defaults = load_settings(str(tmp_path)), load_settings(str(tmp_path / "missing"))
+    fields = ("state_dir", "staleness_minutes", "profile", "orchestration_patterns", "context_window", "thresholds")
+    assert [getattr(settings, name) for name in fields] == [getattr(defaults, name) for name in fields]
