@@ -86,8 +86,8 @@ def find_table(start: str) -> tuple[dict[str, Any], str, str] | None:
     """The nearest ctxres table upwards from ``start`` (a folder or a file): (table, folder, file).
 
     ``.ctxres.toml`` wins over ``pyproject.toml`` in the same folder; a ``pyproject.toml`` without a
-    ``[tool.ctxres]`` table does not count, and one that does not name ctxres at all is not parsed (so its
-    TOML errors are not ours to report).
+    ``[tool.ctxres]`` table does not count, and one that could not define it (:func:`may_hold_table`) is not
+    parsed (so its TOML errors are not ours to report).
     """
     folder = os.path.realpath(start)
     if os.path.isfile(folder):

@@ -81,17 +81,29 @@ class Settings:
 
 
 def _configured(root: str) -> bool:
-    """Whether ``root`` holds a ctxres configuration: a ``.ctxres.toml``, or a ``pyproject.toml`` that could
-    define ``tool.ctxres`` in any of TOML's spellings, as the linters decide it
-    (:func:`ctxres.config_file.may_hold_table`, on the bytes: no TOML parser; that module is imported only
-    for a file that names ctxres)."""
+    """Whether a ctxres configuration applies to ``root``: a ``.ctxres.toml``, or a ``pyproject.toml`` that
+    could define ``tool.ctxres`` in any of TOML's spellings, in ``root`` or a folder above it, where the
+    linters find it (:func:`ctxres.config_file.find_table`). Decided on the bytes, as the linters decide it
+    (:func:`ctxres.config_file.may_hold_table`): no TOML parser, and that module imported only for a file that
+    names ctxres. A project opened in a sub-folder of a configured repository is configured."""
+    folder = os.path.realpath(root)
+    while True:
+        if _holds_configuration(folder):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def _holds_configuration(folder: str) -> bool:
     try:
-        with open(os.path.join(root, defaults.CONFIG_FILE), "rb"):
+        with open(os.path.join(folder, defaults.CONFIG_FILE), "rb"):
             return True
     except OSError:
         pass
     try:
-        with open(os.path.join(root, defaults.PYPROJECT), "rb") as handle:
+        with open(os.path.join(folder, defaults.PYPROJECT), "rb") as handle:
             data = handle.read(1_000_000)
     except OSError:
         return False

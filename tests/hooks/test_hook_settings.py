@@ -100,3 +100,15 @@ def test_a_pyproject_that_only_names_ctxres_leaves_the_hooks_on_their_defaults(t
     settings, defaults = load_settings(str(tmp_path)), load_settings(str(tmp_path / "missing"))
     fields = ("state_dir", "staleness_minutes", "profile", "orchestration_patterns", "context_window", "thresholds")
     assert [getattr(settings, name) for name in fields] == [getattr(defaults, name) for name in fields]
+
+
+def test_a_project_in_a_sub_folder_of_a_configured_repository_is_configured(tmp_path: Path) -> None:
+    """The linters find the configuration of the folders above (``ctxres check`` from a sub-folder); so do
+    the hooks, for a Claude Code project opened in a sub-folder of the repository."""
+    (tmp_path / "pyproject.toml").write_text('[tool]\nctxres.state-dir = ".above"\n')
+    project = tmp_path / "services" / "api"
+    project.mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "api"\ndependencies = ["ctxres"]\n')
+    assert load_settings(str(project)).state_dir == load_config(project).state_dir == ".above"
+    (project / ".ctxres.toml").write_text('state-dir = ".here"\n')
+    assert load_settings(str(project)).state_dir == load_config(project).state_dir == ".here"
