@@ -113,6 +113,15 @@ def _script_interpreter(script: str) -> str:
     return sys.executable
 
 
+def _minimal_command(tool: str, module: str) -> list[str]:
+    """The minimal baseline ``bench/<module>.py`` on the interpreter of the console script ``tool``, started as
+    a console script starts ctxres: a ``-c`` line that imports it from its bytecode and calls ``main()``."""
+    interpreter = _script_interpreter(tool)
+    here = Path(__file__).resolve().parent
+    _run([interpreter, "-m", "py_compile", str(here / f"{module}.py")])  # loaded from bytecode, like ctxres
+    return [interpreter, "-c", f"import sys; sys.path.insert(0, {str(here)!r}); from {module} import main; main()"]
+
+
 def _run(
     cmd: Sequence[str],
     *,
@@ -401,11 +410,8 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
     interpreter), alternating with it and with ``python -c pass``. The hook and the minimal hook each run in their
     own copy of the workspace (each keeps its own files: checkpoints written, the hook's private cache), built
     the same way; the warm-up run of each scenario leaves both in their steady state."""
-    interpreter = _script_interpreter(hook)
-    here = Path(__file__).resolve().parent
-    _run([interpreter, "-m", "py_compile", str(here / "minimal_hooks.py")])  # loaded from bytecode, like ctxres
-    # Started as the console script starts the hook: a few lines that import the module and call main().
-    minimal = f"import sys; sys.path.insert(0, {str(here)!r}); from minimal_hooks import main; main()"
+    minimal = _minimal_command(hook, "minimal_hooks")  # started as the console script starts the hook
+    interpreter = minimal[0]
     rows, bare_rows = [], []
     with tempfile.TemporaryDirectory(prefix="ctxres-bench-") as scratch:
         ours, theirs = Path(scratch) / "hook", Path(scratch) / "minimal"
@@ -418,7 +424,7 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
         for label, event, key in HOOK_SCENARIOS:
             bare, base, seconds = _alternating(
                 [interpreter, "-c", "pass"],
-                ([interpreter, "-c", minimal, event], json.dumps(minimal_payloads[key]).encode(), theirs),
+                ([*minimal, event], json.dumps(minimal_payloads[key]).encode(), theirs),
                 ([hook, event], json.dumps(payloads[key]).encode(), ours),
                 repeat,
             )
@@ -546,16 +552,6 @@ def _parse_floor_note(path: Path, io_per_version: float) -> str:
     )
 
 
-def _minimal_audit_command(ctxres: str, file_name: str) -> list[str]:
-    """bench/minimal_audit.py, started as the console script starts ctxres (from its bytecode, on ctxres's
-    interpreter)."""
-    interpreter = _script_interpreter(ctxres)
-    here = Path(__file__).resolve().parent
-    _run([interpreter, "-m", "py_compile", str(here / "minimal_audit.py")])
-    code = f"import sys; sys.path.insert(0, {str(here)!r}); from minimal_audit import main; main()"
-    return [interpreter, "-c", code, file_name]
-
-
 def measure_audit(
     ctxres: str, commits: int, repeat: int, cache: Path, quick: bool = False, lineage_repeat: int | None = None
 ) -> tuple[list[Row], list[str]]:
@@ -567,7 +563,7 @@ def measure_audit(
     rows: list[Row] = []
     notes: list[str] = []
     audit = [ctxres, "audit-history", FILE_NAME, "--output-format", "json"]
-    minimal = _minimal_audit_command(ctxres, FILE_NAME)
+    minimal = [*_minimal_command(ctxres, "minimal_audit"), FILE_NAME]
     minimal_rows: list[Row] = []
     for name in REAL_LINEAGES:
         repo = build_lineage(name, cache)
