@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +20,7 @@ from ctxres.artifacts import KINDS, SNIFFED
 from ctxres.config import Config
 from ctxres.filereading import read_regular
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
+from ctxres.linters.checking.path_runs import PathRun, RunWriter
 from ctxres.loading import Format
 from ctxres.records import FrozenRecord, init_field
 
@@ -55,25 +56,43 @@ def _display(path: Path, cwd: Path) -> str:
         return os.path.relpath(path, cwd).replace(os.sep, "/")
 
 
-def _display_below(folder: Path, cwd: Path) -> Callable[[Path, str], str]:
-    """``_display(path, cwd)`` for the files of ``folder`` (path, and the path relative to the folder, clean:
-    no ``.`` or ``..``): the folder's display and the relative path joined, where that is what ``_display``
-    computes (a folder at or below ``cwd``, or one ``cwd`` is not below), else ``_display`` of each path."""
-    if ".." not in folder.parts:
-        try:
-            base: str | None = folder.relative_to(cwd).as_posix()
-        except ValueError:
-            # relative_to fails for every file, but those below cwd when cwd is below the folder (each file is
-            # shown by _display then); for the others _display takes os.path.relpath, which compares the
-            # absolute paths: the folder's relative path, once, joined with each file's.
-            real, start = os.path.abspath(folder), os.path.abspath(cwd)
-            inside = real != start and os.path.commonpath([real, start]) == real  # cwd below the folder
-            base = None if inside else os.path.relpath(real, start).replace(os.sep, "/")
-        if base == ".":
-            return lambda path, rel: rel
-        if base is not None:
-            return lambda path, rel: f"{base}/{rel}"
-    return lambda path, rel: _display(path, cwd)
+def _shown_prefix(folder: Path, cwd: Path) -> str | None:
+    """What ``_display(path, cwd)`` puts before the path relative to ``folder`` (clean: no ``.`` or ``..``) of
+    each of its files, where the display is that: a folder at or below ``cwd``, or one ``cwd`` is not below
+    (the files are then shown in the order of their relative paths); None where it is not."""
+    if ".." in folder.parts:
+        return None
+    try:
+        base: str | None = folder.relative_to(cwd).as_posix()
+    except ValueError:
+        # relative_to fails for every file, but those below cwd when cwd is below the folder (each file is
+        # shown by _display then); for the others _display takes os.path.relpath, which compares the
+        # absolute paths: the folder's relative path, once, joined with each file's.
+        real, start = os.path.abspath(folder), os.path.abspath(cwd)
+        inside = real != start and os.path.commonpath([real, start]) == real  # cwd below the folder
+        base = None if inside else os.path.relpath(real, start).replace(os.sep, "/")
+    if base is None:
+        return None
+    return "" if base == "." else f"{base}/"
+
+
+def _display_below(folder: Path, cwd: Path) -> Callable[[str, str], str]:
+    """``_display(path, cwd)`` for the files of ``folder``, given the path (as a string) and the path relative
+    to the folder: the folder's display and the relative path joined where that is what ``_display``
+    computes (:func:`_shown_prefix`), else ``_display`` of each path."""
+    prefix = _shown_prefix(folder, cwd)
+    if prefix is not None:
+        return lambda path, rel: prefix + rel
+    return lambda path, rel: _display(Path(path), cwd)
+
+
+def _path_prefix(folder: Path) -> str | None:
+    """What ``str(folder / rel)`` puts before a clean relative path ``rel`` (``/`` between its parts), where
+    that is a plain join (POSIX paths); None elsewhere."""
+    if os.sep != "/":
+        return None
+    name = str(folder)
+    return "" if name == "." else name if name.endswith("/") else f"{name}/"
 
 
 def _realpath(path: str, folders: dict[str, str]) -> str:
@@ -104,14 +123,14 @@ def _real_folder(folder: str, folders: dict[str, str]) -> str:
     return folders[folder]
 
 
-def kind_of(relpath: str, path: Path, config: Config) -> str | None:
+def kind_of(relpath: str, path: str | Path, config: Config) -> str | None:
     """The artifact kind of a file, from its name (the configured patterns), else from its content (the
     catalog's ``sniff``: a YAML file with a top-level `resumption:` key is an orchestration file, a
     Markdown file with an L2-REINJECT marker a rule file)."""
     for kind, patterns in config.patterns.items():
         if matches_any(relpath, patterns):
             return kind
-    suffix = path.suffix.lower()
+    suffix = os.path.splitext(path)[1].lower()
     for entry in SNIFFED:
         if entry.sniff is None or suffix not in entry.sniff[0]:
             continue
@@ -121,7 +140,7 @@ def kind_of(relpath: str, path: Path, config: Config) -> str | None:
     return None
 
 
-def _holds(path: Path, test: Callable[[bytes], bool], max_bytes: int) -> bool:
+def _holds(path: str | Path, test: Callable[[bytes], bool], max_bytes: int) -> bool:
     """Whether a regular file of at most ``max_bytes`` passes ``test`` (never opens a FIFO)."""
     try:
         return test(read_regular(path, max_bytes))
@@ -167,14 +186,138 @@ def force_excluded(path: Path, config: Config, cwd: Path | None = None) -> bool:
     return relpath not in ("", ".") and _excluded_path(relpath, config)
 
 
+class Found:
+    """The artifacts a check found, in the order they are checked (by their shown path), held compactly: a
+    few dozen bytes a file in a few strings (:class:`~ctxres.linters.checking.path_runs.PathRun`), not
+    objects scattered among those of the check; an :class:`Artifact` is made when it is handed out."""
+
+    __slots__ = ("_count", "_runs")
+
+    def __init__(self, found: Iterable[tuple[str, str, str]] = ()) -> None:
+        """``found``: (shown path, path, kind) of each artifact, in order."""
+        self._runs: list[PathRun] = []
+        self._count = 0
+        writer = RunWriter(self._runs.append)
+        for display, fs_path, kind in found:
+            writer.add(display, fs_path, kind)
+            self._count += 1
+        writer.close()
+
+    def __len__(self) -> int:
+        """How many it holds (:meth:`drain` lets them go)."""
+        return self._count
+
+    def __iter__(self) -> Iterator[Artifact]:
+        for run in self._runs:
+            yield from _artifacts(run)
+
+    def drain(self) -> Iterator[Artifact]:
+        """Each artifact, in order; each run of them let go as it is handed out (a check holds none of the
+        files it is done with)."""
+        self._runs.reverse()
+        while self._runs:
+            run = self._runs.pop()
+            self._count -= len(run)
+            yield from _artifacts(run)
+
+
+def _artifacts(run: PathRun) -> Iterator[Artifact]:
+    for display, fs_path, kind in run:
+        yield Artifact(fs_path, fs_path if display == fs_path else display, kind)  # one string when equal
+
+
+def find_artifacts(paths: list[Path], config: Config, cwd: Path | None = None) -> Found:
+    """Every artifact under ``paths`` (see :func:`discover`), held compactly for a check of many files."""
+    return Found(_found(paths, config, cwd or Path.cwd()))
+
+
 def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list[Artifact]:
-    """Every artifact under ``paths``.
+    """Every artifact under ``paths``, in the order of their shown paths.
 
     A file given explicitly is checked whatever the excludes, unless ``force-exclude`` is on. When one
     belongs to a workflow (:mod:`ctxres.linters.checking.units`), the other files of that unit are added,
-    so that the rules comparing several files run as they do on the whole folder.
+    so that the rules comparing several files run as they do on the whole folder. A file reached twice
+    (a link to another file, folders that overlap) is checked once.
     """
-    cwd = cwd or Path.cwd()
+    return [
+        Artifact(fs_path, fs_path if display == fs_path else display, kind)  # one string when they are equal
+        for display, fs_path, kind in _found(paths, config, cwd or Path.cwd())
+    ]
+
+
+def _found(paths: list[Path], config: Config, cwd: Path) -> Iterator[tuple[str, str, str]]:
+    """(shown path, path, kind) of every artifact under ``paths``, in the order of the shown paths."""
+    if len(paths) == 1 and not paths[0].is_file():
+        yield from _found_below(paths[0], config, cwd)
+        return
+    for artifact in _found_anywhere(paths, config, cwd):
+        yield artifact.display, artifact.fs_path, artifact.kind
+
+
+def _found_below(folder: Path, config: Config, cwd: Path) -> Iterator[tuple[str, str, str]]:
+    """:func:`_found` for one folder, its files listed in order and each looked at once, as it is handed out:
+    nothing is kept for each file (a check of ``.`` holds no more for 10,000 files than for 100).
+
+    A listing holds no file below a link to a folder (the walk does not follow one, git lists the link), so a
+    file is reached twice only through a link to a file: it is checked once, under the name that comes first
+    in the order of the paths relative to the folder (the link's, or the file's own)."""
+    listed = candidate_files([folder], config).get(folder)
+    rels = listed.rels if listed is not None else []
+    rels.sort()  # git's listing is sorted already; the walk's goes folder by folder
+    prefix = _path_prefix(folder)
+    shown = _shown_prefix(folder, cwd)
+    real_folder = os.path.realpath(folder)
+    targets: set[str] = set()  # where the links met point to
+    later: set[str] = set()  # files reached by a link before their turn
+    found = _below(folder, config, rels, prefix, real_folder, targets, later)
+    if shown is not None:
+        yield from ((shown + rel, path, kind) for rel, path, kind in found)
+    else:  # a folder shown with its files' paths from elsewhere: in their order
+        yield from sorted((_display(Path(path), cwd), path, kind) for rel, path, kind in found)
+
+
+def _below(
+    folder: Path,
+    config: Config,
+    rels: list[str],
+    prefix: str | None,
+    real_folder: str,
+    targets: set[str],
+    later: set[str],
+) -> Iterator[tuple[str, str, str]]:
+    """(path relative to ``folder``, path, kind) of the artifacts among ``rels`` (sorted), each once."""
+    for at, rel in enumerate(rels):
+        if later and rel in later:
+            continue
+        path = prefix + rel if prefix is not None else str(folder / rel)
+        kind = kind_of(rel, path, config)
+        if kind is None:
+            continue
+        if os.path.islink(path):
+            target = os.path.realpath(path)
+            if target in targets:
+                continue  # another link to the same file came first
+            targets.add(target)
+            inner = _relative_inside(target, real_folder)
+            if inner is not None:
+                place = bisect.bisect_left(rels, inner)
+                if place < len(rels) and rels[place] == inner:
+                    target_path = prefix + inner if prefix is not None else str(folder / inner)
+                    if kind_of(inner, target_path, config) is not None:
+                        if place < at:
+                            continue  # the file itself came first
+                        later.add(inner)
+        yield rel, path, kind
+
+
+def _relative_inside(path: str, folder: str) -> str | None:
+    """``path`` relative to ``folder`` (``/`` between its parts), if it is below it (both real paths)."""
+    start = folder if folder.endswith(os.sep) else folder + os.sep
+    return path[len(start) :].replace(os.sep, "/") if path.startswith(start) else None
+
+
+def _found_anywhere(paths: list[Path], config: Config, cwd: Path) -> list[Artifact]:
+    """:func:`_found` for several paths, or a file: each artifact under its first path, sorted."""
     found: dict[str, Artifact] = {}  # by resolved path
     explicit: list[Artifact] = []
     listed = candidate_files([given for given in paths if not given.is_file()], config)
@@ -193,7 +336,7 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
             kind = kind_of(rel, path, config)
             if kind:
                 name = str(path)
-                shown = display(path, rel)
+                shown = display(name, rel)
                 artifact = Artifact(name, name if shown == name else shown, kind)  # one string when they are equal
                 found.setdefault(_realpath(name, real_folders), artifact)
     if explicit:
@@ -392,19 +535,21 @@ def _under(
         # Deleted but still in the index; a submodule, a nested repository or a link to a folder.
         if not os.path.lexists(path) or path.is_dir():
             continue
-        if _folder_dropped(inner, config, dropped_folders) or _excluded(inner, False, config):
+        if _folder_dropped(folder, inner, config, dropped_folders) or _excluded(inner, False, config):
             continue
         kept.append(inner)
     return kept
 
 
-def _folder_dropped(inner: str, config: Config, cache: dict[str, bool]) -> bool:
-    """Whether the excludes drop one of the folders of ``inner`` (a path below the checked folder)."""
+def _folder_dropped(top: Path, inner: str, config: Config, cache: dict[str, bool]) -> bool:
+    """Whether the excludes drop one of the folders of ``inner`` (a path below the checked folder ``top``), or
+    one is a link: a file git tracks in a folder since replaced by a link to another is deleted for git
+    (``git status`` says so), and is not checked through the link."""
     parts = inner.split("/")[:-1]
     for depth in range(1, len(parts) + 1):
         folder = "/".join(parts[:depth])
         if folder not in cache:
-            cache[folder] = _excluded(folder, True, config)
+            cache[folder] = _excluded(folder, True, config) or os.path.islink(top / folder)
         if cache[folder]:
             return True
     return False

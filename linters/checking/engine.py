@@ -13,8 +13,9 @@ from ctxres.filereading import read_at_most
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression
-from ctxres.linters.checking.discovery import Artifact, discover, one_listing
+from ctxres.linters.checking.discovery import Artifact, Found, find_artifacts, one_listing
 from ctxres.linters.checking.finding_runs import FindingRuns
+from ctxres.linters.checking.path_runs import PathRun, RunWriter, common_tail
 from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
 from ctxres.linters.rules import parsing, rule_modules, suppression_comments
@@ -48,60 +49,25 @@ class WorkerDied(RuntimeError):
     """A worker process ended without handing back its results (killed, out of memory, a crash)."""
 
 
-_RUN = 256  # stubs joined in one string (a few kB)
-
-
-class _Stubs:
-    """The stubs of files added one after the other (at most :data:`_RUN`), in one string: for each, the
-    index of its kind, how many leading characters its path's tail shares with the previous one's, and the
-    rest of that tail, NUL between them (no path holds one). A stub's path is ``shown`` followed by its tail,
-    its place on disk ``on_disk`` followed by the same tail: the tail is what the path and the place on disk
-    end with alike (the whole path, but for a folder shown with ``..``)."""
-
-    __slots__ = ("joined", "on_disk", "shown")
-
-    def __init__(self, shown: str, on_disk: str, joined: str) -> None:
-        self.shown = shown
-        self.on_disk = on_disk
-        self.joined = joined
-
-
 class LoadedDocuments(Sequence[Document]):
     """The documents a check loaded, in order: the whole document for the kinds a rule module keeps (or any
     other document added), and of the others a stub (path, kind, place on disk), kept compactly (a few dozen
-    bytes each: :class:`_Stubs`) and made again when it is read."""
+    bytes each, in a :class:`~ctxres.linters.checking.path_runs.PathRun`) and made again when it is read."""
 
     def __init__(self) -> None:
-        self._entries: list[Document | _Stubs] = []
+        self._entries: list[Document | PathRun] = []
         self._count = 0
-        self._kinds: dict[str, int] = {}
-        self._open: list[str] = []  # the last stubs added, not joined yet: kind, shared, rest, kind...
-        self._shown = ""
-        self._on_disk = ""
-        self._last = ""  # the tail of the last of them
+        self._stubs = RunWriter(self._entries.append)
 
     def add(self, document: Document) -> None:
         self._count += 1
         path, on_disk = document.path, document.fs_path
-        common = len(path) if on_disk.endswith(path) else _common_tail(path, on_disk)
+        common = len(path) if on_disk.endswith(path) else common_tail(path, on_disk)
         if not common or document != document.stub():
-            self._close()
+            self._stubs.close()
             self._entries.append(document)
             return
-        tail, shown, on_disk = path[len(path) - common :], path[: len(path) - common], on_disk[: len(on_disk) - common]
-        if on_disk != self._on_disk or shown != self._shown or len(self._open) >= 3 * _RUN:
-            self._close()
-            self._shown, self._on_disk = shown, on_disk
-        shared = len(os.path.commonprefix((self._last, tail)))  # noqa: RUF071 - characters, not folders
-        kind = self._kinds.setdefault(document.kind, len(self._kinds))
-        self._open += (str(kind), str(shared), tail[shared:])
-        self._last = tail
-
-    def _close(self) -> None:
-        if self._open:
-            self._entries.append(_Stubs(self._shown, self._on_disk, "\0".join(self._open)))
-            self._open = []
-        self._last = ""
+        self._stubs.add(path, on_disk, document.kind)
 
     def paths(self) -> Iterator[str]:
         for document in self:
@@ -118,23 +84,13 @@ class LoadedDocuments(Sequence[Document]):
         return list(self)[index]
 
     def __iter__(self) -> Iterator[Document]:
-        self._close()
-        kinds = list(self._kinds)
+        self._stubs.close()
         for entry in self._entries:
             if isinstance(entry, Document):
                 yield entry
                 continue
-            parts = entry.joined.split("\0")
-            tail = ""
-            for at in range(0, len(parts), 3):
-                tail = tail[: int(parts[at + 1])] + parts[at + 2]
-                kind = kinds[int(parts[at])]
-                yield Document(path=entry.shown + tail, kind=kind, text="", data=None, fs_path=entry.on_disk + tail)
-
-
-def _common_tail(path: str, on_disk: str) -> int:
-    """How many characters ``path`` and ``on_disk`` end with alike."""
-    return len(os.path.commonprefix((path[::-1], on_disk[::-1])))  # noqa: RUF071 - characters, not folders
+            for path, on_disk, kind in entry:
+                yield Document(path=path, kind=kind, text="", data=None, fs_path=on_disk)
 
 
 class Workspace(Record):
@@ -412,10 +368,10 @@ def run(
     *,
     jobs: int = 1,
     progress: Progress | None = None,
-    artifacts: list[Artifact] | None = None,
+    artifacts: Found | None = None,
 ) -> Report:
-    """Check every artifact under ``paths`` (or ``artifacts``, already discovered: the list is emptied as the
-    files are checked), in ``jobs`` processes.
+    """Check every artifact under ``paths`` (or ``artifacts``, already found: it lets them go as the files
+    are checked), in ``jobs`` processes.
 
     ``progress(done, total)`` is called after each file. Findings are identical whatever ``jobs`` is.
     """
@@ -429,11 +385,11 @@ def _run(
     cwd: Path | None,
     jobs: int,
     progress: Progress | None,
-    artifacts: list[Artifact] | None,
+    artifacts: Found | None,
 ) -> Report:
     roots.forget()
     if artifacts is None:
-        artifacts = discover(paths, config, cwd)
+        artifacts = find_artifacts(paths, config, cwd)
     workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())
     policy = _Policy(config)
     total = len(artifacts)
@@ -453,14 +409,13 @@ def _run(
     return Report(policy.finish(later, loaded), files_checked=total)
 
 
-def _results(artifacts: list[Artifact], config: Config, jobs: int) -> Iterator[FileResult]:
+def _results(artifacts: Found, config: Config, jobs: int) -> Iterator[FileResult]:
     """The result of each artifact, in order: here, or from ``jobs`` worker processes for many files. The
-    list is emptied as the artifacts are handed out (a check holds none it is done with)."""
+    artifacts are let go as they are handed out (a check holds none it is done with)."""
     _all_checks()  # imported before the workers start (a forked worker inherits the rule modules)
     if jobs <= 1 or len(artifacts) < POOL_MIN_FILES:
-        artifacts.reverse()
-        while artifacts:
-            yield check_file(artifacts.pop(), config)
+        for artifact in artifacts.drain():
+            yield check_file(artifact, config)
         return
     from ctxres.linters.checking.pool import results_in_pool
 

@@ -13,16 +13,20 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
+from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from itertools import islice
 
 from ctxres.config import Config
 from ctxres.linters.checking import engine
-from ctxres.linters.checking.discovery import Artifact
+from ctxres.linters.checking.discovery import Artifact, Found
 from ctxres.linters.checking.engine import WorkerDied as WorkerDied  # where a caller of the pool catches it
 
 _config: Config | None = None  # set in each worker by _start
+
+AHEAD = 4  # chunks submitted ahead for each worker: it never waits for the parent, which holds only those
 
 
 def _start(config: Config) -> None:
@@ -49,13 +53,16 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
 
 
-def results_in_pool(artifacts: list[Artifact], config: Config, jobs: int, most: int) -> Iterator[engine.FileResult]:
-    size = chunk_size(len(artifacts), jobs, most)
-    chunks = [artifacts[start : start + size] for start in range(0, len(artifacts), size)]
-    artifacts.clear()  # the chunks hold them, each until it is checked (see engine.run)
+def results_in_pool(artifacts: Found, config: Config, jobs: int, most: int) -> Iterator[engine.FileResult]:
+    """The result of each artifact, in order. The chunks are made as the workers need them (at most
+    :data:`AHEAD` a worker waiting), so the parent holds a few chunks of artifacts, not all of them."""
+    total = len(artifacts)
+    size = chunk_size(total, jobs, most)
+    chunks = _chunks(artifacts.drain(), size)
     pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(chunks)), mp_context=_context(), initializer=_start, initargs=(config,)
+        max_workers=min(jobs, -(-total // size)), mp_context=_context(), initializer=_start, initargs=(config,)
     )
+    pending: deque[Future[list[engine.FileResult]]] = deque()
     try:
         # A Ctrl-C between a fork and the worker's _start would make that worker print a traceback: SIGINT is
         # held back while the workers start (the parent gets it right after).
@@ -63,12 +70,15 @@ def results_in_pool(artifacts: list[Artifact], config: Config, jobs: int, most: 
         if masking:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            done = pool.map(_check_chunk, chunks)  # submits every chunk, which starts the workers
-            chunks.clear()  # each chunk is held by its task until it is checked, no longer
+            for chunk in islice(chunks, jobs * AHEAD):  # the first submissions start the workers
+                pending.append(pool.submit(_check_chunk, chunk))
         finally:
             if masking:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        for results in done:
+        while pending:
+            results = pending.popleft().result()
+            for chunk in islice(chunks, 1):  # one more for the worker that took this one
+                pending.append(pool.submit(_check_chunk, chunk))
             yield from results
     except BrokenProcessPool as exc:
         raise WorkerDied(
@@ -76,3 +86,8 @@ def results_in_pool(artifacts: list[Artifact], config: Config, jobs: int, most: 
         ) from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _chunks(artifacts: Iterator[Artifact], size: int) -> Iterator[list[Artifact]]:
+    while chunk := list(islice(artifacts, size)):
+        yield chunk

@@ -168,13 +168,13 @@ def run(args: argparse.Namespace) -> int:
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
         return EXIT_OK
-    from ctxres.linters.checking.discovery import one_listing
+    from ctxres.linters.checking.discovery import find_artifacts, one_listing
     from ctxres.linters.checking.progress import Progress
 
     jobs = args.jobs or default_jobs()
     try:
         with one_listing():  # the files are listed once, for discovery and for the rules that look for others
-            artifacts = discover(paths, config)
+            artifacts = find_artifacts(paths, config)
             with Progress("ctxres check", "files") as progress:
                 # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
                 shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None

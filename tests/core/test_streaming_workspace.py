@@ -19,7 +19,7 @@ from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Position
 from ctxres.linters.checking import engine
-from ctxres.linters.checking.discovery import Artifact, discover
+from ctxres.linters.checking.discovery import Artifact, discover, find_artifacts
 from ctxres.linters.rules import acknowledgement
 from ctxres.loading import Limits, load_file
 
@@ -122,12 +122,12 @@ def test_the_stubs_of_a_folder_shown_with_dots_are_kept_compactly_too() -> None:
     assert [(e.shown, e.on_disk) for e in kept._entries[:2]] == [("..", "/tmp"), ("", "/elsewhere/a")]
 
 
-def test_a_check_empties_the_list_of_artifacts_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_check_lets_go_of_the_artifacts_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
     config = Config(root=CORPUS)
     monkeypatch.setattr(engine, "POOL_MIN_FILES", 8)  # in the pool too
     for jobs in (1, 2):
-        artifacts = discover([CORPUS], config, CORPUS)
+        artifacts = find_artifacts([CORPUS], config, CORPUS)
         total = len(artifacts)
-        assert total >= engine.POOL_MIN_FILES
+        assert total >= engine.POOL_MIN_FILES and len(list(artifacts)) == total
         report = engine.run([CORPUS], config, CORPUS, jobs=jobs, artifacts=artifacts)
-        assert artifacts == [] and report.files_checked == total
+        assert len(artifacts) == 0 and list(artifacts) == [] and report.files_checked == total
