@@ -416,14 +416,30 @@ def candidate_files(
         if wanted is None:
             return {folder: Listed(folder, rels) for folder, rels in listed.items()}
     # The path of a listed file is its folder joined with its relative path (what the walk and git listing
-    # give); `wanted` tests the name of a file: the files it accepts among all of them are those it would list.
-    return {
-        folder: Listed(
-            folder,
-            [rel for rel in (joined.split("\0") if joined else ()) if wanted is None or wanted(rel.rsplit("/", 1)[-1])],
-        )
-        for folder, joined in known[1].items()
-    }
+    # give); `wanted` tests the name of a file: the files it accepts among all of them are those it would list
+    # (looked at one at a time: a rule after the check asks for a few names among all the files).
+    return {folder: Listed(folder, _kept(joined, wanted)) for folder, joined in known[1].items()}
+
+
+def _kept(joined: str, wanted: Callable[[str], bool] | None) -> list[str]:
+    if wanted is None:
+        return joined.split("\0") if joined else []
+    return [rel for rel in _entries(joined) if wanted(_name(rel))]
+
+
+def _entries(joined: str) -> Iterator[str]:
+    """The NUL-separated entries of ``joined``, one at a time."""
+    start, end = 0, len(joined)
+    while start < end:
+        stop = joined.find("\0", start)
+        if stop < 0:
+            stop = end
+        yield joined[start:stop]
+        start = stop + 1
+
+
+def _name(rel: str) -> str:
+    return rel[rel.rfind("/") + 1 :]
 
 
 def _candidate_files(

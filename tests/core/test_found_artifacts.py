@@ -18,7 +18,7 @@ import pytest
 
 from ctxres.config import Config
 from ctxres.linters.checking import engine, pool
-from ctxres.linters.checking.discovery import Artifact, Found, discover, find_artifacts, one_listing
+from ctxres.linters.checking.discovery import Artifact, Found, discover, find_artifacts, find_named, one_listing
 
 from ..conftest import ROOT
 from ..git_sandbox import Sandbox
@@ -184,3 +184,22 @@ def test_a_check_by_the_pool_finds_what_a_check_in_one_process_finds(monkeypatch
 def test_an_artifact_is_what_it_was_found_as() -> None:
     [artifact] = list(Found([("w/a.json", "/abs/w/a.json", "checkpoint")]))
     assert artifact == Artifact("/abs/w/a.json", "w/a.json", "checkpoint")
+
+
+def test_files_asked_for_by_name_after_the_check_are_looked_for_one_at_a_time(tmp_path: Path) -> None:
+    """A rule that looks for a few names among all the files listed for the check (the Nexus rules' legacy
+    ``_resume.md``) does not make a string of every file at once."""
+    root = _tree(tmp_path / "tree", 1500)
+    (root / "workflows" / "team-3" / "_resume.md").write_text("x\n")
+    config = Config(root=root)
+    with one_listing():
+        assert len(find_artifacts([root], config, root)) == 3000  # lists the folder, kept for the check
+        named = find_named([root], config, ("_resume.md",))
+        assert named == [root / "workflows" / "team-3" / "_resume.md"]
+        tracemalloc.start()
+        try:
+            find_named([root], config, ("_resume.md",))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 60_000, peak  # the 4,501 listed paths as strings: over 400 kB
