@@ -16,6 +16,7 @@ Standard library only; ``run.py`` turns :class:`Measure` values into rows of its
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -262,16 +263,20 @@ def measure(
                         pooled.peak_bytes,
                     )
                 )
-        (small_count, small_peak), (large_count, large_peak) = peaks[0], peaks[-1]
-        per_file = (large_peak - small_peak) / max(large_count - small_count, 1) / 1000
+        slopes = [
+            f"{(peak - before) / max(count - counted, 1):,.0f} bytes a file from {counted:,} to {count:,} files"
+            for (counted, before), (count, peak) in itertools.pairwise(peaks)
+        ]
         notes = [
             "`ctxres check` at scale: the synthetic monorepo (bench/check_bench.py) repeats the corpus shapes (an "
             "ORCHESTRATION.yaml, two checkpoints, a resume-context.md and a precompact_state.json per workflow "
             "folder, ids varied). Peak memory (ru_maxrss of the process, JSON output) with --jobs 1: "
             + ", ".join(f"{megabytes(peak)} at {n:,} files" for n, peak in peaks)
-            + f": {per_file:,.1f} kB more per file from {small_count:,} to {large_count:,} files. No document is "
-            "kept after its checks, and findings past 2,048 wait on disk in sorted runs until the report is "
-            "written: what grows is the list of discovered files and what the cross-file rules keep of each file."
+            + (f"; {', '.join(slopes)}" if slopes else "")
+            + ". No document is kept after its checks, the files found are held in a few strings, and findings "
+            "past 2,048 wait on disk in sorted runs until the report is written: what grows is what the cross-file "
+            "rules keep of each file (its path and kind, and of each workflow what the A rules compare), and the "
+            "bounded memories (of findings, of close matches for messages) until they are full."
         ]
         return rows, notes
     finally:

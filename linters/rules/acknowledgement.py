@@ -27,6 +27,7 @@ from ctxres.resumption import detect_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
     from typing import Any
 
     from ctxres.linters.checking.engine import Workspace
@@ -507,8 +508,8 @@ class _Section(Record):
 
     path: str
     root: Path
-    state_dir: Path
-    referenced: set[Path]
+    state_dir: str  # (strings, not paths: a check keeps a section of every workflow file)
+    referenced: AbstractSet[str]  # the checkpoints its events name, resolved (an empty one shared)
     workflow_id: str | None
     status: str | None
     mtime: float
@@ -520,8 +521,8 @@ class _Section(Record):
         self,
         path: str,
         root: Path,
-        state_dir: Path,
-        referenced: set[Path] | None = None,
+        state_dir: str,
+        referenced: AbstractSet[str] = frozenset(),
         workflow_id: str | None = None,
         status: str | None = None,
         mtime: float = 0.0,
@@ -532,7 +533,7 @@ class _Section(Record):
         self.path = path
         self.root = root
         self.state_dir = state_dir
-        self.referenced = set() if referenced is None else referenced
+        self.referenced = referenced
         self.workflow_id = workflow_id
         self.status = status
         self.mtime = mtime
@@ -558,7 +559,7 @@ def _section(doc: Document, config: Config) -> _Section | None:
         comparable=isinstance(events, list) and len(shaped_events(doc)) == len(events),
         path=doc.path,
         root=root,
-        state_dir=cp.find_state_dir(path, root, config.state_dir),
+        state_dir=str(cp.find_state_dir(path, root, config.state_dir)),
         workflow_id=workflow if isinstance(workflow, str) else None,
         status=status if isinstance(status, str) else None,
         mtime=mtime,
@@ -580,7 +581,7 @@ def check_workspace(ws: Workspace) -> list[Finding]:
     findings: list[Finding] = []
     by_state_dir: dict[Path, list[_Section]] = {}
     for section in ws.facts_of(__name__):
-        by_state_dir.setdefault(section.state_dir, []).append(section)
+        by_state_dir.setdefault(Path(section.state_dir), []).append(section)
     for state_dir, sections in sorted(by_state_dir.items()):
         findings += _check_unmerged(state_dir, sections)
     return findings
@@ -625,7 +626,7 @@ def _check_references(section: _Section, doc: Document, config: Config) -> list[
             findings.append(_outside(doc, where, what, reference, problem, section.root))
             named = Path(reference).expanduser() if problem == "absolute" else section.root / reference
             if named.is_file():
-                section.referenced.add(named.resolve())  # reported once here, not again as unmerged
+                _refer(section, named)  # reported once here, not again as unmerged
             continue
         resolved = cp.resolve_reference(reference, Path(doc.fs_path), section.root)
         if resolved is None:
@@ -641,7 +642,7 @@ def _check_references(section: _Section, doc: Document, config: Config) -> list[
                     )
                 )
             continue
-        section.referenced.add(resolved.resolve())
+        _refer(section, resolved)
         if not inside(resolved, section.root):
             findings.append(_outside(doc, where, what, reference, "escapes", section.root))
             continue
@@ -655,6 +656,12 @@ def _check_references(section: _Section, doc: Document, config: Config) -> list[
             if moment is not None and (newest is None or moment > newest[0]):
                 newest = (moment, what, checkpoint)
     return findings + _check_updated_at(doc, newest)
+
+
+def _refer(section: _Section, checkpoint: Path) -> None:
+    if not isinstance(section.referenced, set):
+        section.referenced = set()
+    section.referenced.add(str(checkpoint.resolve()))
 
 
 def _outside(doc: Document, where: JsonPath, what: str, reference: str, problem: str, root: Path) -> Finding:
@@ -775,7 +782,7 @@ def _check_unmerged(state_dir: Path, sections: list[_Section]) -> list[Finding]:
     referenced = set().union(*(s.referenced for s in sections))
     pending: dict[tuple[int, bool], list[str]] = {}
     for path in cp.list_checkpoints(state_dir):
-        if path.resolve() in referenced:
+        if str(path.resolve()) in referenced:
             continue
         try:
             checkpoint = cp.read(path)

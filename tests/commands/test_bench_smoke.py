@@ -10,6 +10,7 @@ instead of crashing the run.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import re
 import subprocess
@@ -199,7 +200,9 @@ def test_quick_run_reports_flat_memory(quick: tuple[str, str]) -> None:
     sizes = bench_run_sizes()
     for size in sizes:
         assert f"MB at {size:,} files" in note, note
-    assert re.search(r": -?[\d,]+\.\d kB more per file from ", note), note
+    slopes = re.findall(r"(-?[\d,]+) bytes a file from ([\d,]+) to ([\d,]+) files", note)
+    pairs = [(int(start.replace(",", "")), int(end.replace(",", ""))) for _, start, end in slopes]
+    assert pairs == list(itertools.pairwise(sizes)), note
 
 
 def test_synthetic_monorepo_has_the_files_asked_for(tmp_path: Path) -> None:
