@@ -209,7 +209,7 @@ class Found:
 
     def __iter__(self) -> Iterator[Artifact]:
         for run in self._runs:
-            yield from _artifacts(run)
+            yield from artifacts_in(run)
 
     def drain(self) -> Iterator[Artifact]:
         """Each artifact, in order; each run of them let go as it is handed out (a check holds none of the
@@ -218,10 +218,11 @@ class Found:
         while self._runs:
             run = self._runs.pop()
             self._count -= len(run)
-            yield from _artifacts(run)
+            yield from artifacts_in(run)
 
 
-def _artifacts(run: PathRun) -> Iterator[Artifact]:
+def artifacts_in(run: PathRun) -> Iterator[Artifact]:
+    """The artifacts a run of (shown path, path, kind) holds, in order."""
     for display, fs_path, kind in run:
         yield Artifact(fs_path, fs_path if display == fs_path else display, kind)  # one string when equal
 

@@ -48,10 +48,11 @@ class RunWriter:
     """Packs triples into :class:`PathRun` objects, each handed to ``keep`` when it is full or closed (a
     caller that keeps other entries between them closes the run first, to keep its order)."""
 
-    __slots__ = ("_kinds", "_last", "_on_disk", "_open", "_shown", "keep")
+    __slots__ = ("_kinds", "_last", "_on_disk", "_open", "_shown", "keep", "size")
 
-    def __init__(self, keep: Callable[[PathRun], object]) -> None:
+    def __init__(self, keep: Callable[[PathRun], object], size: int = RUN) -> None:
         self.keep = keep
+        self.size = size  # triples a run holds at most
         self._open: list[str] = []  # the triples not joined yet: kind, shared, rest, kind...
         self._kinds: dict[str, int] = {}
         self._shown = ""
@@ -61,7 +62,7 @@ class RunWriter:
     def add(self, path: str, on_disk: str, kind: str) -> None:
         common = len(path) if on_disk.endswith(path) else common_tail(path, on_disk)
         tail, shown, on_disk = path[len(path) - common :], path[: len(path) - common], on_disk[: len(on_disk) - common]
-        if on_disk != self._on_disk or shown != self._shown or len(self._open) >= 3 * RUN:
+        if on_disk != self._on_disk or shown != self._shown or len(self._open) >= 3 * self.size:
             self.close()
             self._shown, self._on_disk = shown, on_disk
         shared = len(os.path.commonprefix((self._last, tail)))  # noqa: RUF071 - characters, not folders

@@ -13,20 +13,17 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from itertools import islice
 
 from ctxres.config import Config
 from ctxres.linters.checking import engine
-from ctxres.linters.checking.discovery import Artifact, Found
+from ctxres.linters.checking.discovery import Found, artifacts_in
 from ctxres.linters.checking.engine import WorkerDied as WorkerDied  # where a caller of the pool catches it
+from ctxres.linters.checking.path_runs import PathRun, RunWriter
 
 _config: Config | None = None  # set in each worker by _start
-
-AHEAD = 4  # chunks submitted ahead for each worker: it never waits for the parent, which holds only those
 
 
 def _start(config: Config) -> None:
@@ -37,9 +34,9 @@ def _start(config: Config) -> None:
     _config = config
 
 
-def _check_chunk(chunk: list[Artifact]) -> list[engine.FileResult]:
+def _check_chunk(chunk: PathRun) -> list[engine.FileResult]:
     assert _config is not None
-    return [engine.check_file(artifact, _config) for artifact in chunk]
+    return [engine.check_file(artifact, _config) for artifact in artifacts_in(chunk)]
 
 
 def chunk_size(files: int, jobs: int, most: int) -> int:
@@ -54,15 +51,14 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def results_in_pool(artifacts: Found, config: Config, jobs: int, most: int) -> Iterator[engine.FileResult]:
-    """The result of each artifact, in order. The chunks are made as the workers need them (at most
-    :data:`AHEAD` a worker waiting), so the parent holds a few chunks of artifacts, not all of them."""
-    total = len(artifacts)
-    size = chunk_size(total, jobs, most)
-    chunks = _chunks(artifacts.drain(), size)
+    """The result of each artifact, in order. Every chunk is submitted at once, as a
+    :class:`~ctxres.linters.checking.path_runs.PathRun` (a string: the parent holds a few dozen bytes a file
+    until a worker takes them, not an object a file)."""
+    size = chunk_size(len(artifacts), jobs, most)
+    chunks = _chunks(artifacts, size)
     pool = ProcessPoolExecutor(
-        max_workers=min(jobs, -(-total // size)), mp_context=_context(), initializer=_start, initargs=(config,)
+        max_workers=min(jobs, len(chunks)), mp_context=_context(), initializer=_start, initargs=(config,)
     )
-    pending: deque[Future[list[engine.FileResult]]] = deque()
     try:
         # A Ctrl-C between a fork and the worker's _start would make that worker print a traceback: SIGINT is
         # held back while the workers start (the parent gets it right after).
@@ -70,15 +66,12 @@ def results_in_pool(artifacts: Found, config: Config, jobs: int, most: int) -> I
         if masking:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            for chunk in islice(chunks, jobs * AHEAD):  # the first submissions start the workers
-                pending.append(pool.submit(_check_chunk, chunk))
+            done = pool.map(_check_chunk, chunks)  # submits every chunk, which starts the workers
+            chunks.clear()  # each chunk is held by its task until it is checked, no longer
         finally:
             if masking:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        while pending:
-            results = pending.popleft().result()
-            for chunk in islice(chunks, 1):  # one more for the worker that took this one
-                pending.append(pool.submit(_check_chunk, chunk))
+        for results in done:
             yield from results
     except BrokenProcessPool as exc:
         raise WorkerDied(
@@ -88,6 +81,12 @@ def results_in_pool(artifacts: Found, config: Config, jobs: int, most: int) -> I
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _chunks(artifacts: Iterator[Artifact], size: int) -> Iterator[list[Artifact]]:
-    while chunk := list(islice(artifacts, size)):
-        yield chunk
+def _chunks(artifacts: Found, size: int) -> list[PathRun]:
+    """The artifacts in runs of at most ``size``, in order (a run also ends where the way its files are shown
+    changes: a shorter chunk)."""
+    chunks: list[PathRun] = []
+    writer = RunWriter(chunks.append, size)
+    for artifact in artifacts.drain():
+        writer.add(artifact.display, artifact.fs_path, artifact.kind)
+    writer.close()
+    return chunks

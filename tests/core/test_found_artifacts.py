@@ -2,23 +2,33 @@
 
 ``ctxres check .`` lists the folder's files in order and looks at each once, as it is checked: what the
 check holds for each file found is a few dozen bytes in a few strings, not objects. A file reached twice
-through a link is checked once. With ``--jobs``, the parent makes the chunks of files as the workers
-need them.
+through a link is checked once. With ``--jobs``, the parent hands the files to the workers in chunks that are
+strings too.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from ctxres.config import Config
 from ctxres.linters.checking import engine, pool
-from ctxres.linters.checking.discovery import Artifact, Found, discover, find_artifacts, find_named, one_listing
+from ctxres.linters.checking.discovery import (
+    Artifact,
+    Found,
+    artifacts_in,
+    discover,
+    find_artifacts,
+    find_named,
+    one_listing,
+)
+from ctxres.linters.checking.path_runs import PathRun
 
 from ..conftest import ROOT
 from ..git_sandbox import Sandbox
@@ -149,31 +159,20 @@ def test_a_tracked_file_in_a_folder_replaced_by_a_link_is_not_checked_as_git_sta
     assert box.listed() == ["elsewhere/.jerry/checkpoints/cx-001-checkpoint.json"]
 
 
-def test_the_pool_makes_the_chunks_as_the_workers_need_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    config = Config(root=CORPUS)
-    found = find_artifacts([CORPUS], config, CORPUS)
-    total = len(found)
-    monkeypatch.setattr(pool, "AHEAD", 1)
-    made: list[int] = []
-    chunks = pool._chunks
-
-    def counted(artifacts: Iterator[Artifact], size: int) -> Iterator[list[Artifact]]:
-        for chunk in chunks(artifacts, size):
-            made.append(len(chunk))
-            yield chunk
-
-    monkeypatch.setattr(pool, "_chunks", counted)
-    when: list[int] = []
-    results = [when.append(len(made)) or result for result in pool.results_in_pool(found, config, 2, 2)]
-    assert len(results) == total and sum(made) == total and len(made) == -(-total // 2)
-    # When the first result comes back, the parent has made a chunk for each worker, and one more.
-    assert when[0] == 3, when[:4]
-    assert len(found) == 0
+def test_the_pool_hands_out_its_chunks_as_strings_of_at_most_the_chunk_size(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "tree", 150)
+    config = Config(root=root)
+    expected = list(find_artifacts([root], config, root))
+    chunks = pool._chunks(find_artifacts([root], config, root), 7)
+    assert all(isinstance(chunk, PathRun) and 0 < len(chunk) <= 7 for chunk in chunks)
+    assert len(chunks) == -(-len(expected) // 7)  # one way of showing the files: full chunks but the last
+    assert [artifact for chunk in chunks for artifact in artifacts_in(chunk)] == expected
+    assert [pickle.loads(pickle.dumps(chunk)).joined for chunk in chunks] == [chunk.joined for chunk in chunks]
 
 
 def test_a_check_by_the_pool_finds_what_a_check_in_one_process_finds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine, "POOL_MIN_FILES", 8)
-    monkeypatch.setattr(pool, "AHEAD", 1)
+    monkeypatch.setattr(engine, "CHUNK_MAX", 3)
     config = Config(root=CORPUS)
     one = engine.run([CORPUS], config, CORPUS, jobs=1)
     two = engine.run([CORPUS], config, CORPUS, jobs=2)
