@@ -20,7 +20,7 @@ from ctxres.artifacts import KINDS, SNIFFED
 from ctxres.config import Config
 from ctxres.filereading import read_regular
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
-from ctxres.linters.checking.path_runs import PathRun, RunWriter
+from ctxres.linters.checking.path_runs import PathRun, pack
 from ctxres.loading import Format
 from ctxres.records import FrozenRecord, init_field
 
@@ -195,13 +195,8 @@ class Found:
 
     def __init__(self, found: Iterable[tuple[str, str, str]] = ()) -> None:
         """``found``: (shown path, path, kind) of each artifact, in order."""
-        self._runs: list[PathRun] = []
-        self._count = 0
-        writer = RunWriter(self._runs.append)
-        for display, fs_path, kind in found:
-            writer.add(display, fs_path, kind)
-            self._count += 1
-        writer.close()
+        self._runs = pack(found)
+        self._count = sum(map(len, self._runs))
 
     def __len__(self) -> int:
         """How many it holds (:meth:`drain` lets them go)."""
@@ -214,17 +209,30 @@ class Found:
     def drain(self) -> Iterator[Artifact]:
         """Each artifact, in order; each run of them let go as it is handed out (a check holds none of the
         files it is done with)."""
+        for triple in self._drained():
+            yield _artifact(*triple)
+
+    def chunks(self, size: int) -> list[PathRun]:
+        """All it holds as runs of at most ``size`` (a run also ends where the way its files are shown
+        changes: a shorter one), each let go from here as it is packed again."""
+        return pack(self._drained(), size)
+
+    def _drained(self) -> Iterator[tuple[str, str, str]]:
         self._runs.reverse()
         while self._runs:
             run = self._runs.pop()
             self._count -= len(run)
-            yield from artifacts_in(run)
+            yield from run
 
 
 def artifacts_in(run: PathRun) -> Iterator[Artifact]:
     """The artifacts a run of (shown path, path, kind) holds, in order."""
-    for display, fs_path, kind in run:
-        yield Artifact(fs_path, fs_path if display == fs_path else display, kind)  # one string when equal
+    for triple in run:
+        yield _artifact(*triple)
+
+
+def _artifact(display: str, fs_path: str, kind: str) -> Artifact:
+    return Artifact(fs_path, fs_path if display == fs_path else display, kind)  # one string when they are equal
 
 
 def find_artifacts(paths: list[Path], config: Config, cwd: Path | None = None) -> Found:
@@ -240,19 +248,23 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
     so that the rules comparing several files run as they do on the whole folder. A file reached twice
     (a link to another file, folders that overlap) is checked once.
     """
-    return [
-        Artifact(fs_path, fs_path if display == fs_path else display, kind)  # one string when they are equal
-        for display, fs_path, kind in _found(paths, config, cwd or Path.cwd())
-    ]
+    cwd = cwd or Path.cwd()
+    if _one_folder(paths):
+        return [_artifact(*triple) for triple in _found_below(paths[0], config, cwd)]
+    return _found_anywhere(paths, config, cwd)
 
 
 def _found(paths: list[Path], config: Config, cwd: Path) -> Iterator[tuple[str, str, str]]:
     """(shown path, path, kind) of every artifact under ``paths``, in the order of the shown paths."""
-    if len(paths) == 1 and not paths[0].is_file():
+    if _one_folder(paths):
         yield from _found_below(paths[0], config, cwd)
         return
     for artifact in _found_anywhere(paths, config, cwd):
         yield artifact.display, artifact.fs_path, artifact.kind
+
+
+def _one_folder(paths: list[Path]) -> bool:
+    return len(paths) == 1 and not paths[0].is_file()
 
 
 def _found_below(folder: Path, config: Config, cwd: Path) -> Iterator[tuple[str, str, str]]:
@@ -267,10 +279,7 @@ def _found_below(folder: Path, config: Config, cwd: Path) -> Iterator[tuple[str,
     rels.sort()  # git's listing is sorted already; the walk's goes folder by folder
     prefix = _path_prefix(folder)
     shown = _shown_prefix(folder, cwd)
-    real_folder = os.path.realpath(folder)
-    targets: set[str] = set()  # where the links met point to
-    later: set[str] = set()  # files reached by a link before their turn
-    found = _below(folder, config, rels, prefix, real_folder, targets, later)
+    found = _below(folder, config, rels, prefix, os.path.realpath(folder))
     if shown is not None:
         yield from ((shown + rel, path, kind) for rel, path, kind in found)
     else:  # a folder shown with its files' paths from elsewhere: in their order
@@ -278,15 +287,11 @@ def _found_below(folder: Path, config: Config, cwd: Path) -> Iterator[tuple[str,
 
 
 def _below(
-    folder: Path,
-    config: Config,
-    rels: list[str],
-    prefix: str | None,
-    real_folder: str,
-    targets: set[str],
-    later: set[str],
+    folder: Path, config: Config, rels: list[str], prefix: str | None, real_folder: str
 ) -> Iterator[tuple[str, str, str]]:
     """(path relative to ``folder``, path, kind) of the artifacts among ``rels`` (sorted), each once."""
+    targets: set[str] = set()  # where the links met point to
+    later: set[str] = set()  # files reached by a link before their turn
     for at, rel in enumerate(rels):
         if later and rel in later:
             continue
@@ -337,9 +342,7 @@ def _found_anywhere(paths: list[Path], config: Config, cwd: Path) -> list[Artifa
             kind = kind_of(rel, path, config)
             if kind:
                 name = str(path)
-                shown = display(name, rel)
-                artifact = Artifact(name, name if shown == name else shown, kind)  # one string when they are equal
-                found.setdefault(_realpath(name, real_folders), artifact)
+                found.setdefault(_realpath(name, real_folders), _artifact(display(name, rel), name, kind))
     if explicit:
         from ctxres.linters.checking.units import unit_members
 

@@ -10,7 +10,7 @@ on disk share their ends.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 RUN = 256  # triples joined in one string (a few kB)
 
@@ -82,3 +82,13 @@ class RunWriter:
 def common_tail(path: str, on_disk: str) -> int:
     """How many characters ``path`` and ``on_disk`` end with alike."""
     return len(os.path.commonprefix((path[::-1], on_disk[::-1])))  # noqa: RUF071 - characters, not folders
+
+
+def pack(triples: Iterable[tuple[str, str, str]], size: int = RUN) -> list[PathRun]:
+    """(path, place on disk, kind) triples, in order, as runs of at most ``size``."""
+    runs: list[PathRun] = []
+    writer = RunWriter(runs.append, size)
+    for path, on_disk, kind in triples:
+        writer.add(path, on_disk, kind)
+    writer.close()
+    return runs

@@ -21,7 +21,7 @@ from ctxres.config import Config
 from ctxres.linters.checking import engine
 from ctxres.linters.checking.discovery import Found, artifacts_in
 from ctxres.linters.checking.engine import WorkerDied as WorkerDied  # where a caller of the pool catches it
-from ctxres.linters.checking.path_runs import PathRun, RunWriter
+from ctxres.linters.checking.path_runs import PathRun
 
 _config: Config | None = None  # set in each worker by _start
 
@@ -55,7 +55,7 @@ def results_in_pool(artifacts: Found, config: Config, jobs: int, most: int) -> I
     :class:`~ctxres.linters.checking.path_runs.PathRun` (a string: the parent holds a few dozen bytes a file
     until a worker takes them, not an object a file)."""
     size = chunk_size(len(artifacts), jobs, most)
-    chunks = _chunks(artifacts, size)
+    chunks = artifacts.chunks(size)
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(chunks)), mp_context=_context(), initializer=_start, initargs=(config,)
     )
@@ -79,14 +79,3 @@ def results_in_pool(artifacts: Found, config: Config, jobs: int, most: int) -> I
         ) from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _chunks(artifacts: Found, size: int) -> list[PathRun]:
-    """The artifacts in runs of at most ``size``, in order (a run also ends where the way its files are shown
-    changes: a shorter chunk)."""
-    chunks: list[PathRun] = []
-    writer = RunWriter(chunks.append, size)
-    for artifact in artifacts.drain():
-        writer.add(artifact.display, artifact.fs_path, artifact.kind)
-    writer.close()
-    return chunks

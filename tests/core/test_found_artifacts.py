@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ctxres.config import Config
-from ctxres.linters.checking import engine, pool
+from ctxres.linters.checking import engine
 from ctxres.linters.checking.discovery import (
     Artifact,
     Found,
@@ -163,7 +163,7 @@ def test_the_pool_hands_out_its_chunks_as_strings_of_at_most_the_chunk_size(tmp_
     root = _tree(tmp_path / "tree", 150)
     config = Config(root=root)
     expected = list(find_artifacts([root], config, root))
-    chunks = pool._chunks(find_artifacts([root], config, root), 7)
+    chunks = find_artifacts([root], config, root).chunks(7)
     assert all(isinstance(chunk, PathRun) and 0 < len(chunk) <= 7 for chunk in chunks)
     assert len(chunks) == -(-len(expected) // 7)  # one way of showing the files: full chunks but the last
     assert [artifact for chunk in chunks for artifact in artifacts_in(chunk)] == expected
