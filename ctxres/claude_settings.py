@@ -16,6 +16,14 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
     from typing import Any
 
 MARKERS = ("ctxres-hook", "ctxres.hooks.main", "plugin_entry.py")
+# The variable that says where this machine's ctxres-hook is. The committed settings file runs
+# ``"${CTXRES_HOOK:-ctxres-hook}" EVENT`` (the same on every machine); each clone's
+# ``.claude/settings.local.json`` (never committed) sets it in its ``env``, which Claude Code passes to
+# every hook. Unset, the ``ctxres-hook`` on the client's PATH runs (a pipx or ``uv tool`` install).
+HOOK_ENV = "CTXRES_HOOK"
+PORTABLE_COMMAND = '"${' + HOOK_ENV + ':-ctxres-hook}"'
+SETTINGS_FILE = "settings.json"  # committed, beside the local file in .claude/
+LOCAL_SETTINGS_FILE = "settings.local.json"  # per clone: Claude Code's own place for a machine's settings
 
 
 class HookSpec(FrozenRecord):
@@ -97,7 +105,38 @@ def uninstall(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
     return result, removed
 
 
-def install(settings: dict[str, Any], command: str = "ctxres-hook") -> dict[str, Any]:
+def set_env(settings: dict[str, Any], name: str, value: str) -> dict[str, Any]:
+    """The settings with ``env.<name>`` set to ``value`` (other variables and keys untouched)."""
+    result = _copy(settings)
+    env = result.setdefault("env", {})
+    if not isinstance(env, dict):
+        raise ValueError("`env` in the settings file is not an object")
+    env[name] = value
+    return result
+
+
+def unset_env(settings: dict[str, Any], name: str) -> tuple[dict[str, Any], bool]:
+    """The settings without ``env.<name>`` (an ``env`` left empty is removed); and whether it was there."""
+    result = _copy(settings)
+    env = result.get("env")
+    if not isinstance(env, dict) or name not in env:
+        return result, False
+    del env[name]
+    if not env:
+        del result["env"]
+    return result, True
+
+
+def settings_env(settings: Any) -> dict[str, str]:
+    """The ``env`` variables a parsed settings file gives the hooks (non-string values as Claude Code
+    would pass them: their text)."""
+    env = settings.get("env") if isinstance(settings, dict) else None
+    if not isinstance(env, dict):
+        return {}
+    return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in env.items() if v is not None}
+
+
+def install(settings: dict[str, Any], command: str = PORTABLE_COMMAND) -> dict[str, Any]:
     """The settings with exactly one ctxres handler per event (others' entries untouched).
 
     Idempotent, and in place: the first group that holds only ctxres handlers is replaced where it

@@ -107,9 +107,14 @@ class Rule(FrozenRecord):
         return "\n## Options\nIn `[tool.ctxres]`, shown with their defaults:\n\n" + "\n".join(lines) + "\n"
 
     def doc_url(self) -> str:
-        return f"https://github.com/ctxres/ctxres/blob/main/docs/rules/{self.code}.md"
+        """The rule's page on the documentation site; ``""`` while ctxres publishes none (`ctxres rule
+        CODE` prints the page, and ``docs/rules/CODE.md`` holds it in a clone)."""
+        return f"{DOCS_URL}/{self.code}.md" if DOCS_URL else ""
 
 
+# Where the rule pages are published (no trailing slash); empty while ctxres is published nowhere, so
+# that no finding links to a site that does not exist.
+DOCS_URL = ""
 RULES: dict[str, Rule] = {}
 
 

@@ -1,4 +1,5 @@
-"""The sub-commands of ``ctxres``, one module each.
+"""The sub-commands of ``ctxres``, one module each (a module whose name starts with ``_`` holds what
+several commands share, and is no command).
 
 Every module here defines ``add_parser(sub)``, which adds its sub-command to the parser and sets
 ``handler`` (a function of the parsed arguments that returns the exit status) with

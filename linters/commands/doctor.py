@@ -9,9 +9,20 @@ from pathlib import Path
 
 from ctxres.config import load_config
 from ctxres.linters.reporters import add_format_option, print_findings
+from ctxres.linters.rules.checkpoints_tracked import check_checkpoints_tracked
 from ctxres.linters.rules.hook_runs import check_hook_runs
-from ctxres.linters.rules.layers import UNVERIFIED, diagnose, layer_findings, live_workflow
+from ctxres.linters.rules.layers import (
+    MISCONFIGURED,
+    MISSING,
+    UNVERIFIED,
+    Layer,
+    diagnose,
+    layer_findings,
+    live_workflow,
+)
 from ctxres.linters.rules.precommit_setup import check_precommit_setup
+
+SUMMARY = ((MISSING, "Not present"), (MISCONFIGURED, "Misconfigured"), (UNVERIFIED, "Warning: could not verify"))
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,13 +46,35 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
+def summary(rows: list[Layer]) -> list[str]:
+    """The closing lines: each layer that is missing, misconfigured or unverified, named once."""
+
+    def named(status: str) -> str:
+        return ", ".join(dict.fromkeys(r.layer for r in rows if r.status == status))
+
+    lines = [
+        f"{label}{'' if label.endswith('verify') else ':'} {named(status)}."
+        for status, label in SUMMARY
+        if named(status)
+    ]
+    if not any(not r.ok for r in rows):
+        lines.insert(0, "All layers present.")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     root: Path = args.path
     if not root.is_dir():
         print(f"ctxres: error: {root} is not a folder", file=sys.stderr)
         return 2
     config = load_config(root)
-    rows = diagnose(root.resolve(), config) + check_hook_runs(root.resolve()) + check_precommit_setup(root.resolve())
+    tracked = check_checkpoints_tracked(root.resolve(), config)
+    rows = (
+        diagnose(root.resolve(), config)
+        + check_hook_runs(root.resolve())
+        + check_precommit_setup(root.resolve())
+        + ([tracked] if tracked is not None else [])
+    )
     workflow = live_workflow(root.resolve(), config)  # informative: never makes the doctor fail
     if args.output_format == "json":
         print(
@@ -63,9 +96,7 @@ def run(args: argparse.Namespace) -> int:
             if row.fix:
                 print(f"{'':<{width}}  {'':<13} fix: {row.fix}")
         print(f"{'workflow':<{width}}  {'live' if workflow.path else 'none':<13} {workflow.note}")
-        missing = [r.layer for r in rows if not r.ok]
-        unverified = [r.layer for r in rows if r.status == UNVERIFIED]
-        print(f"\n{'All layers present.' if not missing else 'Not present: ' + ', '.join(missing) + '.'}")
-        if unverified:
-            print(f"Warning: could not verify {', '.join(unverified)}.")
+        print()
+        for line in summary(rows):
+            print(line)
     return 0 if all(r.ok for r in rows) else 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import subprocess
 import sys
 from importlib import resources
@@ -12,19 +11,39 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from ctxres.atomic import write_atomic
-from ctxres.claude_settings import install, render
+from ctxres import protocol
+from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE
 from ctxres.config import Config, load_config
-from ctxres.linters.commands.install import hook_command, installed_script
-from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2
+from ctxres.linters.commands._config_edit import option_change
+from ctxres.linters.commands._precommit_hooks import local_repo
+from ctxres.linters.commands.install import (
+    BARE_COMMAND,
+    Change,
+    installed_script,
+    no_script_warning,
+    plan_local,
+    plan_shared,
+    write_changes,
+)
+from ctxres.linters.rules.checkpoints_tracked import (
+    check_checkpoints_tracked,
+    checkpoint_sample,
+    fixed_gitignore,
+    ignoring_rule,
+    state_folder,
+)
+from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, rule_files
 from ctxres.linters.rules.precommit_setup import check_installed
-from ctxres.linters.rules.reinject import reminder_marker
+from ctxres.linters.rules.reinject import BUDGET, reminder_marker
+from ctxres.linters.rules.reinject import budget as reinject_budget
 from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
-from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import scan
 from ctxres.yamledit import EditError, append_item
 
+BUDGET_OPTION = BUDGET.name
+BUDGET_STEP = 50  # a raised budget is rounded up to this many tokens
 STEPS = ("L1", "L2", "hooks", "gitignore", "pre-commit", "template")
+LOCAL_STEPS = ("hooks", "pre-commit")  # what `--local` does of them: nothing that is committed
 # The hooks' per-machine state (under the state folder): rewritten on every prompt or write, never committed.
 # The checkpoints (<state folder>/checkpoints/cx-NNN-checkpoint.json) are the resumption record: committed.
 STATE_FILES_NOT_COMMITTED = (
@@ -35,26 +54,14 @@ STATE_FILES_NOT_COMMITTED = (
 )
 NEXUS_STATE_FILE = "00-system/.cache/precompact_state.json"  # the nexus profile's PreCompact state
 GITIGNORE_HEADER = "# ctxres: the hooks' per-machine state (commit the checkpoints, not these)"
+LOCAL_SETTINGS_IGNORED = f"/.claude/{LOCAL_SETTINGS_FILE}"  # Claude Code's per-clone settings (CTXRES_HOOK)
 # Under the documentation folder, which ctxres.orchestration never takes for a live workflow.
 TEMPLATE_PATH = f"{PROTOCOL_DOCS_FOLDER}/orchestration-template.yaml"
-PRECOMMIT_URL = "https://github.com/ctxres/ctxres"
-PRECOMMIT_REV = "v0.1.0"
-PRECOMMIT_REPO = {"repo": PRECOMMIT_URL, "rev": PRECOMMIT_REV, "hooks": [{"id": hook_id} for hook_id in PRECOMMIT_IDS]}
-
-
-class Change(FrozenRecord):
-    """One file init would write: its path, new text, and what it does."""
-
-    __slots__ = ("action", "path", "text")
-
-    path: Path
-    text: str
-    action: str
-
-    def __init__(self, path: Path, text: str, action: str) -> None:
-        init_field(self, "path", path)
-        init_field(self, "text", text)
-        init_field(self, "action", action)
+PRECOMMIT_HEADER = (
+    "# pre-commit runs these hooks on every commit (`pre-commit install` once per clone).\n"
+    "# The ctxres hooks run the `ctxres` command installed on your machine (pipx, uv tool, or an\n"
+    "# activated virtual environment): `ctxres init --local` checks it.\n"
+)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,6 +84,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help=f"comma-separated steps among {', '.join(STEPS)} (default: all)",
     )
     parser.add_argument("--rule-file", default="CLAUDE.md", help="the rule file that gets the L2 reminder")
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help="only this clone's part, for a teammate after cloning: record this machine's ctxres-hook in "
+        ".claude/settings.local.json (not committed) and run `pre-commit install`; no tracked file is written",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
     parser.add_argument("--force", action="store_true", help="overwrite the protocol document and template")
     parser.set_defaults(handler=run)
@@ -95,33 +108,53 @@ def plan_l1(root: Path, force: bool) -> list[Change]:
     return [Change(target, _protocol_text(), "write the protocol document (L1)")]
 
 
+def free_rank(used: set[int]) -> int:
+    """The protocol's rank for the reminder when no rule file of the project uses it, else the rank after
+    the highest one used (ranks order the reminders; two markers with one rank are R005)."""
+    return protocol.RESUMPTION_MARKER_RANK if protocol.RESUMPTION_MARKER_RANK not in used else max(used) + 1
+
+
 def plan_l2(root: Path, rule_file: str) -> list[Change]:
-    if check_l2(root, load_config(root)).status != "missing":
+    """The reminder, at a rank no rule file of the project uses; and, when the project's markers with it
+    would measure more than the L2 budget, the budget raised to what they measure (said on stdout:
+    the markers are re-sent with every prompt, so a team shortens them and lowers it again)."""
+    config = load_config(root)
+    if check_l2(root, config).status != "missing":
         return []
+    files = rule_files(root, config)
     target = root / rule_file
     text = target.read_text("utf-8") if target.exists() else "# Rules for Claude Code\n"
-    ranks = {m.rank for m in scan(text).markers if m.rank is not None}
-    rank = 9 if 9 not in ranks else max(ranks) + 1
-    text = text.rstrip("\n") + "\n\n" + reminder_marker(rank) + "\n"
-    return [Change(target, text, f"add the resumption update reminder (L2, rank {rank})")]
-
-
-def plan_hooks(root: Path, command: str) -> list[Change]:
-    target = root / ".claude" / "settings.json"
-    original = target.read_text("utf-8") if target.exists() else ""
-    current = json.loads(original) if original.strip() else {}
-    if not isinstance(current, dict):
-        raise ValueError(f"{target} does not hold a JSON object")
-    merged = install(current, command)
-    if merged == current:
-        return []
-    return [
-        Change(
-            target,
-            render(merged, original),
-            f"register the Claude Code hooks (L3, L4, checkpoints) as `{command} EVENT`",
+    rank = free_rank({m.rank for f in files for m in f.markers if m.rank is not None})
+    marker = reminder_marker(rank)
+    text = text.rstrip("\n") + "\n\n" + marker + "\n"
+    changes = [Change(target, text, f"add the resumption update reminder (L2, rank {rank})")]
+    spent = sum(m.measured for f in files for m in f.markers)
+    total = spent + sum(m.measured for m in scan(marker).markers)
+    limit = reinject_budget(config)
+    if total > limit:
+        raised = -(-total // BUDGET_STEP) * BUDGET_STEP
+        why = (
+            f"the L2-REINJECT markers measured {spent} tokens before ctxres; with its reminder {total}, over the "
+            f"{limit}-token budget: raised by ctxres init; shorten the markers and lower it"
         )
-    ]
+        path, new = option_change(root, BUDGET_OPTION, str(raised), why)
+        changes.append(
+            Change(
+                path,
+                new,
+                f"set reinject-budget = {raised}: the rule files' markers measure {total} tokens with the "
+                f"reminder, over the {limit}-token budget (every marker is re-sent with each prompt: shorten "
+                "them, then lower it)",
+            )
+        )
+    return changes
+
+
+def plan_hooks(root: Path, script: Path | None, local_only: bool = False) -> list[Change]:
+    """The Claude Code hooks: the same command in the committed ``.claude/settings.json``, this machine's
+    ``ctxres-hook`` in ``.claude/settings.local.json``."""
+    target = root / ".claude" / SETTINGS_FILE
+    return ([] if local_only else plan_shared(target)) + plan_local(target, script)
 
 
 def ignored_state(config: Config) -> list[str]:
@@ -136,32 +169,36 @@ def ignored_state(config: Config) -> list[str]:
 
 
 def plan_gitignore(root: Path) -> list[Change]:
+    """``.gitignore``: the hooks' per-machine state and ``.claude/settings.local.json`` out of git; and,
+    when the repository ignores its whole state folder, the checkpoints back in (see
+    :mod:`ctxres.linters.rules.checkpoints_tracked`)."""
     target = root / ".gitignore"
     text = target.read_text("utf-8") if target.exists() else ""
+    config = load_config(root)
+    actions = []
+    _, rule = ignoring_rule(root, checkpoint_sample(config, root))
+    fixed = fixed_gitignore(text, rule, state_folder(config, root)) if rule is not None else None
+    if fixed is not None and rule is not None:
+        text = fixed
+        actions.append(f"keep the checkpoints in git (`{rule.pattern}` ignored them)")
     present = {line.strip() for line in text.splitlines()}
-    missing = [line for line in ignored_state(load_config(root)) if line not in present]
-    if not missing:
-        return []
-    block = ([] if GITIGNORE_HEADER in present else [GITIGNORE_HEADER]) + missing
-    prefix = text if not text or text.endswith("\n") else text + "\n"
-    separator = "\n" if prefix.strip() else ""
-    return [
-        Change(target, prefix + separator + "\n".join(block) + "\n", "keep the hooks' per-machine state out of git")
-    ]
+    missing = [line for line in [*ignored_state(config), LOCAL_SETTINGS_IGNORED] if line not in present]
+    if missing:
+        block = ([] if GITIGNORE_HEADER in present else [GITIGNORE_HEADER]) + missing
+        prefix = text if not text or text.endswith("\n") else text + "\n"
+        separator = "\n" if prefix.strip() else ""
+        text = prefix + separator + "\n".join(block) + "\n"
+        actions.append("keep the hooks' per-machine state out of git")
+    return [Change(target, text, "; ".join(actions))] if actions else []
 
 
 def plan_precommit(root: Path) -> list[Change]:
+    """The ctxres hooks as a ``repo: local`` entry of ``.pre-commit-config.yaml`` (they run the installed
+    ``ctxres``: nothing is fetched from a hosting site or an index)."""
     target = root / ".pre-commit-config.yaml"
     if not target.exists():
-        text = (
-            "repos:\n"
-            + "\n".join(
-                ["  - repo: " + PRECOMMIT_URL, f"    rev: {PRECOMMIT_REV}", "    hooks:"]
-                + [f"      - id: {hook_id}" for hook_id in PRECOMMIT_IDS]
-            )
-            + "\n"
-        )
-        return [Change(target, text, "create .pre-commit-config.yaml with the ctxres hooks")]
+        text = PRECOMMIT_HEADER + block_yaml({"repos": [local_repo(PRECOMMIT_IDS)]})
+        return [Change(target, text, "create .pre-commit-config.yaml (repo: local, the installed ctxres)")]
     text = target.read_text("utf-8")
     data = yaml.safe_load(text) or {}
     if any(isinstance(r, dict) and "ctxres" in str(r.get("repo", "")) for r in data.get("repos", []) or []):
@@ -169,12 +206,23 @@ def plan_precommit(root: Path) -> list[Change]:
     if any(hook_id in text for hook_id in PRECOMMIT_IDS):
         return []
     try:
-        new = append_item(text, ("repos",), PRECOMMIT_REPO)
+        new = append_item(text, ("repos",), local_repo(PRECOMMIT_IDS))
     except EditError as exc:
         raise SystemExit(f"ctxres: error: cannot add the ctxres hooks to {target}: {exc}; add them by hand") from None
-    return [
-        Change(target, new if new.endswith("\n") else new + "\n", "add the ctxres hooks to .pre-commit-config.yaml")
-    ]
+    action = "add the ctxres hooks to .pre-commit-config.yaml (repo: local, the installed ctxres)"
+    return [Change(target, new if new.endswith("\n") else new + "\n", action)]
+
+
+class _IndentedDumper(yaml.SafeDumper):
+    """Block YAML whose lists are indented under their key, as pre-commit's own examples are."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def block_yaml(data: object) -> str:
+    """``data`` as block YAML: plain scalars where they read the same, keys in their order."""
+    return yaml.dump(data, Dumper=_IndentedDumper, default_flow_style=False, sort_keys=False, width=10_000)
 
 
 def plan_template(root: Path, force: bool) -> list[Change]:
@@ -221,11 +269,11 @@ resumption:
     return [Change(target, text, "write a v2 resumption section template")]
 
 
-def plan(root: Path, steps: tuple[str, ...], rule_file: str, force: bool, command: str = "ctxres-hook") -> list[Change]:
+def plan(root: Path, steps: tuple[str, ...], rule_file: str, force: bool, script: Path | None = None) -> list[Change]:
     planners = {
         "L1": lambda: plan_l1(root, force),
         "L2": lambda: plan_l2(root, rule_file),
-        "hooks": lambda: plan_hooks(root, command),
+        "hooks": lambda: plan_hooks(root, script),
         "gitignore": lambda: plan_gitignore(root),
         "pre-commit": lambda: plan_precommit(root),
         "template": lambda: plan_template(root, force),
@@ -265,31 +313,44 @@ def run(args: argparse.Namespace) -> int:
         why = f"unknown step {', '.join(unknown)} (steps: {', '.join(STEPS)})" if unknown else f"{root} is not a folder"
         print(f"ctxres: error: {why}", file=sys.stderr)
         return 2
-    command, warning = hook_command() if "hooks" in args.only else ("ctxres-hook", None)
+    steps = tuple(s for s in args.only if s in LOCAL_STEPS) if args.local else args.only
+    script = installed_script(BARE_COMMAND) if "hooks" in steps else None
     try:
-        changes = plan(root, args.only, args.rule_file, args.force, command)
+        if args.local:
+            changes = plan_hooks(root, script, local_only=True) if "hooks" in steps else []
+        else:
+            changes = plan(root, steps, args.rule_file, args.force, script)
     except (OSError, ValueError, yaml.YAMLError) as exc:
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2
-    if warning:
-        print(warning, file=sys.stderr)
-    for change in changes:
-        shown = change.path.relative_to(root).as_posix()
-        if args.dry_run:
-            print(f"would {change.action}: {shown}")
-            continue
-        change.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(change.path, change.text)
-        print(f"{change.action}: {shown}")
-    installed = install_precommit(root, args.dry_run) if "pre-commit" in args.only else None
+    if "hooks" in steps and script is None:
+        print(no_script_warning(), file=sys.stderr)
+    if args.dry_run:
+        for change in changes:
+            print(f"would {change.action}: {change.path.relative_to(root).as_posix()}")
+    else:
+        write_changes(changes, root)
+    installed = install_precommit(root, args.dry_run) if "pre-commit" in steps else None
     if installed:
         print(installed, file=sys.stderr if installed.startswith("ctxres: warning") else sys.stdout)
+    for warning in remaining_warnings(root, steps, args.dry_run):
+        print(warning, file=sys.stderr)
     if not changes and not (installed and not installed.startswith("ctxres: warning")):
         print("Nothing to do: every requested layer is already in place.")
         return 0
     if not args.dry_run:
         print("Run `ctxres doctor` to check every layer.")
     return 0
+
+
+def remaining_warnings(root: Path, steps: tuple[str, ...], dry_run: bool) -> list[str]:
+    """What init could not fix and the user must: checkpoints that git still ignores."""
+    if "gitignore" not in steps or dry_run:
+        return []
+    row = check_checkpoints_tracked(root, load_config(root))
+    if row is None or row.ok:
+        return []
+    return [f"ctxres: warning: {row.detail}; fix: {row.fix}"]

@@ -1,9 +1,12 @@
 """``ctxres install-hooks``: register (or remove) the ctxres hooks in a Claude Code settings file.
 
-The command written is the absolute path of the ``ctxres-hook`` of the running installation: Claude
-Code runs hooks through ``sh -c`` with its own PATH, where a bare ``ctxres-hook`` from a virtual
-environment that is not activated is not found (status 127, which the client only logs in its
-debug log). When no such script exists, the bare name is written and a warning says why.
+The committed ``.claude/settings.json`` gets the same command on every machine,
+``"${CTXRES_HOOK:-ctxres-hook}" EVENT``; the per-clone ``.claude/settings.local.json`` (never
+committed) gets ``env.CTXRES_HOOK``, the absolute path of this installation's ``ctxres-hook``. Claude
+Code passes a settings file's ``env`` to every hook it runs through ``sh -c``, so the hooks run from a
+virtual environment that is not on the client's PATH (where a bare ``ctxres-hook`` exits 127, which
+the client only logs in its debug log), and a teammate's clone needs only ``--local`` (or
+``ctxres init --local``), which writes no tracked file.
 """
 
 from __future__ import annotations
@@ -18,7 +21,18 @@ import sysconfig
 from pathlib import Path
 
 from ctxres.atomic import write_atomic
-from ctxres.claude_settings import HOOKS, install, render, uninstall
+from ctxres.claude_settings import (
+    HOOK_ENV,
+    HOOKS,
+    LOCAL_SETTINGS_FILE,
+    PORTABLE_COMMAND,
+    install,
+    render,
+    set_env,
+    uninstall,
+    unset_env,
+)
+from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
@@ -32,9 +46,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "install-hooks",
         help="register the ctxres hooks in .claude/settings.json",
         description="Merge the four ctxres hook entries (PreCompact; SessionStart on startup, resume and "
-        "compact; UserPromptSubmit; PostToolUse on writes) into a Claude Code settings file, with the "
-        "absolute path of this installation's ctxres-hook. Other entries, the file's indentation and its "
-        "key order are kept; running it again changes nothing.",
+        'compact; UserPromptSubmit; PostToolUse on writes) into a Claude Code settings file as `"${CTXRES_HOOK:-'
+        "ctxres-hook}\" EVENT` (the same on every machine), and record the absolute path of this installation's "
+        "ctxres-hook as CTXRES_HOOK in the env of .claude/settings.local.json, which is not committed and which "
+        "Claude Code passes to every hook. Other entries, the files' indentation and key order are kept; running "
+        "it again changes nothing. --command writes a command of your own instead.",
     )
     parser.add_argument(
         "--settings",
@@ -47,9 +63,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--command",
         default=None,
-        help="how Claude Code runs the hook (default: the absolute path of this installation's ctxres-hook)",
+        help='how Claude Code runs the hook (default: "${CTXRES_HOOK:-ctxres-hook}", with CTXRES_HOOK set to '
+        "this installation's ctxres-hook in .claude/settings.local.json)",
     )
-    parser.add_argument("--uninstall", action="store_true", help="remove the ctxres entries, and only those")
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help=f"only record this machine's {BARE_COMMAND} in .claude/{LOCAL_SETTINGS_FILE} (what a teammate runs "
+        "after cloning; the committed settings file is not written)",
+    )
+    parser.add_argument(
+        "--uninstall",
+        action="store_true",
+        help=f"remove the ctxres entries, and only those (and {HOOK_ENV} from .claude/{LOCAL_SETTINGS_FILE})",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the resulting file instead of writing it")
     parser.set_defaults(handler=run)
 
@@ -70,18 +97,93 @@ def installed_script(name: str) -> Path | None:
 
 
 def hook_command() -> tuple[str, str | None]:
-    """The command to register (the absolute ``ctxres-hook`` path, quoted for ``sh`` if needed), and
-    a warning when only the bare name can be written."""
+    """The command to write with ``--command`` semantics (the absolute ``ctxres-hook`` path, quoted for
+    ``sh`` if needed), and a warning when only the bare name can be written."""
     found = installed_script(BARE_COMMAND)
     if found is not None:
         return shlex.quote(str(found)), None
-    return BARE_COMMAND, (
+    return BARE_COMMAND, no_script_warning()
+
+
+def no_script_warning() -> str:
+    return (
         f"ctxres: warning: no {BARE_COMMAND} script was found for this installation ({sys.executable}); "
-        f"the hooks are registered as a bare `{BARE_COMMAND}`, and every one of them will fail with status "
-        f"127 (which Claude Code only writes to its debug log) unless `{BARE_COMMAND}` is on the PATH "
-        f"Claude Code runs with. Re-run with --command /absolute/path/to/{BARE_COMMAND} (or a command that "
-        "runs `python -m ctxres.hooks.main`), then `ctxres doctor` to check that every hook answers"
+        f"the hooks run the `{BARE_COMMAND}` on the PATH Claude Code runs with, and fail with status 127 "
+        f"(which Claude Code only writes to its debug log) where there is none. Install ctxres with pipx or "
+        f"`uv tool`, or re-run this command with the ctxres of a virtual environment "
+        f"(/path/to/.venv/bin/ctxres), then `ctxres doctor` to check that every hook answers"
     )
+
+
+class Change(FrozenRecord):
+    """One file a command would write: its path, new text, and what it does."""
+
+    __slots__ = ("action", "path", "text")
+
+    path: Path
+    text: str
+    action: str
+
+    def __init__(self, path: Path, text: str, action: str) -> None:
+        init_field(self, "path", path)
+        init_field(self, "text", text)
+        init_field(self, "action", action)
+
+
+def local_settings(settings: Path) -> Path:
+    """The per-clone settings file beside ``settings`` (``.claude/settings.local.json``)."""
+    return settings.parent / LOCAL_SETTINGS_FILE
+
+
+def plan_shared(settings: Path, command: str = PORTABLE_COMMAND) -> list[Change]:
+    """Register the hooks in ``settings`` (the committed file: the same command on every machine)."""
+    before, original = _read(settings)
+    after = install(before, command)
+    if after == before and settings.exists():
+        return []
+    events = ", ".join(spec.event for spec in HOOKS)
+    return [Change(settings, render(after, original), f"register {events} (command: {command} EVENT)")]
+
+
+def plan_local(settings: Path, script: Path | None) -> list[Change]:
+    """Record this machine's ``ctxres-hook`` in the per-clone file beside ``settings`` (nothing when
+    there is no script to record, or it is recorded already)."""
+    if script is None:
+        return []
+    target = local_settings(settings)
+    before, original = _read(target)
+    after = set_env(before, HOOK_ENV, str(script))
+    if after == before:
+        return []
+    return [Change(target, render(after, original), f"set {HOOK_ENV} to this machine's {BARE_COMMAND} (not committed)")]
+
+
+def plan_uninstall(settings: Path) -> tuple[list[Change], int]:
+    """Take the ctxres hooks out of ``settings`` and ``CTXRES_HOOK`` out of the per-clone file."""
+    changes = []
+    before, original = _read(settings)
+    after, removed = uninstall(before)
+    if removed:
+        changes.append(Change(settings, render(after, original), f"remove {removed} ctxres hook entries"))
+    target = local_settings(settings)
+    if target != settings and target.exists():
+        local_before, local_original = _read(target)
+        local_after, had = unset_env(local_before, HOOK_ENV)
+        if had:
+            changes.append(Change(target, render(local_after, local_original), f"remove {HOOK_ENV}"))
+    elif target == settings and changes:
+        cleared, _ = unset_env(after, HOOK_ENV)
+        changes[0] = Change(settings, render(cleared, original), changes[0].action)
+    return changes, removed
+
+
+def write_changes(changes: list[Change], root: Path | None = None) -> None:
+    """Write each change atomically and say what it did (paths relative to ``root`` when given)."""
+    for change in changes:
+        change.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(change.path, change.text)
+        shown = change.path.relative_to(root).as_posix() if root is not None else str(change.path)
+        print(f"{change.action}: {shown}")
 
 
 def missing_folder(path: Path) -> Path | None:
@@ -119,38 +221,37 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     warning = None
-    command = args.command
-    if command is None and not args.uninstall:
-        command, warning = hook_command()
-    elif command == BARE_COMMAND and not args.uninstall and shutil.which(BARE_COMMAND) is None:
-        warning = (
-            f"ctxres: warning: `{BARE_COMMAND}` is not on PATH here; every hook fails with status 127 unless "
-            f"Claude Code finds it on its own PATH; pass --command with the full path"
-        )
     try:
-        before, original = _read(path)
         if args.uninstall:
-            after, removed = uninstall(before)
-            summary = f"removed {removed} ctxres hook entr{'y' if removed == 1 else 'ies'} from {path}"
+            changes, _ = plan_uninstall(path)
+        elif args.command is not None:
+            changes = [] if args.local else plan_shared(path, args.command)
+            if args.command == BARE_COMMAND and shutil.which(BARE_COMMAND) is None:
+                warning = (
+                    f"ctxres: warning: `{BARE_COMMAND}` is not on PATH here; every hook fails with status 127 "
+                    f"unless Claude Code finds it on its own PATH; pass --command with the full path"
+                )
         else:
-            after = install(before, command)
-            summary = f"registered {', '.join(spec.event for spec in HOOKS)} in {path} (command: {command})"
+            script = installed_script(BARE_COMMAND)
+            if script is None:
+                warning = no_script_warning()
+            changes = ([] if args.local else plan_shared(path)) + plan_local(path, script)
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2
     except ValueError as exc:
         print(f"ctxres: error: {path}: {exc}", file=sys.stderr)
         return 2
-    text = render(after, original)
     if warning:
         print(warning, file=sys.stderr)
     if args.dry_run:
-        sys.stdout.write(text)
+        for change in changes:
+            if len(changes) > 1:
+                print(f"--- {change.path} ({change.action})")
+            sys.stdout.write(change.text)
         return 0
-    if after == before and path.exists():
-        print(f"{path} is already up to date")
+    if not changes:
+        print(f"{path} is already up to date" if not args.uninstall else f"no ctxres hook in {path}")
         return 0
-    path.parent.mkdir(exist_ok=True)
-    write_atomic(path, text)
-    print(summary)
+    write_changes(changes)
     return 0

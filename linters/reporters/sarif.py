@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
-INFORMATION_URI = "https://github.com/ctxres/ctxres"
 SRCROOT = "%SRCROOT%"
 
 
@@ -45,14 +44,17 @@ def rule_descriptor(code: str) -> dict[str, object]:
     rule = RULES.get(code)
     if rule is None:
         return {"id": code}
-    return {
+    descriptor: dict[str, object] = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.summary},
-        "helpUri": rule.doc_url(),
+        "help": {"text": rule.doc(), "markdown": rule.doc()},
         "defaultConfiguration": {"level": _level(rule.severity)},
     }
+    if rule.doc_url():
+        descriptor["helpUri"] = rule.doc_url()
+    return descriptor
 
 
 def artifact_location(path: str, cwd: Path, root: Path) -> dict[str, object]:
@@ -106,7 +108,6 @@ def _log(report: Report, cwd: Path, root: Path) -> tuple[dict[str, object], Iter
     driver: dict[str, object] = {
         "name": "ctxres",
         "version": report.tool_version,
-        "informationUri": INFORMATION_URI,
         "rules": [rule_descriptor(code) for code in codes],
     }
     run: dict[str, object] = {

@@ -5,7 +5,8 @@ Claude Code runs a hook's ``command`` through ``sh -c`` in the project folder wi
 and the client only writes that to its debug log: the session goes on as if no hook were
 configured. The doctor therefore runs every registered command with a harmless payload and
 ``CTXRES_HOOK_PROBE=1`` (the hook loads its handler and answers without reading or writing the
-project's state), and reports each one that does not answer.
+project's state), with the ``env`` of the settings files as the client passes it (``CTXRES_HOOK``
+from ``.claude/settings.local.json``), and reports each one that does not answer.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ctxres.claude_settings import is_ours
+from ctxres.claude_settings import HOOK_ENV, is_ours, settings_env
 from ctxres.defaults import PROBE_ENV
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
 from ctxres.records import FrozenRecord, init_field
@@ -86,11 +87,23 @@ def configured(root: Path) -> list[HookCommand]:
     return found
 
 
-def run_hook(root: Path, hook: HookCommand) -> Layer:
-    """Run one command as the client does; the row says whether it answered."""
+def settings_environment(root: Path) -> dict[str, str]:
+    """The ``env`` of the project's settings files, merged as the client merges them (the local file last)."""
+    merged: dict[str, str] = {}
+    for name in SETTINGS:
+        try:
+            merged.update(settings_env(json.loads((root / name).read_text("utf-8"))))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+    return merged
+
+
+def run_hook(root: Path, hook: HookCommand, settings_vars: dict[str, str] | None = None) -> Layer:
+    """Run one command as the client does (the settings files' ``env`` passed to it); the row says
+    whether it answered."""
     layer = LAYER
     shown = f"`{hook.command}` ({hook.settings})"
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), PROBE_ENV: "1"}
+    env = {**os.environ, **(settings_vars or {}), "CLAUDE_PROJECT_DIR": str(root), PROBE_ENV: "1"}
     payload = json.dumps(harmless_payload(hook.event, root)).encode()
     seconds = min(hook.timeout, MAX_SECONDS)
     try:
@@ -117,8 +130,8 @@ def run_hook(root: Path, hook: HookCommand) -> Layer:
             layer,
             MISCONFIGURED,
             f"{shown} exits with status {done.returncode} ({why}): Claude Code skips this hook silently{said}",
-            "ctxres install-hooks (registers the absolute path of this installation's ctxres-hook), or "
-            "ctxres install-hooks --command /absolute/path/to/ctxres-hook",
+            f"ctxres init --local (records this machine's ctxres-hook as {HOOK_ENV} in "
+            ".claude/settings.local.json, which is not committed), or install ctxres with pipx or `uv tool`",
             hook.settings,
         )
     if done.returncode != 0:
@@ -151,7 +164,8 @@ def check_hook_runs(root: Path) -> list[Layer]:
     """A row per ctxres hook command that does not answer; one row when they all do; none when no
     settings file registers one (the hook layers say so)."""
     hooks = configured(root)
-    rows = [run_hook(root, hook) for hook in hooks]
+    settings_vars = settings_environment(root)
+    rows = [run_hook(root, hook, settings_vars) for hook in hooks]
     failed = [row for row in rows if not row.ok]
     if failed or not rows:
         return failed

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
 PROTOCOL_DOC = "resumption-update-protocol.md"
 PROTOCOL_PATH = f"{PROTOCOL_DOCS_FOLDER}/{PROTOCOL_DOC}"
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json", "hooks/hooks.json")
-PRECOMMIT_IDS = ("ctxres-check", "ctxres-stale", "ctxres-reinject")
+PRECOMMIT_IDS = ("ctxres-check", "ctxres-stale", "ctxres-reinject")  # the hooks `ctxres init` adds
 PRESENT, MISSING, MISCONFIGURED = "present", "missing", "misconfigured"
 UNVERIFIED = "unverified"  # could not be checked (no network): a warning, not a failure
 
@@ -137,20 +137,47 @@ def check_l1(root: Path) -> Layer:
     return Layer("L1", PRESENT, found.relative_to(root).as_posix())
 
 
-def check_l2(root: Path, config: Config) -> Layer:
-    # the rule files of this project (not those of nested projects, such as test fixtures)
-    files = [a for a in discover([root], config, cwd=root) if a.kind == "rule-file" and project_root(a.path) == root]
-    total = 0
-    reminder = ""
-    for artifact in files:
+class RuleFile(FrozenRecord):
+    """A rule file of the project and its L2-REINJECT markers."""
+
+    __slots__ = ("display", "markers", "path", "text")
+
+    path: Path
+    display: str
+    text: str
+    markers: tuple[Any, ...]  # ctxres.reinject.Marker
+
+    def __init__(self, path: Path, display: str, text: str, markers: tuple[Any, ...]) -> None:
+        init_field(self, "path", path)
+        init_field(self, "display", display)
+        init_field(self, "text", text)
+        init_field(self, "markers", markers)
+
+
+def rule_files(root: Path, config: Config) -> list[RuleFile]:
+    """The rule files of this project (not those of nested projects, such as test fixtures), each with
+    its markers; a file that cannot be read is left out."""
+    found = []
+    for artifact in discover([root], config, cwd=root):
+        if artifact.kind != "rule-file" or project_root(artifact.path) != root:
+            continue
         try:
             text = artifact.path.read_text("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        for marker in scan(text).markers:
+        found.append(RuleFile(artifact.path, artifact.display, text, tuple(scan(text).markers)))
+    return found
+
+
+def check_l2(root: Path, config: Config) -> Layer:
+    files = rule_files(root, config)
+    total = 0
+    reminder = ""
+    for rule_file in files:
+        for marker in rule_file.markers:
             total += marker.measured
             if not reminder and resumption_reminder(marker):
-                reminder = f"{artifact.display}:{text.count(chr(10), 0, marker.start) + 1}"
+                reminder = f"{rule_file.display}:{rule_file.text.count(chr(10), 0, marker.start) + 1}"
     if not reminder:
         where = ", ".join(a.display for a in files) or "no rule file (CLAUDE.md, .claude/rules/*.md)"
         return Layer(

@@ -39,8 +39,8 @@ def test_init_then_doctor_reports_every_layer_present(repo: Path) -> None:
     assert _doctor(repo)[0] == 1
     assert ctxres("init", cwd=repo).returncode == 0
     code, rows = _doctor(repo)
-    rev = rows.pop("rev")  # the default rev is on GitHub: "unverified" without the network
-    assert code == 0 and set(rows.values()) == {"present"} and rev in ("present", "unverified")
+    assert rows.pop("rev") == "present"  # `repo: local`: nothing to fetch, no rev to check
+    assert code == 0 and set(rows.values()) == {"present"}
     assert {"hook runs", "git hook"} <= set(rows)  # every hook command answers; `pre-commit install` was run
     assert ctxres("check", ".", cwd=repo).returncode == 0  # what init wrote is itself clean
     again = ctxres("init", cwd=repo)
@@ -54,8 +54,9 @@ def test_doctor_names_the_live_workflow_and_never_fails_for_want_of_one(repo: Pa
     result = ctxres("doctor", cwd=repo)
     assert result.returncode == 0
     lines = result.stdout.splitlines()
+    width = max(len(line.split("  ")[0]) for line in lines[: lines.index("")] if not line.startswith(" "))
     assert lines[lines.index("All layers present.") - 2 :][:3] == [
-        f"workflow    none          {none}",
+        f"{'workflow':<{width}}  {'none':<13} {none}",
         "",
         "All layers present.",
     ]
@@ -67,7 +68,8 @@ def test_doctor_names_the_live_workflow_and_never_fails_for_want_of_one(repo: Pa
     result = ctxres("doctor", cwd=repo)
     assert result.returncode == 0
     assert (
-        "workflow    live          using ORCHESTRATION.yaml: the only live workflow (status PAUSED)\n" in result.stdout
+        f"{'workflow':<{width}}  live          using ORCHESTRATION.yaml: the only live workflow (status PAUSED)\n"
+        in (result.stdout)
     )
     report = json.loads(ctxres("doctor", "--output-format", "json", cwd=repo).stdout)
     assert report["workflow"]["path"] == "ORCHESTRATION.yaml" and report["workflow"]["status"] == "PAUSED"
@@ -116,11 +118,14 @@ def test_init_keeps_the_users_files(repo: Path) -> None:
         "    hooks:\n      - id: ruff\n  - repo: "
     )
     repos = yaml.safe_load(precommit)["repos"]
-    assert [r["repo"] for r in repos] == [
-        "https://github.com/astral-sh/ruff-pre-commit",
-        "https://github.com/ctxres/ctxres",
-    ]
+    assert [r["repo"] for r in repos] == ["https://github.com/astral-sh/ruff-pre-commit", "local"]
     assert [h["id"] for h in repos[1]["hooks"]] == ["ctxres-check", "ctxres-stale", "ctxres-reinject"]
+    assert {h["language"] for h in repos[1]["hooks"]} == {"system"}
+    assert [h["entry"].split()[:2] for h in repos[1]["hooks"]] == [
+        ["ctxres", "check"],
+        ["ctxres", "stale"],
+        ["ctxres", "reinject"],
+    ]
     assert (repo / "CLAUDE.md").read_text().startswith("# House rules\n\nUse uv.\n\n<!-- L2-REINJECT: rank=9,")
     assert json.loads((repo / ".claude" / "settings.json").read_text())["permissions"] == {"allow": ["Bash(ls)"]}
     assert _doctor(repo)[0] == 0

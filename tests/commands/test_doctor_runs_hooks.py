@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,9 +67,11 @@ def project(tmp_path: Path, hooks_source: Path) -> Path:
     root.mkdir()
     git(root, "init", "-q")
     assert ctxres("init", cwd=root).returncode == 0
+    # The remote form a team uses once ctxres is published (init writes `repo: local`): a clone's tag.
     config = root / ".pre-commit-config.yaml"
     config.write_text(
-        config.read_text().replace("https://github.com/ctxres/ctxres", str(hooks_source)).replace("v0.1.0", "v1.0.0")
+        f"repos:\n  - repo: {hooks_source}\n    rev: v1.0.0\n    hooks:\n"
+        + "".join(f"      - id: {hook_id}\n" for hook_id in ("ctxres-check", "ctxres-stale", "ctxres-reinject"))
     )
     return root
 
@@ -94,7 +97,7 @@ def test_a_hook_command_that_is_not_found_fails_the_doctor(project: Path) -> Non
     assert result.returncode == 1
     assert "All layers present" not in result.stdout
     assert "`ctxres-hook PreCompact` (.claude/settings.json) exits with status 127 (command not found)" in result.stdout
-    assert "fix: ctxres install-hooks" in result.stdout
+    assert "fix: ctxres init --local" in result.stdout
     report = rows(ctxres("doctor", "--output-format", "json", cwd=project, path=MINIMAL_PATH))
     failed = [row for row in report if row["status"] != "present"]
     assert len(failed) == 4 and {row["layer"] for row in failed} == {"hook runs"}
@@ -163,7 +166,7 @@ def test_a_rev_that_does_not_exist_fails_the_doctor(project: Path) -> None:
     config.write_text(config.read_text().replace("v1.0.0", "v9.9.9"))
     result = ctxres("doctor", cwd=project)
     assert result.returncode == 1
-    assert "rev v9.9.9 does not exist in" in result.stdout and "Not present: rev." in result.stdout
+    assert "rev v9.9.9 does not exist in" in result.stdout and "Misconfigured: rev." in result.stdout
 
 
 def test_a_file_url_is_checked_like_a_path(project: Path, hooks_source: Path) -> None:
@@ -179,7 +182,9 @@ def test_an_unreachable_remote_is_a_warning_not_a_failure(project: Path, hooks_s
     config.write_text(config.read_text().replace(str(hooks_source), "https://ctxres.invalid/ctxres"))
     result = ctxres("doctor", cwd=project)
     assert result.returncode == 0, result.stdout
-    assert "rev         unverified    could not verify rev v1.0.0 of https://ctxres.invalid/ctxres" in result.stdout
+    assert re.search(
+        r"^rev +unverified +could not verify rev v1\.0\.0 of https://ctxres\.invalid/ctxres", result.stdout, re.M
+    )
     assert "Warning: could not verify rev." in result.stdout
     found = {row["layer"]: row["status"] for row in rows(ctxres("doctor", "--output-format", "json", cwd=project))}
     assert found["rev"] == "unverified"
@@ -193,7 +198,7 @@ def test_pre_commit_install_is_detected(tmp_path: Path, hooks_source: Path) -> N
         f"repos:\n  - repo: {hooks_source}\n    rev: v1.0.0\n    hooks:\n      - id: ctxres-check\n"
     )
     before = ctxres("doctor", cwd=root)
-    assert "git hook    missing       no .git/hooks/pre-commit" in before.stdout
+    assert re.search(r"^git hook +missing +no \.git/hooks/pre-commit", before.stdout, re.M)
     assert "fix: pre-commit install" in before.stdout
     (root / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nmake lint\n")
     assert "was not written by pre-commit" in ctxres("doctor", cwd=root).stdout

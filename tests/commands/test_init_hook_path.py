@@ -1,9 +1,11 @@
-"""`ctxres init` registers hook commands that run where Claude Code runs them (issue 14, item 7).
+"""`ctxres init` registers hook commands that run where Claude Code runs them, on every machine.
 
 Claude Code runs a hook through ``sh -c`` with its own PATH: a bare ``ctxres-hook`` from a virtual
-environment that is not activated exits 127, and the client only logs that in its debug log. init
-and install-hooks therefore write the absolute path of the installation's ``ctxres-hook``, or say
-loudly why they cannot.
+environment that is not activated exits 127, and the client only logs that in its debug log. The
+committed ``.claude/settings.json`` must not hold one person's path either (a teammate's clone would
+exit 127, and re-registering would flip the file between teammates). So the committed file runs
+``"${CTXRES_HOOK:-ctxres-hook}" EVENT`` and each clone's ``.claude/settings.local.json`` (never
+committed) sets ``CTXRES_HOOK`` in its ``env``, which the client passes to the hooks.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ctxres.claude_settings import HOOKS
+from ctxres.claude_settings import HOOK_ENV, HOOKS, PORTABLE_COMMAND
 from ctxres.hooks import monitor, statemoves
 
 from ..conftest import ROOT
@@ -62,6 +64,16 @@ def commands(settings: Path) -> list[tuple[str, str]]:
     ]
 
 
+def client_env(root: Path) -> dict[str, str]:
+    """The variables the client gives a hook: the settings files' ``env`` (the local file last)."""
+    env: dict[str, str] = {}
+    for name in ("settings.json", "settings.local.json"):
+        path = root / ".claude" / name
+        if path.is_file():
+            env.update(json.loads(path.read_text()).get("env", {}))
+    return env
+
+
 def run_as_the_client(command: str, event: str, root: Path) -> subprocess.CompletedProcess[bytes]:
     payload = {**PAYLOADS[event], "session_id": "s1", "cwd": str(root)}
     return subprocess.run(
@@ -69,7 +81,7 @@ def run_as_the_client(command: str, event: str, root: Path) -> subprocess.Comple
         input=json.dumps(payload).encode(),
         capture_output=True,
         cwd=root,
-        env={"PATH": MINIMAL_PATH, "CLAUDE_PROJECT_DIR": str(root), "HOME": str(root)},
+        env={"PATH": MINIMAL_PATH, "CLAUDE_PROJECT_DIR": str(root), "HOME": str(root), **client_env(root)},
         timeout=60,
     )
 
@@ -80,12 +92,36 @@ def test_init_writes_commands_that_run_without_the_venv_on_path(repo: Path) -> N
     assert "warning" not in result.stderr
     found = commands(repo / ".claude" / "settings.json")
     assert sorted(event for event, _ in found) == sorted(spec.event for spec in HOOKS)
+    assert str(Path(sys.executable).parent) not in (repo / ".claude" / "settings.json").read_text()
+    local = json.loads((repo / ".claude" / "settings.local.json").read_text())
+    assert local == {"env": {HOOK_ENV: str(Path(sys.executable).parent / "ctxres-hook")}}
     for event, command in found:
-        assert command.endswith(f" {event}") and os.path.isabs(command.split()[0]), command
+        assert command == f"{PORTABLE_COMMAND} {event}", command
         done = run_as_the_client(command, event, repo)
         assert done.returncode == 0, (command, done.returncode, done.stderr)
         answer = done.stdout.decode().strip()
         assert answer == "" or isinstance(json.loads(answer), dict), answer
+    (repo / ".claude" / "settings.local.json").unlink()  # a clone without its local step: status 127
+    assert run_as_the_client(found[0][1], found[0][0], repo).returncode == 127
+
+
+def test_a_teammate_runs_init_local_and_no_committed_file_changes(repo: Path, tmp_path: Path) -> None:
+    """The committed settings of another machine (its own venv elsewhere): ``init --local`` writes only
+    the local file, and then every hook answers with a minimal PATH."""
+    settings = repo / ".claude" / "settings.json"
+    assert ctxres("init", "--only", "hooks", cwd=repo).returncode == 0
+    (repo / ".claude" / "settings.local.json").write_text(
+        '{"env": {"CTXRES_HOOK": "/home/alice/venv/bin/ctxres-hook"}}'
+    )
+    committed = settings.read_text()
+    result = ctxres("init", "--local", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert settings.read_text() == committed
+    assert client_env(repo)[HOOK_ENV] == str(Path(sys.executable).parent / "ctxres-hook")
+    for event, command in commands(settings):
+        assert run_as_the_client(command, event, repo).returncode == 0, command
+    again = ctxres("init", "--local", cwd=repo)
+    assert again.returncode == 0 and "Nothing to do" in again.stdout
 
 
 def test_rerunning_init_replaces_bare_and_older_commands_in_place(repo: Path) -> None:
@@ -118,15 +154,16 @@ def test_rerunning_init_replaces_bare_and_older_commands_in_place(repo: Path) ->
     assert data["hooks"]["Stop"] == [{"hooks": [mine]}]
     assert data["hooks"]["PostToolUse"][0] == {"matcher": "Edit", "hooks": [mine]}
     ours = [c for _, c in commands(settings) if "ctxres-hook" in c]
-    assert len(ours) == len(HOOKS) and all(os.path.isabs(c.split()[0]) and not c.startswith("/old/") for c in ours)
+    assert len(ours) == len(HOOKS) and all(c.startswith(PORTABLE_COMMAND + " ") for c in ours)
     again = ctxres("init", "--only", "hooks", cwd=repo)
     assert again.returncode == 0 and "Nothing to do" in again.stdout
     assert json.loads(settings.read_text()) == data
 
 
-def test_without_an_installed_script_init_writes_the_bare_name_and_says_why(repo: Path) -> None:
+def test_without_an_installed_script_init_records_nothing_local_and_says_why(repo: Path) -> None:
     """An interpreter with no ctxres-hook beside it (the base interpreter, ctxres imported from the
-    clone): the bare name is written, and stderr says the hooks will fail with status 127."""
+    clone): no local file is written (the hooks run the ctxres-hook on the client's PATH), and stderr
+    says the hooks will fail with status 127 where there is none."""
     base = Path(getattr(sys, "_base_executable", sys.executable))
     assert not (base.parent / "ctxres-hook").exists(), "the base interpreter must not have a ctxres-hook"
     paths = os.pathsep.join([str(ROOT), *site.getsitepackages()])
@@ -139,8 +176,11 @@ def test_without_an_installed_script_init_writes_the_bare_name_and_says_why(repo
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert "status 127" in result.stderr and "--command" in result.stderr
-    assert all(command == f"ctxres-hook {event}" for event, command in commands(repo / ".claude" / "settings.json"))
+    assert "status 127" in result.stderr and "pipx" in result.stderr
+    assert all(
+        command == f"{PORTABLE_COMMAND} {event}" for event, command in commands(repo / ".claude" / "settings.json")
+    )
+    assert not (repo / ".claude" / "settings.local.json").exists()
 
 
 def test_install_hooks_quotes_a_path_with_spaces(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

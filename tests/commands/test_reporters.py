@@ -262,14 +262,14 @@ def test_sarif_header_and_driver() -> None:
     driver = data["runs"][0]["tool"]["driver"]
     assert driver["name"] == "ctxres"
     assert driver["version"] == "9.8.7"
-    assert driver["informationUri"] == "https://github.com/ctxres/ctxres"
+    assert "informationUri" not in driver  # ctxres is published nowhere yet: no link to a site that does not exist
     assert driver["rules"] == [
         {
             "id": ERR_CODE,
             "name": ERR_RULE.name,
             "shortDescription": {"text": ERR_RULE.summary},
             "fullDescription": {"text": ERR_RULE.summary},
-            "helpUri": ERR_RULE.doc_url(),
+            "help": {"text": ERR_RULE.doc(), "markdown": ERR_RULE.doc()},
             "defaultConfiguration": {"level": "error"},
         },
         {
@@ -277,10 +277,17 @@ def test_sarif_header_and_driver() -> None:
             "name": WARN_RULE.name,
             "shortDescription": {"text": WARN_RULE.summary},
             "fullDescription": {"text": WARN_RULE.summary},
-            "helpUri": WARN_RULE.doc_url(),
+            "help": {"text": WARN_RULE.doc(), "markdown": WARN_RULE.doc()},
             "defaultConfiguration": {"level": "warning"},
         },
     ]
+
+
+def test_no_finding_links_to_a_site_while_none_is_published() -> None:
+    """The rule pages ship with the package (`ctxres rule CODE`, SARIF `help`), not behind a URL."""
+    assert ERR_RULE.doc_url() == "" and WARN_RULE.doc_url() == ""
+    assert json.loads(json_.render(report(err())))["findings"][0]["rule_url"] == ""
+    assert "helpUri" not in json.dumps(_sarif(report(err())))
 
 
 def test_sarif_results() -> None:

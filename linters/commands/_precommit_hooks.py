@@ -1,0 +1,90 @@
+"""The ctxres pre-commit hooks, as a repository's own ``.pre-commit-config.yaml`` runs them.
+
+``ctxres init`` writes them as a ``repo: local`` entry (``language: system``): pre-commit runs the
+``ctxres`` the committer has installed, and needs no hosting site, package index or tag to fetch
+them. ``.pre-commit-hooks.yaml`` at the root of this repository declares the same hooks for the
+remote form (``repo: <url of ctxres>``, ``rev: <tag>``); a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from ctxres.linters.rules.layers import PRECOMMIT_IDS
+from ctxres.records import FrozenRecord, init_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import Any
+
+
+class PrecommitHook(FrozenRecord):
+    """One hook: what pre-commit needs to run it (``files:`` comes from the artifact catalog)."""
+
+    __slots__ = ("always_run", "entry", "id", "name", "pass_filenames", "require_serial")
+
+    id: str
+    name: str
+    entry: str
+    pass_filenames: bool
+    require_serial: bool
+    always_run: bool
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        entry: str,
+        pass_filenames: bool = True,
+        require_serial: bool = True,
+        always_run: bool = False,
+    ) -> None:
+        init_field(self, "id", id)
+        init_field(self, "name", name)
+        init_field(self, "entry", entry)
+        init_field(self, "pass_filenames", pass_filenames)
+        init_field(self, "require_serial", require_serial)
+        init_field(self, "always_run", always_run)
+
+    def files(self) -> str:
+        """The ``files:`` regular expression (one line) of the artifact kinds this hook checks."""
+        from ctxres.linters.commands.catalog import hook_regexes
+
+        regexes = hook_regexes(self.id)
+        return regexes[0] if len(regexes) == 1 else "(" + "|".join(regexes) + ")"
+
+    def local(self) -> dict[str, Any]:
+        """The hook as an entry of a ``repo: local`` block."""
+        hook: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "entry": self.entry,
+            "language": "system",
+            "files": self.files(),
+            "pass_filenames": self.pass_filenames,
+            "require_serial": self.require_serial,
+        }
+        if self.always_run:
+            hook["always_run"] = True
+        return hook
+
+
+HOOKS: tuple[PrecommitHook, ...] = (
+    PrecommitHook("ctxres-check", "ctxres check", "ctxres check --force-exclude"),
+    PrecommitHook("ctxres-stale", "ctxres stale", "ctxres stale --force-exclude"),
+    PrecommitHook("ctxres-reinject", "ctxres reinject (L2-REINJECT markers)", "ctxres reinject", pass_filenames=False),
+    PrecommitHook(
+        "ctxres-append-only",
+        "ctxres append-only (agent-memory event logs)",
+        "ctxres append-only",
+        pass_filenames=False,
+        require_serial=False,
+        always_run=True,
+    ),
+)
+BY_ID = {hook.id: hook for hook in HOOKS}
+# The hooks `ctxres init` adds (append-only matters only to repositories with agent-memory runs).
+INIT_IDS = PRECOMMIT_IDS
+
+
+def local_repo(ids: tuple[str, ...] = INIT_IDS) -> dict[str, Any]:
+    """The ``repo: local`` entry of ``.pre-commit-config.yaml`` that runs the given hooks."""
+    return {"repo": "local", "hooks": [BY_ID[hook_id].local() for hook_id in ids]}
