@@ -81,6 +81,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         action="store_true",
         help="drop the FILES that the configuration's exclude/extend-exclude exclude (for pre-commit)",
     )
+    parser.add_argument(
+        "--include-examples",
+        action="store_true",
+        default=None,
+        help="also compare examples and templates (`check-examples = true`), which are skipped as `ctxres check` "
+        "skips them",
+    )
     add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
     parser.set_defaults(handler=run)
 
@@ -170,7 +177,7 @@ def _print_notes(results: list[Comparison]) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         root = git.repo_root(Path.cwd())
-        config = load_config(root)
+        config = load_config(root).with_overrides(check_examples=args.include_examples)
         named = bool(args.files)
         if named and (args.force_exclude or config.force_exclude):
             args.files = [path for path in args.files if not force_excluded(path, config)]
