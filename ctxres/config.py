@@ -164,6 +164,7 @@ class Config(FrozenRecord):
     """Every setting, with the seeds' defaults."""
 
     __slots__ = (
+        "check_examples",
         "exclude",
         "extend_exclude",
         "extend_select",
@@ -192,6 +193,9 @@ class Config(FrozenRecord):
     extend_exclude: tuple[str, ...]
     respect_gitignore: bool
     force_exclude: bool  # files named on the command line are filtered by the excludes too
+    # Examples and templates (``ctxres.orchestration.is_example_path``) are checked too; by default a walk
+    # of a folder skips them, as the hooks never take one for the live workflow.
+    check_examples: bool
     select: tuple[str, ...]
     extend_select: tuple[str, ...]
     ignore: tuple[str, ...]
@@ -214,6 +218,7 @@ class Config(FrozenRecord):
         extend_exclude: tuple[str, ...] = (),
         respect_gitignore: bool = True,
         force_exclude: bool = False,
+        check_examples: bool = False,
         select: tuple[str, ...] = ("ALL",),
         extend_select: tuple[str, ...] = (),
         ignore: tuple[str, ...] = (),
@@ -234,6 +239,7 @@ class Config(FrozenRecord):
         init_field(self, "extend_exclude", extend_exclude)
         init_field(self, "respect_gitignore", respect_gitignore)
         init_field(self, "force_exclude", force_exclude)
+        init_field(self, "check_examples", check_examples)
         init_field(self, "select", select)
         init_field(self, "extend_select", extend_select)
         init_field(self, "ignore", ignore)
@@ -266,7 +272,7 @@ class Config(FrozenRecord):
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
 _CODE_KEYS = {"select", "extend_select", "ignore"}
-_BOOL_KEYS = {"respect_gitignore", "force_exclude", "sniff_resumption", "strict"}
+_BOOL_KEYS = {"respect_gitignore", "force_exclude", "check_examples", "sniff_resumption", "strict"}
 _INT_KEYS = {"staleness_minutes", "max_file_size"}
 _CHOICES = {"profile": config_file.PROFILES}
 _CORE = set(Config.fields()) - {"root", "source", "options"}

@@ -127,10 +127,16 @@ def is_live(data: object) -> bool:
 
 # --- examples and templates ----------------------------------------------------------------------
 
+# What is an example or a template, in one place: the hooks never take one for the live workflow, and
+# `ctxres check` (its walk of a folder, `--force-exclude`), `ctxres stale` and `check --since` skip them
+# unless `check-examples` is set. A folder name added here (a test data folder) applies to all of them.
 # The folder `ctxres init` writes its protocol document and its example section into.
 PROTOCOL_DOCS_FOLDER = "docs/protocol"
 _EXAMPLE_FOLDERS = frozenset({"example", "examples", "template", "templates", "_templates", "skeleton", "skeletons"})
 _EXAMPLE_WORDS = frozenset({"example", "examples", "template", "templates", "sample", "skeleton"})
+# Each of them is a substring of the lower-cased path of a file they make an example: a path that holds
+# none of them is not one, found without splitting it into words (a check tests every file it lists).
+_EXAMPLE_HINTS = tuple(sorted(_EXAMPLE_FOLDERS | _EXAMPLE_WORDS | {PROTOCOL_DOCS_FOLDER.lower()}))
 
 
 def _name_words(name: str) -> list[str]:
@@ -161,9 +167,13 @@ def is_example_path(relpath: str) -> bool:
     """Whether a file (path relative to the project, ``/`` separators) is an example or a template:
     anything under the folder ``ctxres init`` writes its documents into (``docs/protocol/``), under
     a folder named ``examples``/``templates``, or whose file name says ``template``/``example``/
-    ``sample`` (``orchestration-template.yaml``, ``ORCHESTRATION.example.yaml``). Such a file is
-    still checked by ``ctxres check``; it is never *the live workflow*."""
+    ``sample`` (``orchestration-template.yaml``, ``ORCHESTRATION.example.yaml``). Such a file is never
+    *the live workflow*, and ``ctxres check`` skips it unless ``check-examples`` is set (the path is
+    then relative to the folder named on the command line)."""
     rel = relpath.replace(os.sep, "/")
+    lowered = rel.lower()
+    if not any(hint in lowered for hint in _EXAMPLE_HINTS):
+        return False
     while rel.startswith("./"):
         rel = rel[2:]
     if rel == PROTOCOL_DOCS_FOLDER or rel.startswith(PROTOCOL_DOCS_FOLDER + "/"):

@@ -230,10 +230,18 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
     return out
 
 
-def _excluded(path: str, config: Config) -> bool:
+def _excluded(path: str, config: Config, folders: list[str] | None = None) -> bool:
+    """Whether a file (``path`` from the top of the repository) is left out as ``ctxres check`` leaves it out of
+    a folder: by the excludes, or as an example or a template below every one of ``folders`` that holds it
+    (folders named on the command line, from the top; none: the top itself)."""
     rules = parse_ignore([*config.exclude, *config.extend_exclude])
     parts = path.split("/")
-    return any(is_ignored("/".join(parts[: i + 1]), i < len(parts) - 1, rules) for i in range(len(parts)))
+    if any(is_ignored("/".join(parts[: i + 1]), i < len(parts) - 1, rules) for i in range(len(parts))):
+        return True
+    from ctxres.linters.checking.discovery import skipped_example  # (its configuration: not for audit-history)
+
+    below = [path[len(folder) + 1 :] for folder in folders or () if path.startswith(folder + "/")]
+    return all(skipped_example(rel, config) for rel in below or [path])
 
 
 def is_candidate(change: git.Change, config: Config) -> bool:
@@ -253,10 +261,25 @@ def check_range(
     ``since`` names no commit, :class:`git.ShallowClone` when the range reaches past the history a
     shallow clone fetched. ``progress``: see :func:`compare_commits`."""
     git.resolve_commit(since, root)
+    return check_revisions([f"{since}..HEAD"], f"the range {since}..HEAD", files, root, config, progress)
+
+
+def check_revisions(
+    revisions: list[str],
+    described: str,
+    files: list[Path],
+    root: Path,
+    config: Config,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Comparison]:
+    """:func:`check_range` for the commits of ``revisions`` (``git log`` syntax: ``["A..B"]``, or
+    ``["B", "^A"]``); ``described`` names them in an error (``the range A..B``)."""
     only = [git.repo_path(given, root) for given in files]
+    folders = [rel for rel, given in zip(only, files, strict=True) if not given.is_file()]
     only = [] if "" in only or "." in only else only  # the repository's top folder: everything
-    commits = git.log([f"{since}..HEAD"], root, only or None)
-    git.require_full_history(commits, root, f"the range {since}..HEAD")
+    folders = folders if only else []
+    commits = git.log(revisions, root, only or None)
+    git.require_full_history(commits, root, described)
     excluded: dict[str, bool] = {}  # by path: a history changes the same files again and again
 
     def wanted(change: git.Change) -> bool:
@@ -267,7 +290,7 @@ def check_range(
         if not change.path.endswith(YAML_SUFFIXES):
             return False
         if change.path not in excluded:
-            excluded[change.path] = _excluded(change.path, config)
+            excluded[change.path] = _excluded(change.path, config, folders)
         return not excluded[change.path]
 
     pairs = [(commit, change) for commit in commits if commit.parents for change in commit.changes if wanted(change)]

@@ -2,8 +2,8 @@
 
 Inside a git work tree the files under a folder are those git lists (``git status`` sees the same),
 elsewhere those a walk finds that the ``.gitignore`` files it meets keep; the configured excludes apply
-to both (:func:`candidate_files`). A file named on the command line is checked with its unit
-(:mod:`ctxres.linters.checking.units`).
+to both, and examples and templates (from the folder down) are left out (:func:`candidate_files`). A
+file named on the command line is checked with its unit (:mod:`ctxres.linters.checking.units`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ctxres.filereading import read_regular
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.path_runs import PathRun, pack
 from ctxres.loading import Format
+from ctxres.orchestration import is_example_path
 from ctxres.records import FrozenRecord, init_field
 
 
@@ -170,12 +171,20 @@ def _excluded_path(relpath: str, config: Config) -> bool:
     return any(_excluded("/".join(parts[: i + 1]), i < len(parts) - 1, config) for i in range(len(parts)))
 
 
-def force_excluded(path: Path, config: Config, cwd: Path | None = None) -> bool:
-    """Whether ``exclude``/``extend-exclude`` drop a file named on the command line (``--force-exclude``).
+def skipped_example(relpath: str, config: Config) -> bool:
+    """Whether a file found below a folder (``relpath``: from that folder) is left out as an example or a
+    template: what the hooks never take for the live workflow (:func:`ctxres.orchestration.is_example_path`),
+    unless ``check-examples`` is set."""
+    return not config.check_examples and is_example_path(relpath)
 
-    The patterns are matched against the path from the folder of the configuration file (without one: from
-    ``cwd``), as they are against the paths below a checked folder. Only the configured excludes apply, as
-    in ruff: a file git ignores but that is named explicitly is one git tracks (pre-commit passes no other).
+
+def force_excluded(path: Path, config: Config, cwd: Path | None = None) -> bool:
+    """Whether ``--force-exclude`` drops a file named on the command line: ``exclude``/``extend-exclude``, or an
+    example or a template (:func:`skipped_example`).
+
+    Both are tested on the path from the folder of the configuration file (without one: from ``cwd``), as
+    they are on the paths below a checked folder. Only the configured excludes apply, as in ruff: a file git
+    ignores but that is named explicitly is one git tracks (pre-commit passes no other).
     """
     base = Path(os.path.abspath(config.root if config.source is not None else (cwd or Path.cwd())))
     absolute = Path(os.path.abspath(path))
@@ -183,7 +192,7 @@ def force_excluded(path: Path, config: Config, cwd: Path | None = None) -> bool:
         relpath = absolute.relative_to(base).as_posix()
     except ValueError:
         relpath = absolute.name
-    return relpath not in ("", ".") and _excluded_path(relpath, config)
+    return relpath not in ("", ".") and (_excluded_path(relpath, config) or skipped_example(relpath, config))
 
 
 class Found:
@@ -460,7 +469,18 @@ def _candidate_files(
     not. One git process per repository (and one more for a named folder that git ignores as a whole: it is
     walked, as asked). A submodule (or a nested repository) is one entry for git: its
     files are not listed (check it from inside). Outside git, or when git fails: :func:`walk_files`.
+    Examples and templates below each folder are left out (:func:`skipped_example`).
     """
+    listed = _listed_files(folders, config, wanted)
+    if config.check_examples:
+        return listed
+    return {folder: [rel for rel in rels if not is_example_path(rel)] for folder, rels in listed.items()}
+
+
+def _listed_files(
+    folders: list[Path], config: Config, wanted: Callable[[str], bool] | None = None
+) -> dict[Path, list[str]]:
+    """:func:`_candidate_files`, examples and templates included."""
     result: dict[Path, list[str]] = {}
     by_repository: dict[Path, list[tuple[Path, str]]] = {}
     for folder in folders:

@@ -76,6 +76,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=None,
         help="apply exclude/extend-exclude to files named on the command line too (for pre-commit)",
     )
+    check.add_argument(
+        "--include-examples",
+        action="store_true",
+        default=None,
+        help="also check examples and templates (`check-examples = true`): files under docs/protocol/ or a "
+        "folder named examples or templates, or whose name says template, example or sample; a folder's walk "
+        "skips them by default, as the hooks never take one for the live workflow",
+    )
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colored text output")
     check.add_argument("--list-files", action="store_true", help="print the artifacts that would be checked and exit")
     check.add_argument(
@@ -163,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
         respect_gitignore=False if args.no_respect_gitignore else None,
         force_exclude=args.force_exclude,
+        check_examples=args.include_examples,
     )
     if args.list_files:
         for artifact in discover(paths, config):

@@ -6,6 +6,9 @@ updating its resumption section.
   ``resumption:`` section) is compared with HEAD.
 * In CI (``ctxres stale --since REF``): every commit of ``REF..HEAD`` that changes an
   orchestration file is compared with its parent.
+* At pre-push (and ``pre-commit run --from-ref A --to-ref B``), where nothing is staged: every
+  commit pushed, as pre-commit names them (:mod:`ctxres.linters.checking.pushed_commits`), as
+  ``--since`` does.
 
 What counts as "the state moved" and "the section moved" is defined (and justified) in
 :mod:`ctxres.statediff`. A new file, a deleted file and a file without a resumption section are
@@ -27,10 +30,12 @@ from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES
 from ctxres.config import Config, load_config
 from ctxres.findings import Finding
+from ctxres.linters.checking import pushed_commits
 from ctxres.linters.checking.commit_comparison import (
     Comparison,
     as_json,
     check_range,
+    check_revisions,
     compare_versions,
     is_candidate,
     now_utc,
@@ -59,7 +64,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "section did not (v2.0: recovery_state.updated_at did not advance; v1.0, or v2.0 without updated_at: the "
         "section is unchanged), "
         "print what moved and how to fix it, and exit 1. Comments, whitespace, prose, metrics and "
-        "next_actions never block; neither does a new file. This is the pre-commit hook `ctxres-stale`.",
+        "next_actions never block; neither does a new file. This is the pre-commit hook `ctxres-stale`; at "
+        "pre-push (pre-commit's PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF) it compares the commits being pushed, "
+        "as --since does.",
         epilog="Exit status: 0 clean, 1 blocked, 2 usage error (not a git repository, unknown revision, or "
         "--since in a shallow clone that lacks the range: fetch it with `git fetch --unshallow`).",
     )
@@ -80,6 +87,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--force-exclude",
         action="store_true",
         help="drop the FILES that the configuration's exclude/extend-exclude exclude (for pre-commit)",
+    )
+    parser.add_argument(
+        "--include-examples",
+        action="store_true",
+        default=None,
+        help="also compare examples and templates (`check-examples = true`), which are skipped as `ctxres check` "
+        "skips them",
     )
     add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
     parser.set_defaults(handler=run)
@@ -119,7 +133,13 @@ def _check_range(args: argparse.Namespace, root: Path, config: Config) -> list[C
         return check_range(args.since, args.files, root, config, progress)
 
 
-def _print_text(results: list[Comparison], range_mode: bool) -> None:
+def _check_pushed(named: pushed_commits.Pushed, files: list[Path], root: Path, config: Config) -> list[Comparison]:
+    revisions = pushed_commits.revisions(named, root)
+    with Progress("stale", "changes") as progress:
+        return check_revisions(revisions, named.described(), files, root, config, progress)
+
+
+def _print_text(results: list[Comparison], range_mode: bool, scope: str = "") -> None:
     blocked = [r for r in results if r.staleness is not None]
     _print_notes(results)
     for result in blocked:
@@ -137,11 +157,12 @@ def _print_text(results: list[Comparison], range_mode: bool) -> None:
         counted = "1 change to an orchestration file" if count == 1 else f"{count} changes to orchestration files"
     else:
         counted = "1 staged orchestration file" if count == 1 else f"{count} staged orchestration files"
+    within = f" in {scope}" if scope else ""
     if blocked:
         verb = "leaves" if len(blocked) == 1 else "leave"
-        print(f"ctxres stale: {len(blocked)} of {counted} {verb} the resumption section stale.")
+        print(f"ctxres stale: {len(blocked)} of {counted}{within} {verb} the resumption section stale.")
     else:
-        print(f"ctxres stale: resumption sections are up to date ({counted} checked).")
+        print(f"ctxres stale: resumption sections are up to date ({counted}{within} checked).")
 
 
 def findings(results: list[Comparison], root: Path, range_mode: bool) -> list[Finding]:
@@ -170,17 +191,24 @@ def _print_notes(results: list[Comparison]) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         root = git.repo_root(Path.cwd())
-        config = load_config(root)
+        config = load_config(root).with_overrides(check_examples=args.include_examples)
         named = bool(args.files)
         if named and (args.force_exclude or config.force_exclude):
             args.files = [path for path in args.files if not force_excluded(path, config)]
+        # At pre-push nothing is staged: the commits pushed are compared, as --since compares its range.
+        pushing = pushed_commits.pushed(os.environ) if args.since is None else None
         if named and not args.files:
             results: list[Comparison] = []  # every file named is excluded: nothing to compare
+        elif args.since is not None:
+            results = _check_range(args, root, config)
+        elif pushing is not None:
+            results = _check_pushed(pushing, args.files, root, config)
         else:
-            results = _check_range(args, root, config) if args.since is not None else _check_index(args, root, config)
+            results = _check_index(args, root, config)
     except git.GitError as exc:
         print(f"ctxres stale: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    range_mode = args.since is not None or pushing is not None
     if args.output_format == "json":
         payload = {
             "checked": len(results),
@@ -189,8 +217,8 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     elif args.output_format == "text":
-        _print_text(results, args.since is not None)
+        _print_text(results, range_mode, pushing.described() if pushing is not None else "")
     else:
         _print_notes(results)
-        print_findings(args.output_format, findings(results, root, args.since is not None), len(results))
+        print_findings(args.output_format, findings(results, root, range_mode), len(results))
     return EXIT_BLOCKED if any(r.staleness is not None for r in results) else EXIT_OK
