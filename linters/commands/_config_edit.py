@@ -55,14 +55,15 @@ def set_option(text: str, key: str, value: str, comment: str, in_pyproject: bool
 def _table_span(lines: list[str], in_pyproject: bool) -> tuple[int | None, int]:
     """The lines of the ctxres table: from after its header (the file's start for ``.ctxres.toml``) to
     the next table header; (None, len) when ``pyproject.toml`` has no ``[tool.ctxres]``."""
-    start: int | None = 0
+    start = 0
     if in_pyproject:
-        start = next(
-            (i + 1 for i, line in enumerate(lines) if re.match(r"^\s*\[\s*tool\s*\.\s*ctxres\s*\]\s*(#.*)?$", line)),
+        header = next(
+            (i for i, line in enumerate(lines) if re.match(r"^\s*\[\s*tool\s*\.\s*ctxres\s*\]\s*(#.*)?$", line)),
             None,
         )
-        if start is None:
+        if header is None:
             return None, len(lines)
+        start = header + 1
     end = next((i for i in range(start, len(lines)) if _HEADER.match(lines[i])), len(lines))
     return start, end
 

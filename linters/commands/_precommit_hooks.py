@@ -16,10 +16,17 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
     from typing import Any
 
 
+# Where a hook checks something: at a commit or a merge (the staged files), at a push (`ctxres stale`
+# checks the commits being pushed), and when run by hand. append-only compares the index with HEAD:
+# not at a push.
+STAGES = ("pre-commit", "pre-merge-commit", "pre-push", "manual")
+INDEX_STAGES = ("pre-commit", "pre-merge-commit", "manual")
+
+
 class PrecommitHook(FrozenRecord):
     """One hook: what pre-commit needs to run it (``files:`` comes from the artifact catalog)."""
 
-    __slots__ = ("always_run", "entry", "id", "name", "pass_filenames", "require_serial")
+    __slots__ = ("always_run", "entry", "id", "name", "pass_filenames", "require_serial", "stages")
 
     id: str
     name: str
@@ -27,6 +34,7 @@ class PrecommitHook(FrozenRecord):
     pass_filenames: bool
     require_serial: bool
     always_run: bool
+    stages: tuple[str, ...]  # the git hooks where it checks something; pre-commit skips it elsewhere
 
     def __init__(
         self,
@@ -36,6 +44,7 @@ class PrecommitHook(FrozenRecord):
         pass_filenames: bool = True,
         require_serial: bool = True,
         always_run: bool = False,
+        stages: tuple[str, ...] = STAGES,
     ) -> None:
         init_field(self, "id", id)
         init_field(self, "name", name)
@@ -43,6 +52,7 @@ class PrecommitHook(FrozenRecord):
         init_field(self, "pass_filenames", pass_filenames)
         init_field(self, "require_serial", require_serial)
         init_field(self, "always_run", always_run)
+        init_field(self, "stages", stages)
 
     def files(self) -> str:
         """The ``files:`` regular expression (one line) of the artifact kinds this hook checks."""
@@ -64,6 +74,7 @@ class PrecommitHook(FrozenRecord):
         }
         if self.always_run:
             hook["always_run"] = True
+        hook["stages"] = list(self.stages)
         return hook
 
 
@@ -78,6 +89,7 @@ HOOKS: tuple[PrecommitHook, ...] = (
         pass_filenames=False,
         require_serial=False,
         always_run=True,
+        stages=INDEX_STAGES,
     ),
 )
 BY_ID = {hook.id: hook for hook in HOOKS}

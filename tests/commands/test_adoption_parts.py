@@ -41,6 +41,7 @@ def test_the_local_hooks_run_what_the_shipped_hooks_run() -> None:
             ("always_run", False),
         ):
             assert local.get(key, default) == theirs.get(key, default), (hook.id, key)
+        assert local["stages"] == theirs["stages"], hook.id
         for path in SAMPLE_PATHS:
             assert bool(re.search(local["files"], path)) == bool(re.search(theirs["files"], path)), (hook.id, path)
 
@@ -119,3 +120,15 @@ def test_other_ignoring_lines_are_left_to_the_user(rule: IgnoreRule) -> None:
 
 def test_outside_git_nothing_is_said(tmp_path: Path) -> None:
     assert ignoring_rule(tmp_path, ".jerry/checkpoints/cx-001-checkpoint.json") == (False, None)
+
+
+def test_the_readme_shows_what_init_writes() -> None:
+    """The pre-commit block of the README is init's `repo: local` entry, its `files:` shortened."""
+    section = (ROOT / "README.md").read_text("utf-8").split("## Use it with pre-commit\n", 1)[1]
+    block = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    (shown,) = block["repos"]
+    written = local_repo()
+    assert shown["repo"] == written["repo"] == "local"
+    assert [{k: v for k, v in h.items() if k != "files"} for h in shown["hooks"]] == [
+        {k: v for k, v in h.items() if k not in ("files", "pass_filenames") or v is False} for h in written["hooks"]
+    ]
