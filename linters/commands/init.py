@@ -287,7 +287,7 @@ def install_precommit(root: Path, dry_run: bool) -> str | None:
     row = check_installed(root)
     if row is None or row.ok:
         return None
-    if row.status != "missing":
+    if row.status != "missing" or row.fix.startswith("git init"):
         return f"ctxres: warning: {row.detail}; fix: {row.fix}"
     found = installed_script("pre-commit")
     if found is None:

@@ -84,13 +84,19 @@ def hook_script(root: Path) -> Path | None:
 
 
 def check_installed(root: Path) -> Layer | None:
-    """Whether ``pre-commit install`` was run; None when there is nothing to check (no ctxres hook in
-    the configuration, or not a git repository)."""
+    """Whether ``pre-commit install`` was run (outside a git repository it cannot be); None when there
+    is nothing to check (no ctxres hook in the configuration)."""
     if not ctxres_repos(root):
         return None
     script = hook_script(root)
     if script is None:
-        return None
+        return Layer(
+            INSTALL_LAYER,
+            MISSING,
+            f"not in a git repository: the hooks of {CONFIG} run only on the commits of one",
+            "git init, then pre-commit install",
+            CONFIG,
+        )
     shown = os.path.relpath(script, root)
     if not script.is_file():
         return Layer(
