@@ -175,3 +175,23 @@ def test_matcher_semantics(matcher: str, covers: bool) -> None:
 
 def test_shutil_which_git_is_available() -> None:
     assert shutil.which("git"), "the doctor/init tests need git"
+
+
+def test_outside_a_git_repository_init_and_doctor_say_the_pre_commit_hooks_cannot_run(tmp_path: Path) -> None:
+    init = ctxres("init", cwd=tmp_path)
+    assert init.returncode == 0
+    assert "not in a git repository" in init.stderr and "git init, then pre-commit install" in init.stderr
+    doctor = ctxres("doctor", cwd=tmp_path)
+    assert doctor.returncode == 1
+    assert doctor.stdout.rstrip().endswith("Not present: git hook.")
+    assert "reminder at CLAUDE.md:" in doctor.stdout  # the reminder init wrote is found outside git too
+
+
+def test_the_summary_names_each_layer_once(repo: Path) -> None:
+    assert ctxres("init", cwd=repo).returncode == 0
+    settings = repo / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace("ctxres-hook}", "ctxres-hook-nowhere}"))
+    (repo / ".claude" / "settings.local.json").unlink()
+    (repo / "CLAUDE.md").write_text("# Rules\n")
+    lines = ctxres("doctor", cwd=repo).stdout.splitlines()
+    assert lines[-2:] == ["Not present: L2.", "Misconfigured: hook runs."]
