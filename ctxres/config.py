@@ -164,6 +164,7 @@ class Config(FrozenRecord):
     """Every setting, with the seeds' defaults."""
 
     __slots__ = (
+        "baseline",
         "check_examples",
         "exclude",
         "extend_exclude",
@@ -208,6 +209,7 @@ class Config(FrozenRecord):
     strict: bool
     profile: str  # which resumption system the hooks serve: "jerry" or "nexus"
     options: dict[str, Any]  # rule options set, by key (``reinject-budget``)
+    baseline: str  # the baseline file, relative to the configuration file (without one: to the git root)
 
     def __init__(
         self,
@@ -231,6 +233,7 @@ class Config(FrozenRecord):
         strict: bool = False,
         profile: str = defaults.PROFILE,
         options: dict[str, Any] | None = None,
+        baseline: str = defaults.BASELINE,
     ) -> None:
         init_field(self, "root", Path.cwd() if root is None else root)
         init_field(self, "source", source)
@@ -252,6 +255,7 @@ class Config(FrozenRecord):
         init_field(self, "strict", strict)
         init_field(self, "profile", profile)
         init_field(self, "options", {} if options is None else options)
+        init_field(self, "baseline", baseline)
 
     def with_overrides(self, **changes: Any) -> Config:
         return self.replace(**{k: v for k, v in changes.items() if v is not None})
@@ -300,6 +304,10 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             values[key] = config_file.choice(value, raw_key, source, _CHOICES[key])
         elif key == "state_dir":
             values[key] = config_file.state_dir(value, source)
+        elif key == "baseline":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{source}: `baseline` must be the path of a file, relative to this file")
+            values[key] = value
         elif key == "severity":
             sev = config_file.table(value, raw_key, source)
             for code, level in sev.items():

@@ -44,3 +44,6 @@ SKIPPED_FOLDERS = (
     "dist",
     "site-packages",
 )
+
+# The baseline file of accepted findings (`ctxres baseline`), relative to the configuration file.
+BASELINE = ".ctxres-baseline.json"

@@ -47,10 +47,13 @@ class Finding(FrozenRecord):
     """One problem in one file, at one place.
 
     ``json_path`` is the location inside the document (``$.resumption.recovery_state``) when the
-    finding is about a value; ``fix`` says what to change, in one sentence, when we know.
+    finding is about a value; ``fix`` says what to change, in one sentence, when we know. ``related``
+    names the other files a finding across files is about (their real paths: a workflow's compaction
+    event and the checkpoint file it points to), so that a check of named files reports a finding found
+    in a file it only compared them with when it concerns one of them.
     """
 
-    __slots__ = ("code", "end_position", "fix", "json_path", "message", "path", "position", "severity")
+    __slots__ = ("code", "end_position", "fix", "json_path", "message", "path", "position", "related", "severity")
 
     path: str
     code: str
@@ -60,6 +63,7 @@ class Finding(FrozenRecord):
     json_path: str
     fix: str
     end_position: Position | None
+    related: tuple[str, ...]
 
     def __init__(
         self,
@@ -71,6 +75,7 @@ class Finding(FrozenRecord):
         json_path: str = "",
         fix: str = "",
         end_position: Position | None = None,
+        related: tuple[str, ...] = (),
     ) -> None:
         init_field(self, "path", path)
         init_field(self, "code", code)
@@ -80,6 +85,7 @@ class Finding(FrozenRecord):
         init_field(self, "json_path", json_path)
         init_field(self, "fix", fix)
         init_field(self, "end_position", end_position)
+        init_field(self, "related", related)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.position.line, self.position.col, self.code, self.message)

@@ -19,6 +19,7 @@ from pathlib import Path
 from ctxres.artifacts import KINDS, SNIFFED
 from ctxres.config import Config
 from ctxres.filereading import read_regular
+from ctxres.findings import Finding
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.path_runs import PathRun, pack
 from ctxres.loading import Format
@@ -195,17 +196,39 @@ def force_excluded(path: Path, config: Config, cwd: Path | None = None) -> bool:
     return relpath not in ("", ".") and (_excluded_path(relpath, config) or skipped_example(relpath, config))
 
 
+class Compared(FrozenRecord):
+    """The files a check of named files added only to compare them with (the other files of their units,
+    :mod:`~ctxres.linters.checking.units`): ``shown``, their shown paths; ``judged``, the real paths of the
+    files the check is about (those named, and the files under the folders named). A finding located in a
+    compared file is reported only when it is about a judged file (:attr:`Finding.related`)."""
+
+    __slots__ = ("judged", "shown")
+
+    shown: frozenset[str]
+    judged: frozenset[str]
+
+    def __init__(self, shown: frozenset[str], judged: frozenset[str]) -> None:
+        init_field(self, "shown", shown)
+        init_field(self, "judged", judged)
+
+    def involves(self, finding: Finding) -> bool:
+        """Whether the check reports ``finding``: located in a judged file, or about one."""
+        return finding.path not in self.shown or any(path in self.judged for path in finding.related)
+
+
 class Found:
     """The artifacts a check found, in the order they are checked (by their shown path), held compactly: a
     few dozen bytes a file in a few strings (:class:`~ctxres.linters.checking.path_runs.PathRun`), not
     objects scattered among those of the check; an :class:`Artifact` is made when it is handed out."""
 
-    __slots__ = ("_count", "_runs")
+    __slots__ = ("_count", "_runs", "compared")
 
-    def __init__(self, found: Iterable[tuple[str, str, str]] = ()) -> None:
-        """``found``: (shown path, path, kind) of each artifact, in order."""
+    def __init__(self, found: Iterable[tuple[str, str, str]] = (), compared: Compared | None = None) -> None:
+        """``found``: (shown path, path, kind) of each artifact, in order; ``compared``: which of them were
+        added only to compare files named on the command line with (None: none)."""
         self._runs = pack(found)
         self._count = sum(map(len, self._runs))
+        self.compared = compared
 
     def __len__(self) -> int:
         """How many it holds (:meth:`drain` lets them go)."""
@@ -246,7 +269,13 @@ def _artifact(display: str, fs_path: str, kind: str) -> Artifact:
 
 def find_artifacts(paths: list[Path], config: Config, cwd: Path | None = None) -> Found:
     """Every artifact under ``paths`` (see :func:`discover`), held compactly for a check of many files."""
-    return Found(_found(paths, config, cwd or Path.cwd()))
+    cwd = cwd or Path.cwd()
+    if _one_folder(paths):
+        return Found(_found_below(paths[0], config, cwd))
+    compared: list[Compared] = []
+    found = _found_anywhere(paths, config, cwd, compared)
+    triples = ((artifact.display, artifact.fs_path, artifact.kind) for artifact in found)
+    return Found(triples, compared[0] if compared else None)
 
 
 def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list[Artifact]:
@@ -263,21 +292,12 @@ def discover(paths: list[Path], config: Config, cwd: Path | None = None) -> list
     return _found_anywhere(paths, config, cwd)
 
 
-def _found(paths: list[Path], config: Config, cwd: Path) -> Iterator[tuple[str, str, str]]:
-    """(shown path, path, kind) of every artifact under ``paths``, in the order of the shown paths."""
-    if _one_folder(paths):
-        yield from _found_below(paths[0], config, cwd)
-        return
-    for artifact in _found_anywhere(paths, config, cwd):
-        yield artifact.display, artifact.fs_path, artifact.kind
-
-
 def _one_folder(paths: list[Path]) -> bool:
     return len(paths) == 1 and not paths[0].is_file()
 
 
 def _found_below(folder: Path, config: Config, cwd: Path) -> Iterator[tuple[str, str, str]]:
-    """:func:`_found` for one folder, its files listed in order and each looked at once, as it is handed out:
+    """:func:`find_artifacts` for one folder, its files listed in order and each looked at once, as it is handed out:
     nothing is kept for each file (a check of ``.`` holds no more for 10,000 files than for 100).
 
     A listing holds no file below a link to a folder (the walk does not follow one, git lists the link), so a
@@ -331,8 +351,11 @@ def _relative_inside(path: str, folder: str) -> str | None:
     return path[len(start) :].replace(os.sep, "/") if path.startswith(start) else None
 
 
-def _found_anywhere(paths: list[Path], config: Config, cwd: Path) -> list[Artifact]:
-    """:func:`_found` for several paths, or a file: each artifact under its first path, sorted."""
+def _found_anywhere(
+    paths: list[Path], config: Config, cwd: Path, compared: list[Compared] | None = None
+) -> list[Artifact]:
+    """:func:`find_artifacts` for several paths, or a file: each artifact under its first path, sorted. When files were
+    added only as members of the units of named files, ``compared`` receives what tells them apart."""
     found: dict[str, Artifact] = {}  # by resolved path
     explicit: list[Artifact] = []
     listed = candidate_files([given for given in paths if not given.is_file()], config)
@@ -355,8 +378,15 @@ def _found_anywhere(paths: list[Path], config: Config, cwd: Path) -> list[Artifa
     if explicit:
         from ctxres.linters.checking.units import unit_members
 
+        judged = frozenset(found)
+        added: set[str] = set()
         for member in unit_members(explicit, config, cwd):
-            found.setdefault(os.path.realpath(member.fs_path), member)
+            real = os.path.realpath(member.fs_path)
+            if real not in found:
+                found[real] = member
+                added.add(member.display)
+        if added and compared is not None:
+            compared.append(Compared(frozenset(added), judged))
     return sorted(found.values(), key=lambda a: a.display)
 
 

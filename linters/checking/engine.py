@@ -13,7 +13,7 @@ from ctxres.filereading import read_at_most
 from ctxres.findings import Finding, Severity
 from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression
-from ctxres.linters.checking.discovery import Artifact, Found, find_artifacts, one_listing
+from ctxres.linters.checking.discovery import Artifact, Compared, Found, find_artifacts, one_listing
 from ctxres.linters.checking.finding_runs import FindingRuns
 from ctxres.linters.checking.path_runs import PathRun, RunWriter, common_tail
 from ctxres.linters.checking.registry import RULES, matches
@@ -310,6 +310,11 @@ def _comments(path: str, text: str) -> suppression.Suppressions:
     return suppression.parse(text, markdown=path.lower().endswith((".md", ".markdown")))
 
 
+def rule_reported(path: str, code: str, config: Config) -> bool:
+    """Whether a run with ``config`` reports the rule ``code`` in the file ``path`` (selection, per-file ignores)."""
+    return _reported(Finding(path, code, "", Severity.ERROR), config)
+
+
 def _active_in(path: str, config: Config) -> Callable[[str], bool]:
     """Whether a run with ``config`` reports the rule ``code`` in the file ``path``."""
     return lambda code: (
@@ -322,8 +327,9 @@ class _Policy:
     known, so a run keeps the findings it reports, not the files it read (and those, past a few thousand, in
     sorted runs on disk: :class:`FindingRuns`)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, compared: Compared | None = None) -> None:
         self.config = config
+        self.compared = compared  # files read only to compare named files with: their findings are not reported
         self.kept = FindingRuns()
         self.comments: dict[str, suppression.Suppressions] = {}
         self.used: dict[str, set[tuple[int, int]]] = {}
@@ -346,8 +352,11 @@ class _Policy:
         silenced = comments.covering(finding.code, finding.position.line) if comments else []
         if silenced:
             self.used.setdefault(finding.path, set()).update(silenced)
-        elif _reported(finding, self.config):
+        elif _reported(finding, self.config) and self._involved(finding):
             self.kept.append(_with_severity(finding, self.config))
+
+    def _involved(self, finding: Finding) -> bool:
+        return self.compared is None or self.compared.involves(finding)
 
     def finish(self, later: list[Finding], loaded: Collection[str]) -> Sequence[Finding]:
         for finding in (*self.pending, *later):
@@ -357,7 +366,9 @@ class _Policy:
         for path, comments in self.comments.items():
             active = _active_in(path, self.config) if path in loaded else None
             audit = suppression_comments.findings_for(path, comments, self.used.get(path, set()), active)
-            self.kept.extend([_with_severity(f, self.config) for f in audit if _reported(f, self.config)])
+            self.kept.extend(
+                [_with_severity(f, self.config) for f in audit if _reported(f, self.config) and self._involved(f)]
+            )
         return self.kept.sorted()
 
 
@@ -391,7 +402,7 @@ def _run(
     if artifacts is None:
         artifacts = find_artifacts(paths, config, cwd)
     workspace = Workspace(config, roots=list(paths), cwd=cwd or Path.cwd())
-    policy = _Policy(config)
+    policy = _Policy(config, artifacts.compared)
     total = len(artifacts)
     for done, result in enumerate(_results(artifacts, config, jobs), start=1):
         policy.add(result)

@@ -31,7 +31,7 @@ else:
 RUN_SIZE = 2048  # findings held in memory before they are spilled (about 2 MB)
 _BLOCK = 256  # findings per pickled block of a run file
 
-_Row = tuple[str, str, str, str, int, int, str, str, int | None, int | None]
+_Row = tuple[str, str, str, str, int, int, str, str, int | None, int | None, tuple[str, ...]]
 
 
 def _row(finding: Finding) -> _Row:
@@ -47,13 +47,14 @@ def _row(finding: Finding) -> _Row:
         finding.fix,
         None if end is None else end.line,
         None if end is None else end.col,
+        finding.related,
     )
 
 
 def _finding(row: _Row) -> Finding:
-    path, code, message, severity, line, col, json_path, fix, end_line, end_col = row
+    path, code, message, severity, line, col, json_path, fix, end_line, end_col, related = row
     end = None if end_line is None or end_col is None else Position(end_line, end_col)
-    return Finding(path, code, message, Severity(severity), Position(line, col), json_path, fix, end)
+    return Finding(path, code, message, Severity(severity), Position(line, col), json_path, fix, end, related)
 
 
 class SpilledFindings(Sequence[Finding]):

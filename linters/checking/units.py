@@ -3,10 +3,12 @@
 pre-commit passes only the changed files, but some rules compare several files: a checkpoint with the
 compaction events of the workflow that owns its state folder (the A rules), an event log with the task
 graph and the other logs of its agent-memory run (the M rules). When a file named on the command line
-belongs to such a unit, the other files of the unit are checked with it, so that ``ctxres check FILE``
-reports what ``ctxres check .`` reports about that unit (their own findings included: they are part of
-it). The members are found as ``ctxres check`` on their folder finds them (excludes and ignore rules
-apply).
+belongs to such a unit, the other files of the unit are read with it, so that the rules comparing files
+run as they do on the whole folder. They are only compared with: ``ctxres check FILE`` reports the findings
+located in the named files, and of the findings located in a member only those about a named file (a
+workflow's event that disagrees with the named checkpoint, a checkpoint no event records: the finding's
+``related`` files); a member's own old problems do not fail a commit that did not touch it. The members
+are found as ``ctxres check`` on their folder finds them (excludes and ignore rules apply).
 
 * A checkpoint or the context monitor state in a state folder (``.jerry``), or a workflow file whose
   state folder exists: every workflow file whose state folder it is, and the checkpoints of that folder.

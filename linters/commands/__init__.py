@@ -27,6 +27,7 @@ COMMAND_MODULES = {
     "ack": "ack",
     "append-only": "append_only",
     "audit-history": "audit",
+    "baseline": "baseline",
     "catalog": "catalog",
     "doctor": "doctor",
     "init": "init",

@@ -16,6 +16,7 @@ from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.config import Config
+    from ctxres.linters.checking.baseline import Entry, Match, Places
     from ctxres.linters.checking.report import Report
 
 
@@ -97,6 +98,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="N",
         help="check files in N processes (default: the number of cores; 1: in this process)",
     )
+    add_baseline_options(check)
+    check.add_argument(
+        "--show-baselined",
+        action="store_true",
+        help="also print the findings the baseline accepts, marked [baselined] (text output)",
+    )
     check.add_argument(
         "--since",
         metavar="REF",
@@ -104,6 +111,54 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "orchestration file without updating its resumption section is reported (S013); for CI",
     )
     check.set_defaults(handler=run)
+
+
+def add_baseline_options(parser: argparse.ArgumentParser) -> None:
+    """``--baseline FILE`` and ``--no-baseline`` (``ctxres check``)."""
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="the baseline file of accepted findings (default: the `baseline` setting, else "
+        ".ctxres-baseline.json at the project root, when it exists)",
+    )
+    parser.add_argument(
+        "--no-baseline", action="store_true", help="ignore the baseline file: report every finding as new"
+    )
+
+
+class _Baseline:
+    """The baseline a check reads: its file as shown, its entries, and the project's paths."""
+
+    def __init__(self, shown: str, entries: list[Entry], places: Places) -> None:
+        self.shown = shown
+        self.entries = entries
+        self.places = places
+
+
+def _read_baseline(args: argparse.Namespace, paths: list[Path], config: Config) -> _Baseline | None:
+    """The baseline to apply (None: ``--no-baseline``, or no file where the default or setting says);
+    :class:`BaselineError` when it cannot be read."""
+    from ctxres.linters.checking.baseline import Places, baseline_file, project_root, read
+
+    if args.no_baseline:
+        return None
+    root = project_root(config, paths[0])
+    file = baseline_file(config, root, args.baseline)
+    if args.baseline is None and not file.exists():
+        return None
+    shown = os.path.relpath(file).replace(os.sep, "/")
+    return _Baseline(shown, read(file, shown), Places(root, Path.cwd()))
+
+
+def _match(baseline: _Baseline, paths: list[Path], config: Config, report: Report, compared: frozenset[str]) -> Match:
+    from ctxres.linters.checking import engine
+    from ctxres.linters.checking.baseline import Match, judged_by
+
+    match = Match(baseline.shown, baseline.entries, baseline.places)
+    judged = judged_by(paths, baseline.places, compared, lambda path, code: engine.rule_reported(path, code, config))
+    match.count(report.findings, baseline.entries, judged)
+    return match
 
 
 def _code_problem(args: argparse.Namespace) -> str | None:
@@ -173,6 +228,13 @@ def run(args: argparse.Namespace) -> int:
         force_exclude=args.force_exclude,
         check_examples=args.include_examples,
     )
+    from ctxres.linters.checking.baseline import BaselineError
+
+    try:
+        baseline = _read_baseline(args, paths, config)
+    except BaselineError as exc:
+        print(f"ctxres: error: baseline {exc}", file=sys.stderr)
+        return EXIT_ERROR
     if args.list_files:
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
@@ -184,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with one_listing():  # the files are listed once, for discovery and for the rules that look for others
             artifacts = find_artifacts(paths, config)
+            compared = artifacts.compared.shown if artifacts.compared is not None else frozenset()
             with Progress("ctxres check", "files") as progress:
                 # On thousands of files, in a terminal (and after the shared delay): nothing for a small check.
                 shown = progress if len(artifacts) >= PROGRESS_MIN_FILES else None
@@ -192,13 +255,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        return _report(args, paths, config, report)
+        return _report(args, paths, config, report, baseline, compared)
     finally:  # the findings spilled to disk, removed now: the console script ends with os._exit
         release(report.findings)
 
 
-def _report(args: argparse.Namespace, paths: list[Path], config: Config, report: Report) -> int:
-    """Write ``report`` (with the findings of ``--since``) as asked; the exit code."""
+def _report(
+    args: argparse.Namespace,
+    paths: list[Path],
+    config: Config,
+    report: Report,
+    baseline: _Baseline | None = None,
+    compared: frozenset[str] = frozenset(),
+) -> int:
+    """Write ``report`` (with the findings of ``--since``, matched against ``baseline``) as asked; the exit
+    code."""
     from ctxres.linters.checking import engine
     from ctxres.linters.checking.finding_runs import release
     from ctxres.linters.reporters import write
@@ -216,6 +287,9 @@ def _report(args: argparse.Namespace, paths: list[Path], config: Config, report:
         findings = report.findings
         report.findings = sorted([*findings, *engine.apply_policy(history, {}, config)], key=Finding.sort_key)
         release(findings)
+    if baseline is not None:
+        report.baseline = _match(baseline, paths, config, report, compared)
+        report.show_baselined = args.show_baselined
     if args.statistics:
         sys.stdout.write(_statistics(report, args.output_format))
     else:
@@ -232,6 +306,11 @@ def _statistics(report: Report, output_format: str) -> str:
 
     names = {code: rule.name for code, rule in RULES.items()}
     if output_format == "json":
-        rows = [{"code": code, "name": name, "count": count} for count, code, name in statistics(report, names)]
+        rows: list[dict[str, object]] = []
+        for count, code, name, baselined in statistics(report, names):
+            row: dict[str, object] = {"code": code, "name": name, "count": count}
+            if report.baseline is not None:  # how many of them the baseline accepts
+                row["baselined"] = baselined
+            rows.append(row)
         return json.dumps(rows, indent=2) + "\n"
     return render_statistics(report, names)

@@ -50,7 +50,9 @@ def write(report: Report, out: TextIO) -> None:
     """:func:`render`, written a finding at a time."""
     cwd = Path.cwd()
     root = source_root(cwd)
-    for finding in report.findings:
+    for finding, baselined in report.marked():
+        if baselined:  # accepted by the baseline: counted in the summary, not annotated
+            continue
         out.write(format_finding(finding, for_repository(finding.path, cwd, root)) + "\n")
     out.write(summary_line(report) + "\n")
 

@@ -22,7 +22,7 @@ def rule_url(code: str) -> str:
     return rule.doc_url() if rule is not None else ""
 
 
-def finding_to_dict(finding: Finding) -> dict[str, object]:
+def finding_to_dict(finding: Finding, baselined: bool = False) -> dict[str, object]:
     return {
         "path": finding.path,
         "line": finding.position.line,
@@ -33,25 +33,32 @@ def finding_to_dict(finding: Finding) -> dict[str, object]:
         "json_path": finding.json_path,
         "fix": finding.fix,
         "rule_url": rule_url(finding.code),
+        "baselined": baselined,
     }
 
 
 def _document(report: Report, findings: object) -> dict[str, object]:
+    summary: dict[str, object] = {
+        "files_checked": report.files_checked,
+        "errors": report.errors,
+        "warnings": report.warnings,
+    }
+    if report.baseline is not None:  # errors and warnings are the new ones; these, what the baseline holds
+        summary["baselined"] = report.baseline.baselined
+        summary["baseline_fixed"] = len(report.baseline.fixed)
+        summary["baseline_file"] = report.baseline.file
     return {
         "version": FORMAT_VERSION,
         "tool": {"name": "ctxres", "version": report.tool_version},
-        "summary": {
-            "files_checked": report.files_checked,
-            "errors": report.errors,
-            "warnings": report.warnings,
-        },
+        "summary": summary,
         "findings": findings,
     }
 
 
 def write(report: Report, out: TextIO) -> None:
-    """:func:`render`, written a finding at a time."""
-    json_stream.write(_document(report, json_stream.PLACEHOLDER), map(finding_to_dict, report.findings), out)
+    """:func:`render`, written a finding at a time (the baselined ones too, marked)."""
+    items = (finding_to_dict(finding, baselined) for finding, baselined in report.marked())
+    json_stream.write(_document(report, json_stream.PLACEHOLDER), items, out)
 
 
 def render(report: Report) -> str:

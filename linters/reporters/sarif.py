@@ -81,7 +81,10 @@ def message_text(finding: Finding) -> str:
     return f"{_sentence(finding.message)} {_sentence(finding.fix)}"
 
 
-def result(finding: Finding, rule_index: int, cwd: Path, root: Path) -> dict[str, object]:
+def result(
+    finding: Finding, rule_index: int, cwd: Path, root: Path, baseline_state: str | None = None
+) -> dict[str, object]:
+    """The SARIF result of ``finding``; ``baseline_state`` (``new``, ``unchanged``) when a baseline was used."""
     out: dict[str, object] = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
@@ -96,6 +99,8 @@ def result(finding: Finding, rule_index: int, cwd: Path, root: Path) -> dict[str
             }
         ],
     }
+    if baseline_state is not None:
+        out["baselineState"] = baseline_state
     if finding.json_path:
         out["properties"] = {"json_path": finding.json_path}
     return out
@@ -115,7 +120,11 @@ def _log(report: Report, cwd: Path, root: Path) -> tuple[dict[str, object], Iter
         "originalUriBaseIds": {SRCROOT: {"uri": _folder_uri(root)}},
         "results": json_stream.PLACEHOLDER,
     }
-    results = (result(f, index[f.code], cwd, root) for f in report.findings)
+    with_baseline = report.baseline is not None
+    results = (
+        result(f, index[f.code], cwd, root, ("unchanged" if baselined else "new") if with_baseline else None)
+        for f, baselined in report.marked()
+    )
     return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}, results
 
 

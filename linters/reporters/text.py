@@ -29,25 +29,38 @@ def plural(count: int, noun: str) -> str:
 
 
 def summary_line(report: Report) -> str:
-    """The closing line shared by the text and GitHub formats."""
+    """The closing line shared by the text and GitHub formats; with a baseline, what it accepted and which of
+    its entries are fixed."""
     checked = plural(report.files_checked, "file")
-    if not report.findings:
-        return f"All checks passed ({checked} checked)."
-    errors = plural(report.errors, "error")
-    warnings = plural(report.warnings, "warning")
-    return f"Found {errors} and {warnings} in {checked} checked."
+    match = report.baseline
+    clean = not report.findings if match is None else not report.errors + report.warnings
+    if clean:
+        line = f"All checks passed ({checked} checked)"
+    else:
+        errors = plural(report.errors, "error")
+        warnings = plural(report.warnings, "warning")
+        line = f"Found {errors} and {warnings} in {checked} checked"
+    if match is None:
+        return line + "."
+    if match.baselined:
+        existing = plural(match.baselined, "existing finding")
+        line += f"; {existing} {'is' if match.baselined == 1 else 'are'} in the baseline ({match.file})"
+    if match.fixed:
+        entries = plural(len(match.fixed), "baseline entry").replace("entrys", "entries")
+        line += f"; {entries} {'is' if len(match.fixed) == 1 else 'are'} fixed: run `ctxres baseline` to drop them"
+    return line + "."
 
 
 def _paint(value: str, code: str, color: bool) -> str:
     return f"{code}{value}{_RESET}" if color else value
 
 
-def format_finding(finding: Finding, *, color: bool = False) -> list[str]:
+def format_finding(finding: Finding, *, color: bool = False, baselined: bool = False) -> list[str]:
     """The line for one finding, plus a ``help:`` line when it carries a fix."""
     is_error = finding.severity is Severity.ERROR
     path = _paint(finding.path, _BOLD, color)
     code = _paint(finding.code, _RED if is_error else _YELLOW, color)
-    tag = "" if is_error else " [warning]"
+    tag = ("" if is_error else " [warning]") + (" [baselined]" if baselined else "")
     pos = finding.position
     lines = [f"{path}:{pos.line}:{pos.col}: {code}{tag} {finding.message.translate(_CONTROL)}"]
     if finding.fix:
@@ -57,8 +70,10 @@ def format_finding(finding: Finding, *, color: bool = False) -> list[str]:
 
 def write(report: Report, out: TextIO, *, color: bool = False) -> None:
     """:func:`render`, written a finding at a time."""
-    for finding in report.findings:
-        for line in format_finding(finding, color=color):
+    for finding, baselined in report.marked():
+        if baselined and not report.show_baselined:
+            continue
+        for line in format_finding(finding, color=color, baselined=baselined):
             out.write(line + "\n")
     out.write(summary_line(report) + "\n")
 
@@ -69,16 +84,25 @@ def render(report: Report, *, color: bool = False) -> str:
     return out.getvalue()
 
 
-def statistics(report: Report, names: Mapping[str, str]) -> list[tuple[int, str, str]]:
-    """(count, code, rule name) for each code with findings, most frequent first (``--statistics``)."""
-    counts = Counter(finding.code for finding in report.findings)
-    return [(count, code, names.get(code, "")) for code, count in sorted(counts.items(), key=lambda c: (-c[1], c[0]))]
+def statistics(report: Report, names: Mapping[str, str]) -> list[tuple[int, str, str, int]]:
+    """(count, code, rule name, how many of them the baseline accepts) for each code with findings, most
+    frequent first (``--statistics``)."""
+    counts: Counter[str] = Counter()
+    accepted: Counter[str] = Counter()
+    for finding, baselined in report.marked():
+        counts[finding.code] += 1
+        accepted[finding.code] += baselined
+    ordered = sorted(counts.items(), key=lambda c: (-c[1], c[0]))
+    return [(count, code, names.get(code, ""), accepted[code]) for code, count in ordered]
 
 
 def render_statistics(report: Report, names: Mapping[str, str]) -> str:
-    """One line per code, like ruff's ``--statistics``: the count, the code and the rule's name; then the
-    summary line."""
+    """One line per code, like ruff's ``--statistics``: the count, the code and the rule's name (and how many
+    are in the baseline); then the summary line."""
     rows = statistics(report, names)
-    width = max((len(str(count)) for count, _, _ in rows), default=1)
-    lines = [f"{count:>{width}}  {code}  {name}" for count, code, name in rows]
+    width = max((len(str(count)) for count, _, _, _ in rows), default=1)
+    lines = [
+        f"{count:>{width}}  {code}  {name}" + (f" ({baselined} in the baseline)" if baselined else "")
+        for count, code, name, baselined in rows
+    ]
     return "\n".join([*lines, summary_line(report)]) + "\n"

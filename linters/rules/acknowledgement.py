@@ -287,8 +287,26 @@ EVENTS: JsonPath = ("resumption", "compaction_events", "events")
 UPDATED_AT: JsonPath = ("resumption", "recovery_state", "updated_at")
 
 
-def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:
-    return Finding(doc.path, rule.code, message, rule.severity, doc.locate(path, key=key), format_json_path(path), fix)
+def _finding(
+    doc: Document,
+    rule: Rule,
+    message: str,
+    path: JsonPath,
+    fix: str = "",
+    *,
+    key: bool = False,
+    about: tuple[Path, ...] = (),
+) -> Finding:
+    """A finding of ``rule`` in ``doc``; ``about``: the checkpoint files it concerns (its ``related`` files)."""
+    location = doc.locate(path, key=key)
+    return Finding(
+        doc.path, rule.code, message, rule.severity, location, format_json_path(path), fix, related=_related(about)
+    )
+
+
+def _related(paths: tuple[Path, ...] | list[Path]) -> tuple[str, ...]:
+    """The real paths of the checkpoint files a finding is about (:attr:`Finding.related`)."""
+    return tuple(sorted({os.path.realpath(path) for path in paths}))
 
 
 def compaction_events(doc: Document) -> dict[str, Any] | None:
@@ -614,7 +632,7 @@ def _absent_by_design(reference: str, section: _Section, config: Config) -> bool
 
 def _check_references(section: _Section, doc: Document, config: Config) -> list[Finding]:
     findings: list[Finding] = []
-    newest: tuple[datetime, str, cp.CheckpointView] | None = None
+    newest: tuple[datetime, str, cp.CheckpointView, Path] | None = None
     for index, event in shaped_events(doc):
         reference = event.get("checkpoint_file")
         if not isinstance(reference, str) or not reference.strip():
@@ -654,7 +672,7 @@ def _check_references(section: _Section, doc: Document, config: Config) -> list[
         if checkpoint.acknowledged or event.get("acknowledged") is True:
             moment = cp.parse_time(checkpoint.timestamp)
             if moment is not None and (newest is None or moment > newest[0]):
-                newest = (moment, what, checkpoint)
+                newest = (moment, what, checkpoint, resolved)
     return findings + _check_updated_at(doc, newest)
 
 
@@ -697,6 +715,7 @@ def _check_pair(
                 (*EVENTS, index, "checkpoint_file"),
                 f"point it to the checkpoint of {cp.section_id(number)} "
                 f"({cp.file_name(number)}), or correct the event id",
+                about=(path,),
             )
         )
     acknowledged = event.get("acknowledged")
@@ -713,7 +732,7 @@ def _check_pair(
             message = f"{what} says `acknowledged: false`, but {reference} is acknowledged"
             at = checkpoint.acknowledged_at
             fix = f"set `acknowledged: true` and `acknowledged_at: {at}` on the event" if at else "set both to true"
-        findings.append(_finding(doc, ACK_MISMATCH, message, (*EVENTS, index, "acknowledged"), fix))
+        findings.append(_finding(doc, ACK_MISMATCH, message, (*EVENTS, index, "acknowledged"), fix, about=(path,)))
     return findings
 
 
@@ -739,7 +758,7 @@ def state_differences(doc: Document, checkpoint: cp.CheckpointView) -> list[str]
     return differences
 
 
-def _check_updated_at(doc: Document, newest: tuple[datetime, str, cp.CheckpointView] | None) -> list[Finding]:
+def _check_updated_at(doc: Document, newest: tuple[datetime, str, cp.CheckpointView, Path] | None) -> list[Finding]:
     """A011: the section was last updated before an acknowledged checkpoint whose state it does not show.
 
     When the section already shows everything the checkpoint recorded (nothing happened between
@@ -749,7 +768,7 @@ def _check_updated_at(doc: Document, newest: tuple[datetime, str, cp.CheckpointV
     moment = cp.parse_time(updated_at)
     if newest is None or moment is None or moment >= newest[0]:
         return []
-    happened, what, checkpoint = newest
+    happened, what, checkpoint, checkpoint_path = newest
     differences = state_differences(doc, checkpoint)
     if not differences:
         return []
@@ -763,6 +782,7 @@ def _check_updated_at(doc: Document, newest: tuple[datetime, str, cp.CheckpointV
             UPDATED_AT,
             "update the section from the checkpoint (phase, activity, gate) and set `recovery_state.updated_at` "
             "to the time of that update",
+            about=(checkpoint_path,),
         )
     ]
 
@@ -780,7 +800,7 @@ def _owner(checkpoint: cp.CheckpointView, sections: list[_Section]) -> _Section:
 
 def _check_unmerged(state_dir: Path, sections: list[_Section]) -> list[Finding]:
     referenced = set().union(*(s.referenced for s in sections))
-    pending: dict[tuple[int, bool], list[str]] = {}
+    pending: dict[tuple[int, bool], list[Path]] = {}
     for path in cp.list_checkpoints(state_dir):
         if str(path.resolve()) in referenced:
             continue
@@ -794,15 +814,16 @@ def _check_unmerged(state_dir: Path, sections: list[_Section]) -> list[Finding]:
         if not owner.comparable:
             continue
         key = (sections.index(owner), checkpoint.acknowledged)
-        pending.setdefault(key, []).append(cp.relative_reference(path, owner.root))
+        pending.setdefault(key, []).append(path)
     findings = []
-    for (position, acknowledged), names in sorted(pending.items()):
+    for (position, acknowledged), paths in sorted(pending.items()):
         section = sections[position]
-        findings.append(_unmerged(section, names, acknowledged, several=len(sections) > 1))
+        findings.append(_unmerged(section, paths, acknowledged, several=len(sections) > 1))
     return findings
 
 
-def _unmerged(section: _Section, names: list[str], acknowledged: bool, *, several: bool) -> Finding:
+def _unmerged(section: _Section, paths: list[Path], acknowledged: bool, *, several: bool) -> Finding:
+    names = [cp.relative_reference(path, section.root) for path in paths]
     plural = len(names) > 1
     listed = ", ".join(names)
     target = f" --file {section.path}" if several else ""
@@ -824,5 +845,12 @@ def _unmerged(section: _Section, names: list[str], acknowledged: bool, *, severa
         )
         fix = f"run `ctxres ack{' --all' if plural else ''}{target}`"
     return Finding(
-        section.path, UNMERGED.code, message, UNMERGED.severity, section.position, format_json_path(section.where), fix
+        section.path,
+        UNMERGED.code,
+        message,
+        UNMERGED.severity,
+        section.position,
+        format_json_path(section.where),
+        fix,
+        related=_related(paths),
     )

@@ -450,7 +450,7 @@ def _check_run(run: am.Run, checked: dict[str, Document]) -> list[Finding]:
                     event,
                     "task_id",
                     "add the task to the task graph, or append a corrected event with the right id",
-                )
+                ).replace(related=(os.path.realpath(os.path.join(run.directory, am.TASK_GRAPH)),))
             )
     for transition in am.impossible_transitions(run.events):
         doc = checked.get(transition.event.path)

@@ -150,7 +150,7 @@ def test_json_shape_and_keys() -> None:
     assert data["tool"] == {"name": "ctxres", "version": "9.8.7"}
     assert list(data["summary"]) == ["files_checked", "errors", "warnings"]
     assert data["summary"] == {"files_checked": 5, "errors": 1, "warnings": 1}
-    keys = ["path", "line", "column", "code", "severity", "message", "json_path", "fix", "rule_url"]
+    keys = ["path", "line", "column", "code", "severity", "message", "json_path", "fix", "rule_url", "baselined"]
     assert [list(f) for f in data["findings"]] == [keys, keys]
     # Order as given: the caller sorts, not the reporter.
     assert data["findings"][0] == {
@@ -163,6 +163,7 @@ def test_json_shape_and_keys() -> None:
         "json_path": "$.a",
         "fix": "Refresh it.",
         "rule_url": WARN_RULE.doc_url(),
+        "baselined": False,
     }
     assert data["findings"][1]["severity"] == "error"
     assert "Wert ungültig ✓" in out  # ensure_ascii=False

@@ -1,0 +1,282 @@
+"""The baseline file: the findings a project accepted when it adopted ctxres, so that they do not fail a check.
+
+``ctxres baseline`` records the findings of a check in a committed JSON file (``.ctxres-baseline.json`` at the
+project root by default); ``ctxres check`` reads it and reports a finding that matches an entry as baselined:
+counted in the summary, not printed, not failing the run. An entry is matched without line numbers (lines move
+as a file is edited): by the file's path relative to the project root, the rule code, and a fingerprint of the
+finding's JSON path and message, with what moves with unrelated lines (line numbers, the clock) left out.
+Matching counts: two identical findings need two entries. An entry that matches no finding of a file the check
+judged is *fixed*; the next ``ctxres baseline`` drops it, so the file only shrinks as the project is cleaned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+from ctxres.atomic import write_atomic
+from ctxres.config import Config
+from ctxres.findings import Finding, Severity
+from ctxres.records import FrozenRecord, init_field
+
+FORMAT_VERSION = 1
+_NOTE = (
+    "Findings of ctxres that existed when this project adopted it: `ctxres check` reports them as baselined, "
+    "without failing. Fix them, then run `ctxres baseline` to drop their entries."
+)
+
+
+class BaselineError(Exception):
+    """The baseline file cannot be read or is not a baseline (one line: where and what)."""
+
+
+class Entry(FrozenRecord):
+    """One accepted finding: matched by ``key`` (path, code, fingerprint); the message and JSON path are there
+    for the person who reviews the file."""
+
+    __slots__ = ("code", "fingerprint", "json_path", "message", "path")
+
+    path: str  # relative to the project root, with `/`
+    code: str
+    fingerprint: str
+    message: str
+    json_path: str
+
+    def __init__(self, path: str, code: str, fingerprint: str, message: str = "", json_path: str = "") -> None:
+        init_field(self, "path", path)
+        init_field(self, "code", code)
+        init_field(self, "fingerprint", fingerprint)
+        init_field(self, "message", message)
+        init_field(self, "json_path", json_path)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.path, self.code, self.fingerprint)
+
+    def sort_key(self) -> tuple[str, str, str, str]:
+        return (self.path, self.code, self.message, self.fingerprint)
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "path": self.path,
+            "code": self.code,
+            "message": self.message,
+            "json_path": self.json_path,
+            "fingerprint": self.fingerprint,
+        }
+
+
+# What changes in a message when unrelated lines move, or with the time of the run.
+_MOVING: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(lines?|columns?|col)\s+\d+(\s*[-\u2013]\s*\d+)?"), r"\1 N"),  # on line 12, lines 3-5
+    (re.compile(r"(\.[A-Za-z0-9]+):\d+(:\d+)?\b"), r"\1:N"),  # events/x/log.jsonl:12, ORCHESTRATION.yaml:4:3
+    (re.compile(r", [^,]*? in the future \(it is now [^)]*\)"), ", in the future"),  # S002: the clock
+)
+
+
+def normalise(message: str) -> str:
+    """``message`` without what moves when unrelated lines of the file move (line numbers) or as time passes."""
+    for pattern, replacement in _MOVING:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def fingerprint(finding: Finding) -> str:
+    """The fingerprint of a finding: its JSON path and normalised message (16 hex digits of SHA-256)."""
+    text = f"{finding.json_path}\n{normalise(finding.message)}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- where things are
+
+
+def project_root(config: Config, start: Path) -> Path:
+    """The folder the entries' paths are relative to: that of the configuration file, else the top of the git
+    work tree holding ``start``, else ``start``'s folder."""
+    if config.source is not None:
+        return Path(os.path.abspath(config.root))
+    from ctxres import git
+
+    folder = start if start.is_dir() else start.parent
+    try:
+        return Path(os.path.abspath(git.repo_root(Path(os.path.abspath(folder)))))
+    except git.GitError:
+        return Path(os.path.abspath(config.root))
+
+
+def baseline_file(config: Config, root: Path, explicit: Path | None = None) -> Path:
+    """``--baseline FILE``, else the ``baseline`` setting (``.ctxres-baseline.json`` by default) relative to the
+    project root (:func:`project_root`: the configuration file's folder when there is one)."""
+    if explicit is not None:
+        return explicit
+    return root / config.baseline
+
+
+class Places:
+    """Paths as a check shows them (relative to ``cwd``) and as the baseline holds them (relative to ``root``)."""
+
+    def __init__(self, root: Path, cwd: Path) -> None:
+        self.root = os.path.realpath(root)
+        self.cwd = os.path.abspath(cwd)
+        self._folders: dict[str, str] = {}
+
+    def in_project(self, shown: str) -> str:
+        """A finding's path relative to the project root (``/`` separators; ``../`` when outside it)."""
+        absolute = os.path.normpath(os.path.join(self.cwd, shown))
+        folder, name = os.path.split(absolute)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = os.path.realpath(folder)
+        return os.path.relpath(os.path.join(real, name), self.root).replace(os.sep, "/")
+
+    def absolute(self, entry_path: str) -> str:
+        return os.path.normpath(os.path.join(self.root, entry_path))
+
+    def shown(self, entry_path: str) -> str:
+        """An entry's path as the check shows it."""
+        return os.path.relpath(self.absolute(entry_path), self.cwd).replace(os.sep, "/")
+
+
+def entry_of(finding: Finding, places: Places) -> Entry:
+    where = places.in_project(finding.path)
+    return Entry(where, finding.code, fingerprint(finding), finding.message, finding.json_path)
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def parse(text: str, source: str) -> list[Entry]:
+    """The entries of a baseline file's text; :class:`BaselineError` when it is not one."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BaselineError(f"{source}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or "entries" not in data:
+        raise BaselineError(f"{source}: not a ctxres baseline (no `entries`)")
+    version = data.get("version")
+    if version != FORMAT_VERSION:
+        raise BaselineError(f"{source}: format version {version!r}; this ctxres reads version {FORMAT_VERSION}")
+    entries = data["entries"]
+    if not isinstance(entries, list):
+        raise BaselineError(f"{source}: `entries` must be a list")
+    out = []
+    for index, item in enumerate(entries):
+        fields = ("path", "code", "fingerprint")
+        if not isinstance(item, dict) or not all(isinstance(item.get(key), str) and item[key] for key in fields):
+            raise BaselineError(f"{source}: entry {index + 1} needs `path`, `code` and `fingerprint` strings")
+        message, json_path = item.get("message", ""), item.get("json_path", "")
+        out.append(
+            Entry(
+                item["path"],
+                item["code"],
+                item["fingerprint"],
+                message if isinstance(message, str) else "",
+                json_path if isinstance(json_path, str) else "",
+            )
+        )
+    return out
+
+
+def read(path: Path, shown: str) -> list[Entry]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BaselineError(f"{shown}: cannot be read ({reason})") from None
+    return parse(text, shown)
+
+
+def render(entries: Iterable[Entry]) -> str:
+    """The file's text: sorted entries, one per accepted finding, two-space indented."""
+    document = {
+        "version": FORMAT_VERSION,
+        "tool": "ctxres",
+        "note": _NOTE,
+        "entries": [entry.as_dict() for entry in sorted(entries, key=Entry.sort_key)],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def write(path: Path, entries: Iterable[Entry]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, render(entries))
+
+
+# --------------------------------------------------------------------------- matching a report against it
+
+
+class Match:
+    """A check's findings against a baseline: which are baselined, how many of each, which entries are fixed.
+
+    The findings are gone through twice (counted, then written), each time in the same order, so the same
+    ones are baselined: the first findings of each key take its entries."""
+
+    __slots__ = ("_counts", "baselined", "errors", "file", "fixed", "places", "warnings")
+
+    file: str  # the baseline as the check shows it
+    places: Places
+    errors: int  # new errors and warnings: what fails the run
+    warnings: int
+    baselined: int
+    fixed: list[Entry]  # entries of judged files that matched nothing
+    _counts: Counter[tuple[str, str, str]]
+
+    def __init__(self, file: str, entries: Sequence[Entry], places: Places) -> None:
+        self.file = file
+        self.places = places
+        self._counts = Counter(entry.key for entry in entries)
+        self.errors = self.warnings = self.baselined = 0
+        self.fixed = []
+
+    def marks(self, findings: Iterable[Finding]) -> Iterator[tuple[Finding, bool]]:
+        """Each finding with whether it is baselined."""
+        left = Counter(self._counts)
+        for finding in findings:
+            key = (self.places.in_project(finding.path), finding.code, fingerprint(finding))
+            if left[key] > 0:
+                left[key] -= 1
+                yield finding, True
+            else:
+                yield finding, False
+
+    def count(self, findings: Iterable[Finding], entries: Sequence[Entry], judged: Callable[[Entry], bool]) -> None:
+        """Count the new findings and the baselined ones; list the entries of judged files left unmatched."""
+        used: Counter[tuple[str, str, str]] = Counter()
+        for finding, baselined in self.marks(findings):
+            if baselined:
+                self.baselined += 1
+                used[(self.places.in_project(finding.path), finding.code, fingerprint(finding))] += 1
+            elif finding.severity is Severity.ERROR:
+                self.errors += 1
+            else:
+                self.warnings += 1
+        fixed = []
+        for entry in sorted(entries, key=Entry.sort_key):
+            if used[entry.key] > 0:
+                used[entry.key] -= 1
+            elif judged(entry):
+                fixed.append(entry)
+        self.fixed = fixed
+
+
+def judged_by(
+    paths: Sequence[Path], places: Places, compared: frozenset[str], reported: Callable[[str, str], bool]
+) -> Callable[[Entry], bool]:
+    """Whether a check of ``paths`` judged the file and rule of an entry: the file is one of them or below one,
+    was not only read to compare (``compared``: shown paths), and the check reports the entry's rule there.
+    Only such an entry can be *fixed*: a check of one folder says nothing of the entries of another."""
+    given = [os.path.abspath(path) for path in paths]
+
+    def judged(entry: Entry) -> bool:
+        absolute = places.absolute(entry.path)
+        if not any(absolute == top or absolute.startswith(top.rstrip(os.sep) + os.sep) for top in given):
+            return False
+        shown = places.shown(entry.path)
+        return shown not in compared and reported(shown, entry.code)
+
+    return judged
