@@ -5,7 +5,9 @@ Every row is a scenario, its median, a baseline measured in the same run, the ba
 their ratio, and the goal DESIGN.md sets for it (if any) with whether it is met:
 
 * Hooks: ``ctxres-hook EVENT`` on a PROJ-001 workspace at its QG-2 point (six realistic payloads
-  over the four events), each run alternating with the minimal hook of its event (minimal_hooks.py:
+  over the four events; the prompt also with a ``.ctxres.toml``, and beside 34 more workflow files
+  of the corpus's shapes, where the live workflow is chosen among 35 on every prompt), each run
+  alternating with the minimal hook of its event (minimal_hooks.py:
   the same file I/O in a few lines of stdlib Python, on the hook's interpreter, in its own copy of
   the workspace) and with ``python -c pass`` (in a note). Goals: UserPromptSubmit and PostToolUse
   ≤ 1.15× the minimal hook, PreCompact and SessionStart ≤ 1.3×.
@@ -26,7 +28,8 @@ their ratio, and the goal DESIGN.md sets for it (if any) with whether it is met:
   version (goal: ≤ 10×).
 
 Processes are timed whole (wall time, time.perf_counter): the median of ``--repeat`` runs after one
-warm-up. ``--quick`` uses small inputs (a smoke run); ``--markdown FILE`` also writes the table.
+warm-up. ``--only SECTION`` (hooks, fill, conformance, check, history; repeatable) runs only those
+sections. ``--quick`` uses small inputs (a smoke run); ``--markdown FILE`` also writes the table.
 Nothing here asserts a time: the numbers are for reading, not for failing a build.
 
 Standard library only (fill estimation imports ctxres): ``python bench/run.py`` with ctxres
@@ -36,6 +39,7 @@ installed into that interpreter; ``nox -s bench`` installs ctxres and check-json
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -78,12 +82,16 @@ FULL_COMMITS, QUICK_COMMITS = 1000, 40
 HOOK_SCENARIOS = (
     ("73% fill, injects <context-monitor>", "UserPromptSubmit", "prompt"),
     ("the same, in a project with a `.ctxres.toml`", "UserPromptSubmit", "prompt-configured"),
+    ("the same, in a project with 35 workflow files (3 live)", "UserPromptSubmit", "prompt-many"),
     ("Edit of ORCHESTRATION.yaml", "PostToolUse", "edit-orchestration"),
     ("Bash, not a workflow file", "PostToolUse", "bash"),
     ("auto, writes a checkpoint", "PreCompact", "precompact"),
     ("compact, compaction alert", "SessionStart", "compact"),
     ("startup, resumption prompt", "SessionStart", "startup"),
 )
+
+
+SECTIONS = ("hooks", "fill", "conformance", "check", "history")  # what --only selects
 
 
 class BenchError(Exception):
@@ -266,6 +274,7 @@ class Settings:
     quick: bool
     check_jsonschema: str | None  # None: look for it
     cache: Path
+    only: tuple[str, ...] = ()  # the sections to run (SECTIONS); () runs them all
     commits: int = field(init=False)
     fill_sizes: tuple[int, ...] = field(init=False)
     fill_repeat: int = field(init=False)
@@ -421,6 +430,9 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
         # A configured project beside it (its own workspace: one project is never inside the other).
         payloads.update(_configured_workspace(Path(scratch) / "hook-configured"))
         minimal_payloads.update(_configured_workspace(Path(scratch) / "minimal-configured"))
+        # Many workflow files: the hook's own workspace; the baseline stays the minimal hook of the first row.
+        payloads.update(_many_workflows_workspace(Path(scratch) / "hook-many"))
+        minimal_payloads["prompt-many"] = minimal_payloads["prompt"]
         for label, event, key in HOOK_SCENARIOS:
             bare, base, seconds = _alternating(
                 [interpreter, "-c", "pass"],
@@ -653,20 +665,27 @@ def measure(settings: Settings) -> dict[str, Any]:
     }
     rows: list[Row] = []
     notes: list[str] = []
-    hook_rows, hook_notes, interpreter = measure_hooks(hook, settings.repeat)
-    rows += hook_rows
-    notes += hook_notes
+    wanted = set(settings.only or SECTIONS)
+    interpreter = _script_interpreter(hook)
+    if "hooks" in wanted:
+        hook_rows, hook_notes, interpreter = measure_hooks(hook, settings.repeat)
+        rows += hook_rows
+        notes += hook_notes
     info["interpreter"] = f"{interpreter} ({_version([interpreter, '--version'])})"
     info["bytecode"] = bytecode_info(interpreter)
-    sections = (
-        measure_fill_rows(settings.fill_sizes, settings.fill_repeat),
-        measure_check(ctxres, cjs, settings.corpus, settings.repeat),
-        measure_check_scale(ctxres, settings.corpus, settings.repeat, settings.quick),
-        measure_audit(ctxres, settings.commits, settings.audit_repeat, settings.cache, settings.quick, settings.repeat),
-    )
-    for section_rows, section_notes in sections:
-        rows += section_rows
-        notes += section_notes
+    sections: dict[str, Callable[[], tuple[list[Row], list[str]]]] = {
+        "fill": lambda: measure_fill_rows(settings.fill_sizes, settings.fill_repeat),
+        "conformance": lambda: measure_check(ctxres, cjs, settings.corpus, settings.repeat),
+        "check": lambda: measure_check_scale(ctxres, settings.corpus, settings.repeat, settings.quick),
+        "history": lambda: measure_audit(
+            ctxres, settings.commits, settings.audit_repeat, settings.cache, settings.quick, settings.repeat
+        ),
+    }
+    for name, section in sections.items():
+        if name in wanted:
+            section_rows, section_notes = section()
+            rows += section_rows
+            notes += section_notes
     info["load_end"] = _load()
     return {"info": info, "rows": rows, "notes": notes}
 
@@ -688,6 +707,34 @@ def _configured_workspace(project: Path) -> dict[str, dict[str, Any]]:
     project.mkdir()
     (project / ".ctxres.toml").write_text(CONFIGURED, "utf-8")
     return {f"{key}-configured": payload for key, payload in _workspace(project).items()}
+
+
+MANY_WORKFLOWS = 35
+MANY_LIVE = 3
+
+
+def _many_workflows_workspace(project: Path) -> dict[str, dict[str, Any]]:
+    """The PROJ-001 workspace of :func:`_workspace` beside 34 more workflow files, the real corpus's
+    shapes in turn (``projects/PROJ-NNN/ORCHESTRATION.yaml``; 2 of them live, some do not parse): the live workflow is
+    chosen among 35 files on every prompt. Its payload is named ``prompt-many``."""
+    import yaml  # here: this section's only use of PyYAML and ctxres
+
+    from ctxres.orchestration import is_live
+
+    project.mkdir()
+    payload = _workspace(project)["prompt"]
+    shapes = sorted((DEFAULT_CORPUS / "orchestration").glob("*.yaml"))
+    live = 1
+    for number in range(1, MANY_WORKFLOWS):
+        text = shapes[(number - 1) % len(shapes)].read_text("utf-8")
+        target = project / "projects" / f"PROJ-{number:03d}" / "ORCHESTRATION.yaml"
+        target.parent.mkdir(parents=True)
+        target.write_text(text, "utf-8")
+        with contextlib.suppress(yaml.YAMLError):  # a real file that does not parse: the hooks skip it too
+            live += is_live(yaml.safe_load(text))
+    if live != MANY_LIVE:
+        raise BenchError(f"the many-workflows workspace has {live} live workflows, not {MANY_LIVE}")
+    return {"prompt-many": payload}
 
 
 def _workspace(project: Path) -> dict[str, dict[str, Any]]:
@@ -880,6 +927,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the Markdown table to FILE")
     parser.add_argument(
+        "--only",
+        action="append",
+        choices=SECTIONS,
+        default=[],
+        help="run only this section (repeatable; default: every section)",
+    )
+    parser.add_argument(
         "--check-jsonschema",
         metavar="CMD",
         help="the check-jsonschema to compare with (default: next to this interpreter, else on PATH)",
@@ -896,7 +950,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from history_bench import CACHE_ROOT
 
-    settings = Settings(args.corpus.resolve(), args.repeat, args.quick, args.check_jsonschema, args.cache or CACHE_ROOT)
+    cache = args.cache or CACHE_ROOT
+    settings = Settings(args.corpus.resolve(), args.repeat, args.quick, args.check_jsonschema, cache, tuple(args.only))
     try:
         results = measure(settings)
     except (BenchError, OSError, RuntimeError) as exc:

@@ -330,6 +330,8 @@ def live_workflow(root: Path, config: Config) -> orchestration.WorkflowChoice | 
         lambda path: read_workflow(path, config.max_file_size),
         patterns=config.patterns["orchestration"],
         accept=stays_inside,
+        pinned=config.pinned_workflow,
+        pinned_by=config.pinned_by,
     )
 
 
@@ -340,15 +342,19 @@ def workflows_outside(root: Path, config: Config) -> list[Path]:
     return [Path(path) for path in files if not inside(Path(path), root)]
 
 
-def no_live_workflow(root: Path) -> str:
+def no_live_workflow(root: Path, config: Config | None = None) -> str:
     """Why :func:`live_workflow` found nothing: the core's sentence, or what is wrong with the file
-    ``$CTXRES_ORCHESTRATION`` names."""
+    ``$CTXRES_ORCHESTRATION`` names or the ``live-workflow`` setting pins (there is no search then)."""
     named = os.environ.get(orchestration.WORKFLOW_ENV)
     if named:
         return (
             f"${orchestration.WORKFLOW_ENV} names {named}, which is not a readable workflow file inside the "
             f"project {root}"
         )
+    pinned = config.pinned_workflow if config is not None else None
+    if config is not None and pinned is not None:
+        shown = os.path.relpath(pinned, root).replace(os.sep, "/")
+        return f"{config.pinned_by} names {shown}, which is not a readable workflow file inside the project {root}"
     return orchestration.no_live_workflow(str(root))
 
 

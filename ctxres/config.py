@@ -171,6 +171,7 @@ class Config(FrozenRecord):
         "extend_select",
         "force_exclude",
         "ignore",
+        "live_workflow",
         "max_file_size",
         "options",
         "patterns",
@@ -208,6 +209,7 @@ class Config(FrozenRecord):
     max_file_size: int
     strict: bool
     profile: str  # which resumption system the hooks serve: "jerry" or "nexus"
+    live_workflow: str | None  # the workflow file every command and hook acts on, relative to `root`; None: search
     options: dict[str, Any]  # rule options set, by key (``reinject-budget``)
     baseline: str  # the baseline file, relative to the configuration file (without one: to the git root)
 
@@ -232,6 +234,7 @@ class Config(FrozenRecord):
         max_file_size: int = 10 * 1024 * 1024,
         strict: bool = False,
         profile: str = defaults.PROFILE,
+        live_workflow: str | None = None,
         options: dict[str, Any] | None = None,
         baseline: str = defaults.BASELINE,
     ) -> None:
@@ -254,8 +257,19 @@ class Config(FrozenRecord):
         init_field(self, "max_file_size", max_file_size)
         init_field(self, "strict", strict)
         init_field(self, "profile", profile)
+        init_field(self, "live_workflow", live_workflow)
         init_field(self, "options", {} if options is None else options)
         init_field(self, "baseline", baseline)
+
+    @property
+    def pinned_workflow(self) -> str | None:
+        """The file ``live-workflow`` pins (absolute: relative to the configuration file's folder), or None."""
+        return None if self.live_workflow is None else str(self.root / self.live_workflow)
+
+    @property
+    def pinned_by(self) -> str:
+        """Where the pin is set, as every command and hook says it: ``live-workflow in pyproject.toml``."""
+        return f"live-workflow in {self.source.name if self.source else 'the configuration'}"
 
     def with_overrides(self, **changes: Any) -> Config:
         return self.replace(**{k: v for k, v in changes.items() if v is not None})
@@ -308,6 +322,8 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"{source}: `baseline` must be the path of a file, relative to this file")
             values[key] = value
+        elif key == "live_workflow":
+            values[key] = config_file.live_workflow(value, raw_key, source)
         elif key == "severity":
             sev = config_file.table(value, raw_key, source)
             for code, level in sev.items():

@@ -131,6 +131,16 @@ def choice(value: Any, key: str, where: object, choices: tuple[str, ...]) -> str
     return str(value)
 
 
+def live_workflow(value: Any, key: str, where: object) -> str:
+    """The ``live-workflow`` setting: a non-empty path relative to the configuration file's folder
+    (an absolute path would name one machine's checkout in a committed file)."""
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:
+        raise ConfigError(f"{where}: `{key}` must be a non-empty path, relative to the folder of this file")
+    if os.path.isabs(value) or value.startswith(("/", "\\")) or (len(value) > 1 and value[1] == ":"):
+        raise ConfigError(f"{where}: `{key}` must be relative to the folder of this file, not an absolute path")
+    return value
+
+
 def state_dir(value: Any, where: object) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}: `state-dir` must be a non-empty string")

@@ -195,40 +195,60 @@ MAX_WALK_ENTRIES = 20_000  # bound on the directory entries visited to find work
 class WorkflowChoice:
     """The live workflow a command or hook acts on, and why it was chosen."""
 
-    __slots__ = ("data", "named", "others", "path", "relpath", "status")
+    __slots__ = ("data", "named", "others", "path", "pinned", "relpath", "status", "tied", "updated")
 
-    def __init__(self, path: str, relpath: str, data: Any, status: str, others: list[str], named: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        relpath: str,
+        data: Any,
+        status: str,
+        others: list[str],
+        named: bool = False,
+        *,
+        pinned: str = "",
+        updated: str | None = None,
+        tied: bool = False,
+    ) -> None:
         self.path = path  # absolute
         self.relpath = relpath  # relative to the project, "/" separators
-        self.data = data  # the parsed document
-        self.status = status  # ACTIVE or PAUSED (or whatever the named file says)
-        self.others = others  # the other live workflows (relative paths), most recent first
+        self.data = data  # the parsed document (None when the caller asked not to load it)
+        self.status = status  # ACTIVE or PAUSED (or whatever a named or pinned file says)
+        self.others = others  # the other live workflows (relative paths), in rank order
         self.named = named  # chosen by $CTXRES_ORCHESTRATION, not by a search
+        self.pinned = pinned  # the setting that pinned it ("live-workflow in pyproject.toml"), "" if none
+        self.updated = updated  # its content time (ctxres.workflow_times.sortable), None if it records none
+        self.tied = tied  # another live workflow records the same content time (the path decided)
 
     def reason(self) -> str:
         """Why this one: the same words in every command and hook."""
         if self.named:
             return f"named by ${WORKFLOW_ENV}"
+        if self.pinned:
+            return f"pinned by {self.pinned}"
         if not self.others:
             return f"the only live workflow (status {self.status})"
         shown = ", ".join(self.others[:5]) + (f" and {len(self.others) - 5} more" if len(self.others) > 5 else "")
         total = len(self.others) + 1
-        return f"the most recently modified of {total} live workflows (status {self.status}); also live: {shown}"
+        if self.updated is None:
+            return (
+                f"the first by path of {total} live workflows, none of which records when it was updated "
+                f"(status {self.status}); also live: {shown}"
+            )
+        from ctxres.workflow_times import shown as shown_time
+
+        when = f"status {self.status}, updated {shown_time(self.updated)}"
+        if self.tied:
+            when += "; the first by path of those updated then"
+        return f"the most recently updated of {total} live workflows ({when}); also live: {shown}"
 
     def note(self) -> str:
-        """``using docs/ORCHESTRATION.yaml: the most recently modified of 2 live workflows (...)``."""
+        """``using docs/ORCHESTRATION.yaml: the most recently updated of 2 live workflows (...)``."""
         return f"using {self.relpath}: {self.reason()}"
 
 
 def _relative(path: str, root: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
-
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
 def matches_pattern(relpath: str, patterns: Iterable[str]) -> bool:
@@ -247,8 +267,8 @@ def workflow_files(
     limit: int = MAX_WALK_ENTRIES,
 ) -> list[str]:
     """Files under ``root`` that match the orchestration patterns and are not examples or templates,
-    most recently modified first (then by path). The walk skips version control, virtual
-    environments, caches and build output, and stops after ``limit`` directory entries."""
+    sorted by path. The walk skips version control, virtual environments, caches and build output,
+    and stops after ``limit`` directory entries."""
     from ctxres.defaults import SKIPPED_FOLDERS
     from ctxres.globs import matches_any
 
@@ -267,8 +287,75 @@ def workflow_files(
         if visited > limit:
             break
     found.sort()
-    found.sort(key=_mtime, reverse=True)
     return found
+
+
+# What a search remembers of a candidate file (the hooks keep it in their cache, keyed by the
+# file's path relative to the project): [size, mtime_ns, status or None, live, content time or None].
+# A file whose size and mtime did not change is not parsed again; an unreadable file is remembered
+# as not live until it changes, and a known file that can no longer be read (caught mid-write) keeps
+# what was known of it until it can be read again.
+if TYPE_CHECKING:  # pragma: no cover
+    Known = dict[str, list[Any]]
+
+
+class _Candidate:
+    __slots__ = ("data", "path", "relpath", "status", "time")
+
+    def __init__(self, path: str, relpath: str, status: str, time: str | None, data: Any) -> None:
+        self.path = path
+        self.relpath = relpath
+        self.status = status
+        self.time = time
+        self.data = data  # None unless parsed during this search
+
+
+def _remembered(entry: object, info: os.stat_result) -> list[Any] | None:
+    if isinstance(entry, list) and len(entry) == 5 and entry[0] == info.st_size and entry[1] == info.st_mtime_ns:
+        return entry
+    return None
+
+
+def _live_candidates(
+    root: str,
+    read: Callable[[str], Any],
+    patterns: Iterable[str],
+    accept: Callable[[str], bool] | None,
+    skipped: Iterable[str] | None,
+    known: Known | None,
+) -> list[_Candidate]:
+    """The live workflows among the workflow files, in rank order (:func:`find_live_workflow`)."""
+    seen: Known = {}
+    live: list[_Candidate] = []
+    for path in workflow_files(root, patterns, skipped=skipped):
+        if accept is not None and not accept(path):
+            continue
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        rel = _relative(path, root)
+        entry = _remembered(known.get(rel), info) if known is not None else None
+        data = None
+        if entry is None:
+            from ctxres.workflow_times import content_time
+
+            data = read(path)
+            previous = known.get(rel) if known is not None else None
+            if data is None and isinstance(previous, list) and len(previous) == 5:
+                entry = previous  # caught mid-write: what was known of it stands until it can be read again
+            else:
+                status = workflow_status_of(data) if data is not None else None
+                entry = [info.st_size, info.st_mtime_ns, status, status in LIVE_STATUSES, content_time(data)]
+        seen[rel] = entry
+        if entry[3]:
+            live.append(_Candidate(path, rel, str(entry[2]), entry[4] if isinstance(entry[4], str) else None, data))
+    if known is not None:
+        known.clear()
+        known.update(seen)
+    live.sort(key=lambda candidate: candidate.relpath)
+    live.sort(key=lambda candidate: candidate.time or "", reverse=True)  # stable: the path breaks ties
+    return live
 
 
 def find_live_workflow(
@@ -277,22 +364,37 @@ def find_live_workflow(
     *,
     patterns: Iterable[str] = ORCHESTRATION_PATTERNS,
     accept: Callable[[str], bool] | None = None,
-    exhaustive: bool = True,
     skipped: Iterable[str] | None = None,
+    pinned: str | None = None,
+    pinned_by: str = "the live-workflow setting",
+    known: Known | None = None,
+    load: bool = True,
 ) -> WorkflowChoice | None:
     """The live workflow of the project at ``root``; None when there is none.
 
-    ``$CTXRES_ORCHESTRATION`` (a path relative to ``root``) names it outright. Otherwise: among the
-    files matching the orchestration patterns that are not examples or templates, the most
-    recently modified one whose workflow is ACTIVE or PAUSED (:func:`is_live`).
+    In order:
+
+    1. ``$CTXRES_ORCHESTRATION`` (a path relative to ``root``) names it outright;
+    2. ``pinned`` (the ``live-workflow`` setting, a path relative to ``root`` or absolute; ``pinned_by``
+       says where it is set) pins it; a pinned file that is refused or cannot be read gives None, never
+       a search (the caller says why);
+    3. otherwise, among the files matching the orchestration patterns that are not examples or
+       templates and whose workflow is ACTIVE or PAUSED (:func:`is_live`): the one with the newest
+       content time (:func:`ctxres.workflow_times.content_time`: the workflow's and its resumption
+       section's own update times, compared as instants), then the first by path (relative, ``/``
+       separators, in code point order) among those with the same time; files that record no time
+       come after those that do, by path. Modification times are never used: git does not keep
+       them, and every clone of a commit must name the same workflow.
 
     ``read(path)`` returns a file's parsed data, or None when it cannot be read (such a file is
     skipped). ``accept(path)`` may refuse a path (a hook refuses one that a symlink takes out of
-    the project). ``exhaustive=False`` stops at the chosen file, so :attr:`WorkflowChoice.others`
-    is left empty (the hot path of a hook that only needs the file; the choice is the same).
+    the project). ``known`` (the hooks' cache) remembers each candidate's status and content time by
+    its size and mtime, so that an unchanged file is not parsed again; it is updated in place.
+    ``load=False``: the chosen file is not parsed only to fill :attr:`WorkflowChoice.data` (None
+    unless this search parsed it).
     """
     root = os.path.realpath(root)
-    named = os.environ.get(WORKFLOW_ENV)
+    named = os.environ.get(WORKFLOW_ENV) or pinned
     if named:
         path = named if os.path.isabs(named) else os.path.join(root, named)
         if accept is not None and not accept(path):
@@ -300,22 +402,21 @@ def find_live_workflow(
         data = read(path)
         if data is None:
             return None
-        return WorkflowChoice(path, _relative(path, root), data, workflow_status_of(data) or "", [], named=True)
-    chosen: WorkflowChoice | None = None
-    for path in workflow_files(root, patterns, skipped=skipped):
-        if accept is not None and not accept(path):
-            continue
-        data = read(path)
-        if data is None or not is_live(data):
-            continue
-        rel = _relative(path, root)
-        if chosen is None:
-            chosen = WorkflowChoice(path, rel, data, workflow_status_of(data) or "", [])
-            if not exhaustive:
-                break
-        else:
-            chosen.others.append(rel)
-    return chosen
+        status = workflow_status_of(data) or ""
+        by_env = bool(os.environ.get(WORKFLOW_ENV))
+        return WorkflowChoice(path, _relative(path, root), data, status, [], by_env, pinned="" if by_env else pinned_by)
+    ranked = _live_candidates(root, read, patterns, accept, skipped, known)
+    while ranked:
+        best = ranked[0]
+        if best.data is None and load:
+            best.data = read(best.path)
+            if best.data is None:  # changed since it was remembered, and no longer readable
+                ranked.pop(0)
+                continue
+        tied = best.time is not None and len(ranked) > 1 and ranked[1].time == best.time
+        others = [candidate.relpath for candidate in ranked[1:]]
+        return WorkflowChoice(best.path, best.relpath, best.data, best.status, others, updated=best.time, tied=tied)
+    return None
 
 
 def no_live_workflow(root_shown: str) -> str:

@@ -83,7 +83,9 @@ def ctxres(*args: str, cwd: Path) -> str:
 
 
 def install_hooks(project: Path, command: str | None = None) -> Path:
-    """``ctxres install-hooks`` into the project's ``.claude/settings.json`` (absolute ``ctxres-hook``)."""
+    """``ctxres install-hooks --command <the absolute ctxres-hook, or the command given>`` into the
+    project's ``.claude/settings.json`` (the portable form ``ctxres init`` writes is run by
+    ``test_routes.py``)."""
     settings = project / ".claude" / "settings.json"
     ctxres("install-hooks", "--settings", str(settings), "--command", command or tool("ctxres-hook"), cwd=project)
     return settings

@@ -2,9 +2,11 @@
 
 - The plugin: ``claude --plugin-dir <a copy of this repository>``; ``hooks/hooks.json`` runs
   ``python3 ${CLAUDE_PLUGIN_ROOT}/hooks/plugin_entry.py <event>`` from the copy, nothing installed.
-- ``ctxres init``: it writes ``.claude/settings.json``; the client then runs with a PATH that
-  holds no virtual environment (a user who installed ctxres with pipx or in a venv does not have
-  it on the client's PATH), and the hooks must still run.
+- ``ctxres init``: it writes ``.claude/settings.json`` (the same commands on every machine) and
+  ``.claude/settings.local.json`` (this machine's ``ctxres-hook`` as ``CTXRES_HOOK`` in its ``env``);
+  the client then runs with a PATH that holds no virtual environment (a user who installed ctxres
+  in a venv does not have it on the client's PATH), and the hooks must still run: the client passes
+  the local file's ``env`` to them.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ def test_plugin_route(tmp_path: Path, claude_binary: Path) -> None:
 def test_init_route_without_the_venv_on_path(tmp_path: Path, claude_binary: Path) -> None:
     project = copy_workspace(tmp_path / "project")
     ctxres("init", str(project), cwd=project)
+    settings = (project / ".claude" / "settings.json").read_text("utf-8")
+    assert str(Path(tool("ctxres-hook")).parent) not in settings, "the committed settings name this machine's venv"
+    assert "CTXRES_HOOK" in (project / ".claude" / "settings.local.json").read_text("utf-8")
     path = default_path()
     on_path = shutil.which("ctxres-hook", path=os.pathsep.join(path))
     assert on_path is None, f"this test needs a PATH without ctxres-hook, but {on_path} is on {path}"

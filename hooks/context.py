@@ -55,7 +55,16 @@ def iso(moment: dt.datetime) -> str:
 class Settings:
     """The settings hooks use, with the defaults of ``ctxres.config.Config`` (``ctxres.defaults``)."""
 
-    __slots__ = ("_orchestration_patterns", "context_window", "profile", "staleness_minutes", "state_dir", "thresholds")
+    __slots__ = (
+        "_orchestration_patterns",
+        "context_window",
+        "live_workflow",
+        "pinned_by",
+        "profile",
+        "staleness_minutes",
+        "state_dir",
+        "thresholds",
+    )
 
     def __init__(self) -> None:
         self.state_dir = defaults.STATE_DIR
@@ -64,6 +73,8 @@ class Settings:
         self.thresholds: tuple[float, float, float] | None = None  # None: ctxres.tiers.DEFAULT_THRESHOLDS
         self.profile = defaults.PROFILE  # "nexus": PreCompact/SessionStart serve Nexus resume manifests
         self._orchestration_patterns: tuple[str, ...] | None = None
+        self.live_workflow: str | None = None  # the file `live-workflow` pins (absolute), None: the search
+        self.pinned_by = ""  # "live-workflow in pyproject.toml"
 
     @property
     def orchestration_patterns(self) -> tuple[str, ...]:
@@ -127,13 +138,17 @@ def load_settings(root: str) -> Settings:
         found = config_file.find_table(root)
         if found is None:
             return settings
-        table, _, source = found
+        table, folder, source = found
         for raw_key, value in table.items():
             key = raw_key.replace("-", "_")
             if key == "state_dir":
                 settings.state_dir = config_file.state_dir(value, source)
             elif key == "staleness_minutes":
                 settings.staleness_minutes = config_file.positive_int(value, raw_key, source)
+            elif key == "live_workflow":
+                pinned = config_file.live_workflow(value, raw_key, source)
+                settings.live_workflow = os.path.join(folder, pinned)
+                settings.pinned_by = f"live-workflow in {os.path.basename(source)}"
             elif key == "profile":
                 settings.profile = config_file.choice(value, raw_key, source, config_file.PROFILES)
             elif key == "patterns":
@@ -284,29 +299,57 @@ def _reader(errors: list[str]) -> Callable[[str], Any]:
     return read
 
 
-def find_workflow(ctx: HookContext, *, exhaustive: bool = False) -> WorkflowChoice | None:
-    """The live workflow of the project (``ctxres.orchestration.find_live_workflow``, the one every
-    command uses): ``$CTXRES_ORCHESTRATION``, else the most recently modified file matching the
-    configured ``orchestration`` patterns, examples and templates aside, whose workflow is ACTIVE or
-    PAUSED. A file that a symbolic link takes out of the project is never read. None when there is
-    none. A file named by ``$CTXRES_ORCHESTRATION`` that is outside the project or cannot be read is
-    a :class:`HookError` (the hook says why); an unreadable file found by the search is skipped.
+def pin_problem(ctx: HookContext) -> str:
+    """What a hook says when the file ``live-workflow`` pins is outside the project or cannot be read."""
+    shown = ctx.relative(ctx.settings.live_workflow or "")
+    return (
+        f"{ctx.settings.pinned_by} names {shown}, which is not a readable workflow file inside the project; "
+        "no workflow is served until the setting or the file is fixed (the hooks do not guess another one)"
+    )
 
-    ``exhaustive=False`` (the hot paths) stops at the chosen file; SessionStart asks for the others
-    too, to say which one it chose and why (:meth:`WorkflowChoice.note`)."""
+
+def find_workflow(
+    ctx: HookContext, *, known: dict[str, list[Any]] | None = None, load: bool = True
+) -> WorkflowChoice | None:
+    """The live workflow of the project (``ctxres.orchestration.find_live_workflow``, the one every
+    command uses): ``$CTXRES_ORCHESTRATION``, else the file the ``live-workflow`` setting pins, else,
+    among the files matching the configured ``orchestration`` patterns (examples and templates
+    aside) whose workflow is ACTIVE or PAUSED, the most recently updated by the files' own update
+    times, then the first by path. A file that a symbolic link takes out of the project is never
+    read. None when there is none. A file named by ``$CTXRES_ORCHESTRATION`` or pinned by the
+    setting that is outside the project or cannot be read is a :class:`HookError` (the hook says
+    why, and does not fall back to the search: a session told to resume a workflow the team did not
+    pin is worse than one told nothing); an unreadable file found by the search is skipped.
+
+    ``known``: what the hooks' cache remembers of each candidate (its status and update time by size
+    and mtime), updated in place; ``load=False`` leaves :attr:`WorkflowChoice.data` None unless the
+    search parsed the chosen file (the caller has its facts cached)."""
     from ctxres.orchestration import WORKFLOW_ENV, find_live_workflow
 
     errors: list[str] = []
+    named = os.environ.get(WORKFLOW_ENV)
+
+    def accept(path: str) -> bool:
+        # The search walks the project without following symbolic links to folders, so a file it finds
+        # leaves the project only if it is a link itself: one lstat, not a realpath of every folder.
+        if named or ctx.settings.live_workflow or os.path.islink(path):
+            return ctx.inside(path)
+        return True
+
     choice = find_live_workflow(
         ctx.project_dir,
         _reader(errors),
         patterns=ctx.settings.orchestration_patterns,
-        accept=ctx.inside,
-        exhaustive=exhaustive,
+        accept=accept,
+        pinned=ctx.settings.live_workflow,
+        pinned_by=ctx.settings.pinned_by,
+        known=known,
+        load=load,
     )
-    named = os.environ.get(WORKFLOW_ENV)
     if choice is None and named:
         ctx.safe(named)  # outside the project: "refusing ..."
         if errors:
             raise HookError(errors[0])
+    elif choice is None and ctx.settings.live_workflow:
+        raise HookError(pin_problem(ctx) + (f" ({errors[0]})" if errors else ""))
     return choice

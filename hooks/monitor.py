@@ -7,7 +7,9 @@ Two files live in the state directory (``.jerry/`` by default):
 - ``context-monitor-cache.json``: private to the hooks (its format may change; a file that does not
   match :data:`CACHE_VERSION` is ignored). It remembers what would otherwise cost YAML parsing or a
   walk of the project on every prompt: the workflow file (path, mtime, size and the few fields the
-  monitor shows), the unacknowledged checkpoints (keyed on the checkpoint folder's listing), when
+  monitor shows), every workflow file's status and update time (``candidates``, by path, size and
+  mtime: the live workflow is chosen from them, ``ctxres.orchestration.find_live_workflow``), the
+  unacknowledged checkpoints (keyed on the checkpoint folder's listing), when
   the session started, and what was already said once (the re-sent compaction alert, the hint to
   migrate a v1.0 section). The monitor state's schema admits no extra keys, hence a second file.
 

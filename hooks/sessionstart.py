@@ -79,7 +79,7 @@ def active_workflow(ctx: HookContext) -> WorkflowChoice | None:
     workflows (to say which one was chosen and why); None when there is none (or the file that
     ``$CTXRES_ORCHESTRATION`` names cannot be read, which is said on stderr)."""
     try:
-        found = find_workflow(ctx, exhaustive=True)
+        found = find_workflow(ctx)
     except HookError as exc:
         _warn(str(exc))
         return None
@@ -90,9 +90,9 @@ def active_workflow(ctx: HookContext) -> WorkflowChoice | None:
 
 def choice_note(found: WorkflowChoice) -> str:
     """One line naming the workflow chosen and why, when there was a choice to make (several live
-    workflows): ``Workflow: using docs/ORCHESTRATION.yaml: the most recently modified of 2 ...``
-    (the sentence ``ctxres ack``, ``prompt`` and ``doctor`` print); "" otherwise."""
-    return f"Workflow: {found.note()}." if found.others else ""
+    workflows) or a setting pinned it: ``Workflow: using docs/ORCHESTRATION.yaml: the most recently
+    updated of 2 ...`` (the sentence ``ctxres ack``, ``prompt`` and ``doctor`` print); "" otherwise."""
+    return f"Workflow: {found.note()}." if found.others or found.pinned else ""
 
 
 def _several_workflows_possible(ctx: HookContext) -> bool:
@@ -100,6 +100,8 @@ def _several_workflows_possible(ctx: HookContext) -> bool:
     choice worth a note beside a compaction alert, which does not parse the workflow file otherwise."""
     if os.environ.get(orchestration.WORKFLOW_ENV):
         return False
+    if ctx.settings.live_workflow:
+        return True  # pinned: the note says so
     files = orchestration.workflow_files(ctx.project_dir, ctx.settings.orchestration_patterns)
     return sum(1 for path in files if ctx.inside(path)) > 1
 

@@ -20,10 +20,11 @@ by the PostToolUse hook. A staleness note at LOW would repeat on most prompts of
 avoid; it also keeps the most frequent path the cheapest (no YAML, no timestamps parsing).
 
 Cost: a prompt usually reads two small JSON files and the end of the transcript, and writes the
-monitor state. The workflow file is parsed only when its mtime or size changed, the project is
-walked only when the remembered workflow file is gone (or, when there is none, at most every
-:data:`SEARCH_INTERVAL_SECONDS`), and the checkpoint hooks' code is imported only when the
-checkpoint folder changed (see ``hooks/monitor.py`` for the cache).
+monitor state. At WARNING and above the project is walked for its workflow files (when none is
+live, at most every :data:`SEARCH_INTERVAL_SECONDS`) and each is ``stat``-ed: a file is parsed
+only when its mtime or size changed since the cache remembered its status and update time, and
+the checkpoint hooks' code is imported only when the checkpoint folder changed (see
+``hooks/monitor.py`` for the cache).
 """
 
 from __future__ import annotations
@@ -201,24 +202,38 @@ def _searched_recently(cache: dict[str, Any], moment: dt.datetime) -> bool:
 def _workflow(
     ctx: HookContext, cache: dict[str, Any], moment: dt.datetime, problems: list[str]
 ) -> dict[str, Any] | None:
-    """The active workflow file's facts, from the cache whenever possible (see the module docstring)."""
+    """The live workflow file's facts, from the cache whenever possible (see the module docstring).
+
+    A file named by ``$CTXRES_ORCHESTRATION`` or pinned by ``live-workflow`` is read directly.
+    Otherwise the search runs as every command's does (the workflow files' own update times, then
+    their paths), with what the cache remembers of each candidate: only their ``stat`` is paid
+    while none changed."""
     from ctxres.defaults import WORKFLOW_ENV  # not ctxres.orchestration: a cached workflow needs no model
 
     named = os.environ.get(WORKFLOW_ENV)
     cached = cache.get("workflow") if isinstance(cache.get("workflow"), dict) else None
-    path = ctx.safe(named) if named else None
-    if path is None and cached and isinstance(cached.get("path"), str):
-        path = os.path.join(ctx.project_dir, cached["path"])
-    if path is not None:
-        facts = _refresh(ctx, path, cached, problems)
-        if facts is not None and (named or monitor.is_active(facts)):
-            cache["workflow"] = facts
-            return facts
-    if named or _searched_recently(cache, moment):
+    pinned = ctx.settings.live_workflow
+    if named or pinned:
+        path = ctx.safe(named) if named else pinned
+        facts = _refresh(ctx, str(path), cached, problems) if ctx.inside(str(path)) else None
+        if facts is None and not named:
+            from ctxres.hooks.context import pin_problem
+
+            problems.append(pin_problem(ctx))
+        cache["workflow"] = facts
+        return facts
+    if cached is None and _searched_recently(cache, moment):
         return None
-    found = find_workflow(ctx)  # the hot path: the first live workflow is enough (exhaustive=False)
+    known = cache.get("candidates") if isinstance(cache.get("candidates"), dict) else {}
+    found = find_workflow(ctx, known=known, load=False)
+    cache["candidates"] = known
     cache["searched_at"] = iso(moment)
-    entry = _entry(ctx, found.path, found.data) if found else None
+    if found is None:
+        entry = None
+    elif found.data is not None:  # parsed by this search: its facts come from that parse
+        entry = _entry(ctx, found.path, found.data)
+    else:
+        entry = _refresh(ctx, found.path, cached, problems)
     cache["workflow"] = entry
     return entry
 

@@ -37,8 +37,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=Path,
         metavar="ORCHESTRATION.yaml",
         help="the file to merge into (default: the live workflow under the project root, as the hooks choose "
-        "it: $CTXRES_ORCHESTRATION, else the most recently modified ORCHESTRATION file whose workflow is ACTIVE "
-        "or PAUSED, examples and templates aside); it needs a v2.0 section",
+        "it: $CTXRES_ORCHESTRATION, else the file the live-workflow setting pins, else the most recently updated "
+        "ORCHESTRATION file (by its own update times, then its path) whose workflow is ACTIVE or PAUSED, examples "
+        "and templates aside); it needs a v2.0 section",
     )
     parser.add_argument(
         "--now",
@@ -75,7 +76,7 @@ def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
     if choice is None:
         for skipped in ack.workflows_outside(root, config):
             _refuse_outside(skipped, root)  # say why that file was not used, rather than "none found"
-        raise ack.AckUsageError(f"{ack.no_live_workflow(root)}; name one with --file")
+        raise ack.AckUsageError(f"{ack.no_live_workflow(root, config)}; name one with --file")
     found = Path(choice.path)
     _refuse_outside(found, root)
     return found.resolve(), choice.note()

@@ -59,8 +59,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=Path,
         metavar="ORCHESTRATION.yaml",
         help="the workflow file (default: the live workflow under the project root, as the hooks choose it: "
-        "$CTXRES_ORCHESTRATION, else the most recently modified ORCHESTRATION file whose workflow is ACTIVE or "
-        "PAUSED, examples and templates aside)",
+        "$CTXRES_ORCHESTRATION, else the file the live-workflow setting pins, else the most recently updated "
+        "ORCHESTRATION file (by its own update times, then its path) whose workflow is ACTIVE or PAUSED, examples "
+        "and templates aside)",
     )
     parser.add_argument(
         "--checkpoint",
@@ -89,9 +90,10 @@ def _workflow(args: argparse.Namespace) -> Path:
             raise PromptError(f"no such file: {named}")
         return named.resolve()
     root = _root()
-    choice = ack.live_workflow(root, load_config(root))
+    config = load_config(root)
+    choice = ack.live_workflow(root, config)
     if choice is None:
-        raise PromptError(f"{ack.no_live_workflow(root)}; name one with --file")
+        raise PromptError(f"{ack.no_live_workflow(root, config)}; name one with --file")
     _note(choice.note())
     return Path(choice.path).resolve()
 

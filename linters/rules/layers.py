@@ -312,7 +312,7 @@ class LiveWorkflow(FrozenRecord):
 
     path: str | None  # relative to the repository; None when there is no live workflow
     status: str  # the workflow status ("" when there is none)
-    others: tuple[str, ...]  # the other live workflows, most recent first
+    others: tuple[str, ...]  # the other live workflows, in rank order (most recently updated first)
     note: str  # the sentence every command uses (``using X: ...``), or why there is none
 
     def __init__(self, path: str | None, status: str, others: tuple[str, ...], note: str) -> None:
@@ -329,5 +329,5 @@ def live_workflow(root: Path, config: Config) -> LiveWorkflow:
     """Which live workflow the hooks and commands of the repository at ``root`` act on, and why."""
     choice = ack.live_workflow(root, config)
     if choice is None:
-        return LiveWorkflow(None, "", (), ack.no_live_workflow(root))
+        return LiveWorkflow(None, "", (), ack.no_live_workflow(root, config))
     return LiveWorkflow(choice.relpath, choice.status, tuple(choice.others), choice.note())

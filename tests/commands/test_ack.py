@@ -265,18 +265,19 @@ def test_no_active_workflow_is_a_usage_error(repo: Path, capsys: pytest.CaptureF
     assert run("--file", str(ORCH), "--now", NOW) == 0  # named explicitly, any status is fine
 
 
-def test_the_most_recently_modified_active_workflow_is_chosen_and_named(
+def test_the_most_recently_updated_active_workflow_is_chosen_and_named(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = repo / "projects" / "PROJ-003" / "ORCHESTRATION.yaml"
     other.parent.mkdir(parents=True)
-    other.write_text((repo / ORCH).read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "PAUSED"'))
-    os.utime(repo / ORCH, (1_700_000_000, 1_700_000_000))
+    text = (repo / ORCH).read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "PAUSED"')
+    other.write_text(text.replace('updated_at: "2026-03-02T10:00:00Z"', 'updated_at: "2026-03-02T10:15:00+00:00"'))
+    os.utime(other, (1_700_000_000, 1_700_000_000))  # the older mtime: it does not count
     assert run("--now", NOW) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (
-        "using projects/PROJ-003/ORCHESTRATION.yaml: the most recently modified of 2 live workflows (status "
-        "PAUSED); also live: projects/PROJ-002/ORCHESTRATION.yaml"
+        "using projects/PROJ-003/ORCHESTRATION.yaml: the most recently updated of 2 live workflows (status "
+        "PAUSED, updated 2026-03-02T10:15:00Z); also live: projects/PROJ-002/ORCHESTRATION.yaml"
     )
 
 

@@ -225,3 +225,24 @@ def test_the_gitignore_follows_the_configured_state_folder(repo: Path) -> None:
     result = ctxres("init", "--only", "gitignore", cwd=repo)
     assert result.returncode == 0, result.stderr
     assert "/var/state/context-monitor-state.json\n" in (repo / ".gitignore").read_text()
+
+
+def test_uninstall_takes_out_the_hooks_and_this_machines_variable_and_nothing_else(repo: Path) -> None:
+    local = repo / ".claude" / "settings.local.json"
+    assert ctxres("install-hooks", cwd=repo).returncode == 0
+    data = json.loads(local.read_text())
+    data["env"]["MY_VAR"] = "1"
+    data["permissions"] = {"allow": ["Bash(ls)"]}
+    local.write_text(json.dumps(data, indent=4) + "\n")
+    done = ctxres("install-hooks", "--uninstall", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(local.read_text()) == {"env": {"MY_VAR": "1"}, "permissions": {"allow": ["Bash(ls)"]}}
+    assert local.read_text().startswith('{\n    "env"')  # the file's own indentation is kept
+    assert "hooks" not in json.loads((repo / ".claude" / "settings.json").read_text())
+
+
+def test_local_writes_only_the_local_file(repo: Path) -> None:
+    done = ctxres("install-hooks", "--local", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert not (repo / ".claude" / "settings.json").exists()
+    assert json.loads((repo / ".claude" / "settings.local.json").read_text())["env"][HOOK_ENV].endswith("ctxres-hook")

@@ -106,13 +106,22 @@ def project(tmp_path: Path) -> Path:
 
 
 def second_workflow(root: Path) -> Path:
-    """PROJ-003: another live workflow (PAUSED), modified after PROJ-002."""
+    """PROJ-003: another live workflow (PAUSED) whose resumption section was updated half an hour after
+    PROJ-002's, in a file whose mtime is an hour *older* (mtimes never decide)."""
     other = root / OTHER
     other.parent.mkdir(parents=True)
     text = (root / REAL).read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "PAUSED"')
+    text = text.replace('updated_at: "2026-03-02T10:00:00Z"', 'updated_at: "2026-03-02T10:30:00Z"')
     other.write_text(text.replace("proj002-docs-20260302-001", "proj003-docs-20260302-001"))
-    touch(other)
+    older = (root / REAL).stat().st_mtime - HOUR_AHEAD
+    os.utime(other, (older, older))
     return other
+
+
+CHOSEN_NOTE = (
+    f"using {OTHER}: the most recently updated of 2 live workflows (status PAUSED, updated 2026-03-02T10:30:00Z); "
+    f"also live: {REAL}"
+)
 
 
 # --- after `ctxres init`, touching the template changes nothing ------------------------------------
@@ -120,7 +129,7 @@ def second_workflow(root: Path) -> Path:
 
 def test_touching_the_init_template_leaves_every_command_on_the_real_workflow(project: Path) -> None:
     template = project / TEMPLATE
-    touch(template)  # the most recently modified ACTIVE section in the project
+    touch(template)  # the most recently modified ACTIVE section in the project (mtimes never decide)
     template_bytes = template.read_bytes()
     note = f"using {REAL}: the only live workflow (status ACTIVE)"
     assert core_note(project) == note
@@ -165,7 +174,7 @@ def test_two_live_workflows_every_command_names_the_chosen_one_and_the_other_in_
     project: Path,
 ) -> None:
     second_workflow(project)
-    note = f"using {OTHER}: the most recently modified of 2 live workflows (status PAUSED); also live: {REAL}"
+    note = CHOSEN_NOTE
     assert core_note(project) == note
 
     prompt = ctxres(project, "prompt")
@@ -194,7 +203,7 @@ def test_two_live_workflows_every_command_names_the_chosen_one_and_the_other_in_
 
 
 def test_the_environment_variable_names_the_workflow_for_every_command(project: Path) -> None:
-    second_workflow(project)  # the most recent, and not the one named
+    second_workflow(project)  # the most recently updated, and not the one named
     named = {orchestration.WORKFLOW_ENV: REAL}
     note = f"using {REAL}: named by ${orchestration.WORKFLOW_ENV}"
 
@@ -240,7 +249,8 @@ def test_a_workflow_a_symlink_takes_out_of_the_project_is_skipped_as_the_hooks_s
     link = project / OTHER
     link.parent.mkdir(parents=True)
     link.symlink_to(outside)
-    touch(outside)  # the most recently modified live workflow, were it inside
+    text = outside.read_text().replace('updated_at: "2026-03-02T10:00:00Z"', 'updated_at: "2026-03-02T10:30:00Z"')
+    outside.write_text(text)  # the most recently updated live workflow, were it inside
     outside_before = outside.read_bytes()
     note = f"using {REAL}: the only live workflow (status ACTIVE)"
     prompt = ctxres(project, "prompt")
@@ -338,3 +348,97 @@ def test_t001_checks_the_prompt_of_a_live_workflow_only(
     (tmp_path / "ORCHESTRATION.yaml").write_text(text)
     report = engine.run([tmp_path], load_config(tmp_path), cwd=tmp_path)
     assert ("T001" in {f.code for f in report.findings}) is rendered
+
+
+# --- every clone names the same one; a setting pins it ----------------------------------------------
+
+
+def names_of(root: Path) -> dict[str, str]:
+    """What each command and the SessionStart hook say or serve about the live workflow."""
+    prompt = ctxres(root, "prompt")
+    assert prompt.returncode == 0, prompt.stderr
+    doctor = doctor_json(root)[1]["workflow"]["note"]
+    hook = session_start(root)
+    assert hook is not None
+    ack = ctxres(root, "ack", "--now", "2026-03-02T11:30:00Z")
+    assert ack.returncode == 0, ack.stderr
+    served = next(line for line in hook.splitlines() if line.startswith("WORKFLOW: "))
+    note = next(line for line in hook.splitlines() if line.startswith("Workflow: using "))
+    return {
+        "prompt": prompt.stderr.splitlines()[0].removeprefix("ctxres prompt: "),
+        "doctor": doctor,
+        "hook": note.removeprefix("Workflow: ").removesuffix("."),
+        "served": served,
+        "ack": ack.stdout.splitlines()[0],
+    }
+
+
+def test_two_clones_with_opposite_mtimes_name_the_same_workflow_everywhere(project: Path, tmp_path: Path) -> None:
+    second_workflow(project)
+    clone = tmp_path / "clone"
+    shutil.copytree(project, clone, symlinks=True)
+    for root, (real, other) in ((project, (1_000_000, 2_000_000)), (clone, (2_000_000, 1_000_000))):
+        os.utime(root / REAL, (real, real))
+        os.utime(root / OTHER, (other, other))
+    finished = clone / "projects" / "PROJ-001" / "ORCHESTRATION.yaml"  # touched last, but finished
+    finished.parent.mkdir(parents=True)
+    finished.write_text((clone / REAL).read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "COMPLETE"'))
+    os.utime(finished, (3_000_000, 3_000_000))
+    said = [names_of(root) for root in (project, clone)]
+    expected = {"prompt": CHOSEN_NOTE, "doctor": CHOSEN_NOTE, "hook": CHOSEN_NOTE, "ack": CHOSEN_NOTE}
+    for names in said:
+        assert {key: value for key, value in names.items() if key != "served"} == expected
+        assert names["served"] == "WORKFLOW: proj003-docs-20260302-001"
+    for root in (project, clone):
+        assert events(root / OTHER) == ["CX-001"] and events(root / REAL) == []
+
+
+def test_a_setting_pins_the_workflow_for_every_command_and_hook(project: Path) -> None:
+    second_workflow(project)  # the most recently updated, and not the one pinned
+    (project / ".ctxres.toml").unlink()  # the fixture's own settings (the defaults): pyproject.toml instead
+    (project / "pyproject.toml").write_text(f'[tool.ctxres]\nstate-dir = ".jerry"\nlive-workflow = "{REAL}"\n')
+    note = f"using {REAL}: pinned by live-workflow in pyproject.toml"
+    names = names_of(project)
+    assert names == {
+        "prompt": note,
+        "doctor": note,
+        "hook": note,
+        "ack": note,
+        "served": "WORKFLOW: proj002-docs-20260302-001",
+    }
+    assert events(project / REAL) == ["CX-001"] and events(project / OTHER) == []
+    named = ctxres(project, "prompt", **{orchestration.WORKFLOW_ENV: OTHER})  # the environment still wins
+    assert named.stderr.splitlines()[0] == f"ctxres prompt: using {OTHER}: named by ${orchestration.WORKFLOW_ENV}"
+
+
+def test_a_pin_that_names_no_readable_file_is_said_and_never_replaced_by_the_search(project: Path) -> None:
+    second_workflow(project)
+    with (project / ".ctxres.toml").open("a") as settings:
+        settings.write('live-workflow = "projects/PROJ-009/ORCHESTRATION.yaml"\n')
+    said = (
+        "live-workflow in .ctxres.toml names projects/PROJ-009/ORCHESTRATION.yaml, which is not a readable "
+        f"workflow file inside the project {project.resolve()}"
+    )
+    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    assert (ack.returncode, ack.stdout, ack.stderr) == (2, "", f"ctxres ack: {said}; name one with --file\n")
+    prompt = ctxres(project, "prompt")
+    assert (prompt.returncode, prompt.stdout, prompt.stderr) == (
+        2,
+        "",
+        f"ctxres prompt: {said}; name one with --file\n",
+    )
+    assert doctor_json(project)[1]["workflow"] == {"path": None, "status": None, "others": [], "note": said}
+    stdin = payload(project, "SessionStart", source="startup", session_id="s")
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", "SessionStart"],
+        input=json.dumps(stdin),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env(CLAUDE_PROJECT_DIR=str(project)),
+        timeout=60,
+    )
+    assert result.returncode == 0 and answer(result, "SessionStart") == {}  # no workflow served, none guessed
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "live-workflow in .ctxres.toml names projects/PROJ-009/ORCHESTRATION.yaml" in lines[0]
+    assert "the hooks do not guess another one" in lines[0]

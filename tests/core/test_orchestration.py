@@ -90,22 +90,108 @@ def test_examples_and_templates(rel: str, example: bool) -> None:
     assert o.is_example_path(rel) is example
 
 
-def test_the_most_recently_modified_live_workflow_wins_and_the_note_says_why(tmp_path: Path) -> None:
-    _write(tmp_path, "a/ORCHESTRATION.yaml", LIVE, 1000)
-    _write(tmp_path, "b/ORCHESTRATION.yaml", LIVE, 3000)
-    _write(tmp_path, "c/ORCHESTRATION.yaml", DONE, 4000)  # newer, but finished
-    _write(tmp_path, "docs/protocol/orchestration-template.yaml", "resumption: {}\n" + LIVE, 5000)
-    _write(tmp_path, "d/ORCHESTRATION.yaml", "workflow: [broken\n", 6000)  # unreadable: skipped
+def _live(updated: str | None = None, section: str | None = None, status: str = "ACTIVE") -> str:
+    text = f"workflow: {{status: {status}" + (f", updated_at: '{updated}'" if updated else "") + "}\n"
+    if section:
+        text += f"resumption: {{recovery_state: {{workflow_status: {status}, updated_at: '{section}'}}}}\n"
+    return text
+
+
+def test_the_most_recently_updated_live_workflow_wins_whatever_the_mtimes_and_the_note_says_why(
+    tmp_path: Path,
+) -> None:
+    # mtimes say the opposite of the files' own update times: the content decides.
+    _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T10:00:00Z"), 9000)
+    _write(tmp_path, "b/ORCHESTRATION.yaml", _live("2026-11-19T10:00:00Z"), 1000)
+    _write(tmp_path, "c/ORCHESTRATION.yaml", DONE + "  # finished\n", 9999)  # newest mtime, but finished
+    _write(tmp_path, "docs/protocol/orchestration-template.yaml", "resumption: {}\n" + LIVE, 9999)
+    _write(tmp_path, "d/ORCHESTRATION.yaml", "workflow: [broken\n", 9999)  # unreadable: skipped
     choice = o.find_live_workflow(str(tmp_path), _read)
     assert choice is not None
-    assert choice.relpath == "b/ORCHESTRATION.yaml"
-    assert choice.others == ["a/ORCHESTRATION.yaml"]
+    assert choice.relpath == "a/ORCHESTRATION.yaml"
+    assert choice.others == ["b/ORCHESTRATION.yaml"]
     assert choice.note() == (
-        "using b/ORCHESTRATION.yaml: the most recently modified of 2 live workflows (status ACTIVE); "
-        "also live: a/ORCHESTRATION.yaml"
+        "using a/ORCHESTRATION.yaml: the most recently updated of 2 live workflows (status ACTIVE, updated "
+        "2026-11-20T10:00:00Z); also live: b/ORCHESTRATION.yaml"
     )
-    quick = o.find_live_workflow(str(tmp_path), _read, exhaustive=False)
-    assert quick is not None and quick.relpath == choice.relpath and quick.others == []
+    for path in tmp_path.rglob("*.yaml"):  # the opposite mtimes: the same choice
+        os.utime(path, (20000 - path.stat().st_mtime, 20000 - path.stat().st_mtime))
+    again = o.find_live_workflow(str(tmp_path), _read)
+    assert again is not None and again.relpath == "a/ORCHESTRATION.yaml"
+
+
+def test_the_section_update_time_counts_and_times_compare_as_instants(tmp_path: Path) -> None:
+    # 11:30+02:00 is 09:30Z: earlier than 10:00Z, although it reads later.
+    _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T11:30:00+02:00"), 1000)
+    _write(tmp_path, "b/ORCHESTRATION.yaml", _live("2026-11-01T00:00:00Z", section="2026-11-20T10:00:00Z"), 1000)
+    choice = o.find_live_workflow(str(tmp_path), _read)
+    assert choice is not None and choice.relpath == "b/ORCHESTRATION.yaml"
+    assert "updated 2026-11-20T10:00:00Z" in choice.reason()
+
+
+def test_ties_and_files_without_a_time_are_ordered_by_path(tmp_path: Path) -> None:
+    _write(tmp_path, "b/ORCHESTRATION.yaml", _live("2026-11-20T10:00:00Z"), 9000)
+    _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T11:00:00+01:00"), 1000)  # the same instant
+    _write(tmp_path, "0/ORCHESTRATION.yaml", _live(), 9999)  # no time: after those with one
+    _write(tmp_path, "1/ORCHESTRATION.yaml", _live("not a time"), 9999)  # a time that cannot be read: the same
+    choice = o.find_live_workflow(str(tmp_path), _read)
+    assert choice is not None and choice.relpath == "a/ORCHESTRATION.yaml" and choice.tied
+    assert choice.others == ["b/ORCHESTRATION.yaml", "0/ORCHESTRATION.yaml", "1/ORCHESTRATION.yaml"]
+    assert "updated 2026-11-20T10:00:00Z; the first by path of those updated then" in choice.reason()
+    for rel in ("a", "b"):
+        (tmp_path / rel / "ORCHESTRATION.yaml").unlink()
+    untimed = o.find_live_workflow(str(tmp_path), _read)
+    assert untimed is not None and untimed.relpath == "0/ORCHESTRATION.yaml"
+    assert untimed.reason() == (
+        "the first by path of 2 live workflows, none of which records when it was updated (status ACTIVE); "
+        "also live: 1/ORCHESTRATION.yaml"
+    )
+
+
+def test_what_a_search_remembers_spares_parsing_unchanged_files(tmp_path: Path) -> None:
+    a = _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T10:00:00Z"), 1000)
+    _write(tmp_path, "b/ORCHESTRATION.yaml", _live("2026-11-19T10:00:00Z"), 1000)
+    _write(tmp_path, "c/ORCHESTRATION.yaml", DONE, 1000)
+    parsed: list[str] = []
+
+    def counting(path: str) -> Any:
+        parsed.append(Path(path).parent.name)
+        return _read(path)
+
+    known: dict[str, list[Any]] = {}
+    first = o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    assert first is not None and first.relpath == "a/ORCHESTRATION.yaml" and first.data is not None
+    assert sorted(parsed) == ["a", "b", "c"] and sorted(known) == [f"{x}/ORCHESTRATION.yaml" for x in "abc"]
+    parsed.clear()
+    second = o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    assert second is not None and second.relpath == "a/ORCHESTRATION.yaml" and second.data is None
+    assert parsed == []  # nothing changed: nothing parsed
+    loaded = o.find_live_workflow(str(tmp_path), counting, known=known)
+    assert loaded is not None and loaded.data is not None and parsed == ["a"]  # only the chosen file, to load it
+    parsed.clear()
+    a.write_text(_live("2026-11-18T10:00:00Z", status="PAUSED"), "utf-8")  # changed in place, new mtime
+    os.utime(a, (2000, 2000))
+    third = o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    assert parsed == ["a"]  # re-read; the others were not
+    assert third is not None and third.relpath == "b/ORCHESTRATION.yaml" and third.others == ["a/ORCHESTRATION.yaml"]
+    (tmp_path / "c" / "ORCHESTRATION.yaml").unlink()
+    o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    assert sorted(known) == ["a/ORCHESTRATION.yaml", "b/ORCHESTRATION.yaml"]  # a file gone is forgotten
+
+
+def test_a_setting_pins_the_workflow_and_the_environment_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(o.WORKFLOW_ENV, raising=False)
+    _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T10:00:00Z"), 1000)
+    _write(tmp_path, "b/ORCHESTRATION.yaml", _live("2026-11-01T10:00:00Z"), 1000)
+    pin = {"pinned": "b/ORCHESTRATION.yaml", "pinned_by": "live-workflow in pyproject.toml"}
+    choice = o.find_live_workflow(str(tmp_path), _read, **pin)  # type: ignore[arg-type]
+    assert choice is not None and choice.relpath == "b/ORCHESTRATION.yaml"
+    assert choice.note() == "using b/ORCHESTRATION.yaml: pinned by live-workflow in pyproject.toml"
+    missing = o.find_live_workflow(str(tmp_path), _read, pinned="gone/ORCHESTRATION.yaml")
+    assert missing is None  # a bad pin is never replaced by the search
+    monkeypatch.setenv(o.WORKFLOW_ENV, "a/ORCHESTRATION.yaml")
+    named = o.find_live_workflow(str(tmp_path), _read, **pin)  # type: ignore[arg-type]
+    assert named is not None and named.relpath == "a/ORCHESTRATION.yaml" and named.named
 
 
 def test_a_template_is_never_live_even_alone(tmp_path: Path) -> None:
@@ -116,7 +202,7 @@ def test_a_template_is_never_live_even_alone(tmp_path: Path) -> None:
 
 def test_the_configured_patterns_decide_which_files_are_workflows(tmp_path: Path) -> None:
     _write(tmp_path, "plan/workflow-state.yaml", LIVE, 1000)
-    _write(tmp_path, "ORCHESTRATION.yaml", LIVE, 500)
+    _write(tmp_path, "ORCHESTRATION.yaml", LIVE, 500)  # the only default-pattern file, older
     assert o.find_live_workflow(str(tmp_path), _read).relpath == "ORCHESTRATION.yaml"  # type: ignore[union-attr]
     custom = o.find_live_workflow(str(tmp_path), _read, patterns=("workflow-state.yaml",))
     assert custom is not None and custom.relpath == "plan/workflow-state.yaml"

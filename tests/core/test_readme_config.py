@@ -91,7 +91,7 @@ def test_the_rule_option_values_in_the_readme_are_their_defaults() -> None:
 def test_the_core_values_in_the_readme_are_the_defaults_except_the_examples() -> None:
     table = readme_table()
     default = config.Config()
-    examples = {"extend-exclude", "ignore", "severity", "per-file-ignores", "patterns"}
+    examples = {"extend-exclude", "ignore", "severity", "per-file-ignores", "patterns", "live-workflow"}
     for key in sorted(core_settings() - examples):
         value = getattr(default, key.replace("-", "_"))
         written = table[key]
@@ -107,6 +107,7 @@ def test_the_readme_example_is_accepted_by_the_real_loader(tmp_path: Path) -> No
     assert loaded.source == tmp_path / "pyproject.toml"
     assert loaded.extend_exclude == ("archive/",)
     assert loaded.severity == {"C006": "error"}
+    assert loaded.pinned_workflow == str(tmp_path / "projects" / "PROJ-003" / "ORCHESTRATION.yaml")
     # And through the real command, which reports a configuration error with exit 2.
     result = subprocess.run(
         [sys.executable, "-m", "ctxres.linters.cli", "check", "--list-files", "."],

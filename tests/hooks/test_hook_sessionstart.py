@@ -338,11 +338,16 @@ def test_compact_with_the_state_dir_outside_names_the_reason(tmp_path: Path) -> 
 # --- which workflow: the core's choice, named when there was one to make -------------------------
 
 
-def _second_workflow(root: Path, rel: str, *, status: str = "ACTIVE", mtime: float | None = None) -> Path:
+def _second_workflow(
+    root: Path, rel: str, *, status: str = "ACTIVE", mtime: float | None = None, updated: str | None = None
+) -> Path:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = TEMPLATE_ORCHESTRATION.read_text()
-    path.write_text(text.replace('workflow_status: "ACTIVE"', f'workflow_status: "{status}"'))
+    text = TEMPLATE_ORCHESTRATION.read_text().replace('workflow_status: "ACTIVE"', f'workflow_status: "{status}"')
+    if updated is not None:
+        assert text.count('updated_at: "2026-02-17T11:45:00Z"') == 1
+        text = text.replace('updated_at: "2026-02-17T11:45:00Z"', f'updated_at: "{updated}"')
+    path.write_text(text)
     if mtime is not None:
         os.utime(path, (mtime, mtime))
     return path
@@ -351,15 +356,15 @@ def _second_workflow(root: Path, rel: str, *, status: str = "ACTIVE", mtime: flo
 @pytest.mark.parametrize("source", ["startup", "resume", "compact"])
 def test_several_live_workflows_the_text_names_the_one_chosen_and_why(tmp_path: Path, source: str) -> None:
     root = workspace(tmp_path)
-    os.utime(root / "ORCHESTRATION.yaml", (1_000_000, 1_000_000))
-    _second_workflow(root, "other/ORCHESTRATION.yaml", status="PAUSED", mtime=2_000_000)
+    os.utime(root / "ORCHESTRATION.yaml", (2_000_000, 2_000_000))  # the newer mtime: it does not count
+    _second_workflow(root, "other/ORCHESTRATION.yaml", status="PAUSED", mtime=1_000_000, updated="2026-02-17T12:00:00Z")
     if source == "compact":
         put_checkpoint(root, 2)
     text, result = start(root, source)
     assert text is not None and result.stderr == ""
     note = (
-        "Workflow: using other/ORCHESTRATION.yaml: the most recently modified of 2 live workflows (status PAUSED); "
-        "also live: ORCHESTRATION.yaml."
+        "Workflow: using other/ORCHESTRATION.yaml: the most recently updated of 2 live workflows (status PAUSED, "
+        "updated 2026-02-17T12:00:00Z); also live: ORCHESTRATION.yaml."
     )
     assert note in text.splitlines()
 

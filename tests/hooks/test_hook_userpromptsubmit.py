@@ -18,6 +18,7 @@ from ctxres.hooks import monitor
 from ctxres.tokens import estimate_tokens
 
 from .test_hook_monitor import (
+    FIXTURE_UPDATED_AT,
     NOW,
     SESSION,
     WORKFLOW,
@@ -324,17 +325,59 @@ def test_an_unchanged_workflow_file_is_not_parsed_again(tmp_path: Path) -> None:
     assert "Last checkpoint: CP-009" in (run_hook(EVENT, payload, project).context or "")  # parsed again
 
 
-def test_the_remembered_workflow_file_is_used_until_it_vanishes(tmp_path: Path) -> None:
+def test_the_workflow_is_chosen_as_every_command_chooses_it_and_follows_the_update_times(tmp_path: Path) -> None:
     project = workspace(tmp_path)
     payload = prompt_payload(project, fill_transcript(tmp_path, 131_400))
     run_hook(EVENT, payload, project)
     other = project / "projects" / "OTHER" / "ORCHESTRATION.yaml"
     other.parent.mkdir(parents=True)
-    other.write_text((project / WORKFLOW).read_text().replace('"CP-001"', '"CP-777"'))  # newer, also ACTIVE
-    assert "Last checkpoint: CP-001" in (run_hook(EVENT, payload, project).context or "")  # no walk
-    (project / WORKFLOW).unlink()
-    assert "Last checkpoint: CP-777" in (run_hook(EVENT, payload, project).context or "")  # walked again
+    text = (project / WORKFLOW).read_text().replace('"CP-001"', '"CP-777"')
+    other.write_text(text.replace(FIXTURE_UPDATED_AT, 'updated_at: "2026-02-17T11:00:00Z"'))  # newer mtime, older time
+    assert "Last checkpoint: CP-001" in (run_hook(EVENT, payload, project).context or "")
+    other.write_text(text.replace(FIXTURE_UPDATED_AT, 'updated_at: "2026-02-17T11:50:00Z"'))  # updated later
+    os.utime(other, (1_000_000, 1_000_000))  # an old mtime does not hide it
+    assert "Last checkpoint: CP-777" in (run_hook(EVENT, payload, project).context or "")
     assert _cache(project)["workflow"]["path"] == "projects/OTHER/ORCHESTRATION.yaml"
+    other.unlink()
+    assert "Last checkpoint: CP-001" in (run_hook(EVENT, payload, project).context or "")
+    assert sorted(_cache(project)["candidates"]) == [WORKFLOW]  # a file gone is forgotten
+
+
+def test_each_candidate_is_remembered_and_parsed_again_only_when_it_changes(tmp_path: Path) -> None:
+    """Observed through the cache: an unchanged candidate keeps what was remembered of it even when its
+    bytes say otherwise (same size and mtime: not parsed); a new mtime makes the hook read it again."""
+    project = workspace(tmp_path)
+    payload = prompt_payload(project, fill_transcript(tmp_path, 131_400))
+    other = project / "projects" / "OTHER" / "ORCHESTRATION.yaml"
+    other.parent.mkdir(parents=True)
+    text = (project / WORKFLOW).read_text().replace('"CP-001"', '"CP-777"')
+    other.write_text(text.replace(FIXTURE_UPDATED_AT, 'updated_at: "2026-02-17T11:00:00Z"'))
+    run_hook(EVENT, payload, project)
+    remembered = _cache(project)["candidates"]["projects/OTHER/ORCHESTRATION.yaml"]
+    assert remembered[2:] == ["ACTIVE", True, "2026-02-17T11:00:00.000000Z"]
+    info = other.stat()
+    other.write_text(text.replace(FIXTURE_UPDATED_AT, 'updated_at: "2026-02-17T11:59:00Z"'))  # same size
+    os.utime(other, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert "Last checkpoint: CP-001" in (run_hook(EVENT, payload, project).context or "")  # not parsed again
+    assert _cache(project)["candidates"]["projects/OTHER/ORCHESTRATION.yaml"] == remembered
+    os.utime(other, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert "Last checkpoint: CP-777" in (run_hook(EVENT, payload, project).context or "")  # read again
+    assert _cache(project)["candidates"]["projects/OTHER/ORCHESTRATION.yaml"][4] == "2026-02-17T11:59:00.000000Z"
+
+
+def test_two_clones_with_opposite_mtimes_serve_the_same_workflow(tmp_path: Path) -> None:
+    chosen = []
+    for clone, (first, second) in (("a", (1_000_000, 2_000_000)), ("b", (2_000_000, 1_000_000))):
+        project = workspace(tmp_path / clone)
+        other = project / "projects" / "OTHER" / "ORCHESTRATION.yaml"
+        other.parent.mkdir(parents=True)
+        text = (project / WORKFLOW).read_text().replace('"CP-001"', '"CP-777"')
+        other.write_text(text.replace(FIXTURE_UPDATED_AT, 'updated_at: "2026-02-17T11:50:00Z"'))
+        os.utime(project / WORKFLOW, (first, first))
+        os.utime(other, (second, second))
+        context = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path / clone, 131_400)), project).context
+        chosen.append("CP-777" in (context or ""))
+    assert chosen == [True, True]
 
 
 def test_a_finished_workflow_is_dropped(tmp_path: Path) -> None:
@@ -374,6 +417,7 @@ def test_ctxres_orchestration_names_the_file(tmp_path: Path) -> None:
 
 
 def test_a_broken_workflow_file_keeps_the_cached_facts_and_says_why(tmp_path: Path) -> None:
+    """A file caught mid-write stays the live workflow (what was known of it stands) until it can be read."""
     project = workspace(tmp_path)
     payload = prompt_payload(project, fill_transcript(tmp_path, 131_400))
     run_hook(EVENT, payload, project)

@@ -1,0 +1,110 @@
+"""ctxres installed the way a team installs it, offline: a wheel built from this working tree (what the
+README tells a team to keep under ``tools/ctxres/``), and virtual environments elsewhere on the disk
+that install it with pip and no index.
+
+The dependencies (PyYAML, jsonschema, pydantic, pre-commit) are those of the environment running the
+tests: a new environment sees them through a ``.pth`` line naming a folder of links to that
+environment's packages, ctxres's own left out, so that pip finds every dependency installed, needs no
+index, and installs ctxres itself.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from .conftest import ROOT
+
+OFFLINE = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+def build_wheel(target: Path) -> Path:
+    """The wheel of the working tree (its git-tracked and new files, as a clone would have them), built
+    without network (``--no-build-isolation``: setuptools comes from the test dependencies)."""
+    source = target / "source"
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, (item.decode() for item in listed)):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    wheels = target / "wheels"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env={**_env(), **OFFLINE},
+    )
+    (wheel,) = wheels.glob("ctxres-*.whl")
+    return wheel
+
+
+def offline_venv(folder: Path) -> Path:
+    """A virtual environment at ``folder`` (with pip, from virtualenv's own wheels) that sees this
+    environment's packages but not its ctxres; its python."""
+    subprocess.run(
+        [sys.executable, "-m", "virtualenv", "-q", "--no-periodic-update", "-p", sys.executable, str(folder)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    python = folder / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(site, "ctxres_test_dependencies.pth").write_text(str(_dependencies(folder.parent)) + "\n")
+    return python
+
+
+def _dependencies(beside: Path) -> Path:
+    """A folder of links to this environment's packages, ctxres's own entries left out (pip must not see
+    an installed ctxres, nor import the editable one)."""
+    folder = beside / "ctxres-test-dependencies"
+    if folder.is_dir():
+        return folder
+    folder.mkdir(parents=True)
+    ours = Path(sysconfig.get_path("purelib"))
+    for entry in ours.iterdir():
+        if entry.name.lower().startswith(("ctxres", "__editable__.ctxres", "__editable___ctxres")):
+            continue
+        (folder / entry.name).symlink_to(entry)
+    return folder
+
+
+def install_wheel(python: Path, wheel: Path) -> None:
+    """``pip install`` the wheel into the environment of ``python``, with no index."""
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env={**_env(), **OFFLINE},
+    )
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV", "PYTHONPATH"))}
