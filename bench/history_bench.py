@@ -30,6 +30,11 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import BinaryIO
 
 FILE_NAME = "ORCHESTRATION.yaml"
 PHASES = 8
@@ -248,6 +253,18 @@ class History:
 
 def generate(commits: int) -> History:
     """``commits`` versions of the file (the first one adds it)."""
+    versions: list[tuple[str, bytes]] = []
+    stale: list[int] = []
+    for index, (message, content, left) in enumerate(evolve(commits)):
+        versions.append((message, content))
+        if left:
+            stale.append(index)
+    return History(versions, stale)
+
+
+def evolve(commits: int, workflow: str = "") -> Iterator[tuple[str, bytes, bool]]:
+    """The ``commits`` versions of one file, one at a time (message, content, whether it leaves the
+    resumption section stale); ``workflow`` (e.g. ``017``) varies the workflow's ids."""
     if commits < 2:
         raise ValueError("a history needs at least 2 commits")
     changes = commits - 1
@@ -259,28 +276,33 @@ def generate(commits: int) -> History:
     state_commits = min(len(events), changes - non_state)
     stale_events = {int((k + 0.5) * state_commits / stale_count) for k in range(stale_count)}
 
+    def text(state: State) -> bytes:
+        rendered = render(state)
+        if workflow:
+            rendered = rendered.replace("bench-20260217-001", f"bench-20260217-{workflow}").replace(
+                "PROJ-900-bench", f"PROJ-{workflow}-bench"
+            )
+        return rendered.encode()
+
     state = State.initial()
-    versions = [("plan the workflow", render(state).encode())]
-    stale: list[int] = []
+    yield "plan the workflow", text(state), False
     event_index = 0
     for index in range(1, commits):
         now = _iso(START + index * STEP_SECONDS)
         is_plan_edit = index % NON_STATE_EVERY == 0 or event_index >= len(events)
         if is_plan_edit:
             state.plan_revision += 1
-            versions.append((f"revise the plan ({state.plan_revision})", render(state).encode()))
+            yield f"revise the plan ({state.plan_revision})", text(state), False
             continue
         kind, p, a = events[event_index]
         activity = _apply(state, kind, p, a)
-        if event_index in stale_events:
-            stale.append(index)  # the state moved; the resumption section is left as it was
-        else:
+        left = event_index in stale_events  # the state moved; the resumption section is left as it was
+        if not left:
             state.activity = activity
             state.next_step = f"After {activity}: continue with the next step of phase {state.current_phase}."
             state.updated_at = now
         event_index += 1
-        versions.append((activity, render(state).encode()))
-    return History(versions, stale)
+        yield activity, text(state), left
 
 
 def fast_import_stream(history: History, stamps: list[int] | None = None) -> bytes:
@@ -356,6 +378,114 @@ def _build(prefix: str, history: History, stream: bytes, cache_root: Path) -> Re
         shutil.rmtree(building, ignore_errors=True)
         raise
     return Repository(target, history, cached=False)
+
+
+# A repository of many workflows (bench row "whole-repository audit"): WORKFLOWS files, each changed by
+# COMMITS_EACH commits; in each round every workflow moves once, the first SHARED_PAIRS pairs of them in a
+# shared commit (two workflows in one commit); the first MOVED workflows are moved from active/ to archive/
+# halfway through (a rename with an edit, which the audit must follow).
+WORKFLOWS, COMMITS_EACH, QUICK_COMMITS_EACH = 50, 2_000, 40
+SHARED_PAIRS = 5
+MOVED = 5
+WORKFLOW_GLOB = "*ORCHESTRATION*.yaml"
+
+
+@dataclass
+class Monorepo:
+    path: Path
+    workflows: int
+    commits_each: int
+    commits: int  # in the repository
+    stale: int  # changes that leave a resumption section stale
+    cached: bool
+
+
+def workflow_path(workflow: int, moved: bool) -> str:
+    return f"{'archive' if moved else 'active'}/wf-{workflow:03d}/{FILE_NAME}"
+
+
+def _monorepo_commits(workflows: int, commits_each: int) -> Iterator[tuple[int, list[tuple[str, str, bytes]]]]:
+    """Each commit: its number, and its files as (old path, path, content)."""
+    histories = [evolve(commits_each, f"{workflow:03d}") for workflow in range(workflows)]
+    number = 0
+    for round_index in range(commits_each):
+        moving = round_index == commits_each // 2
+        groups = [[w, w + 1] for w in range(0, min(2 * SHARED_PAIRS, workflows - 1), 2)]
+        groups += [[w] for w in range(2 * len(groups), workflows)]
+        for group in groups:
+            files = []
+            for workflow in group:
+                _message, content, _left = next(histories[workflow])
+                moved = workflow < MOVED and round_index >= commits_each // 2
+                old = workflow_path(workflow, moved and not moving)
+                files.append((old, workflow_path(workflow, moved), content))
+            yield number, files
+            number += 1
+
+
+def _write_monorepo_stream(sink: BinaryIO, workflows: int, commits_each: int) -> tuple[int, int]:
+    """Write the fast-import stream of the repository to ``sink``; return (commits, stale changes)."""
+    commits = stale = 0
+    for number, files in _monorepo_commits(workflows, commits_each):
+        stamp = f"{START + number * 60} +0000"
+        message = f"commit {number}: {', '.join(path for _old, path, _content in files)}".encode()
+        parts = [
+            f"commit refs/heads/main\nauthor {AUTHOR} {stamp}\ncommitter {AUTHOR} {stamp}\n".encode(),
+            f"data {len(message)}\n".encode(),
+            message,
+            b"\n",
+        ]
+        for old, path, content in files:
+            if old != path:
+                parts.append(f"R {old} {path}\n".encode())
+            parts += [f"M 100644 inline {path}\ndata {len(content)}\n".encode(), content, b"\n"]
+        sink.write(b"".join(parts) + b"\n")
+        commits = number + 1
+    for workflow in range(workflows):  # (counted apart: a shared commit may hold two stale changes)
+        stale += sum(left for _message, _content, left in evolve(commits_each, f"{workflow:03d}"))
+    return commits, stale
+
+
+def build_monorepo(workflows: int, commits_each: int, cache_root: Path = CACHE_ROOT) -> Monorepo:
+    """The repository of ``workflows`` workflows of ``commits_each`` commits each, built (streamed into
+    ``git fast-import``) or reused under ``cache_root``; named after this generator's source and sizes."""
+    source = Path(__file__).read_bytes()
+    key = hashlib.sha256(source + f"{workflows}x{commits_each}".encode()).hexdigest()[:16]
+    target = cache_root / f"monorepo-{workflows}x{commits_each}-{key}"
+    meta = target / ".bench-history.json"
+    if meta.is_file():
+        facts = json.loads(meta.read_text("utf-8"))
+        return Monorepo(target, workflows, commits_each, facts["commits"], facts["stale"], cached=True)
+    if target.exists():
+        shutil.rmtree(target)
+    cache_root.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix="monorepo-", dir=cache_root))
+    try:
+        _git(["init", "-q", "-b", "main", "."], building)
+        env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"}
+        importer = subprocess.Popen(
+            ["git", "fast-import", "--quiet"], cwd=building, stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
+        assert importer.stdin is not None and importer.stderr is not None
+        with importer.stdin:
+            commits, stale = _write_monorepo_stream(importer.stdin, workflows, commits_each)
+        error = importer.stderr.read()
+        if importer.wait():
+            raise RuntimeError(f"git fast-import failed: {error.decode('utf-8', 'replace').strip()}")
+        _git(["reset", "-q", "--hard", "main"], building)
+        (building / ".git" / "info" / "exclude").write_text(".bench-history.json\n", "utf-8")
+        (building / ".bench-history.json").write_text(json.dumps({"commits": commits, "stale": stale}), "utf-8")
+        try:
+            building.rename(target)
+        except OSError:  # another run built it at the same time
+            shutil.rmtree(building, ignore_errors=True)
+            if not meta.is_file():
+                raise
+            return build_monorepo(workflows, commits_each, cache_root)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    return Monorepo(target, workflows, commits_each, commits, stale, cached=False)
 
 
 # The two real lineages of fixtures/corpus/history: every committed version of one file, named

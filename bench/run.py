@@ -25,10 +25,11 @@ their ratio, and the goal DESIGN.md sets for it (if any) with whether it is met:
   synthetic 1,000- and 10,000-commit histories (history_bench.py, built with git fast-import and
   cached), ``check --since`` and ``stale --since`` on the 10,000-commit one, each against the git
   I/O it cannot avoid: ``git log --follow`` of the file plus ``git cat-file --batch`` of every
-  version (goal: ≤ 10×).
+  version (goal: ≤ 10×); and ``ctxres audit-history`` with no FILE on a repository of 50 workflows ×
+  2,000 commits (history_bench.build_monorepo) against ``git log -p -M`` of its workflow files (goal: ≤ 10×).
 
 Processes are timed whole (wall time, time.perf_counter): the median of ``--repeat`` runs after one
-warm-up. ``--only SECTION`` (hooks, fill, conformance, check, history; repeatable) runs only those
+warm-up. ``--only SECTION`` (hooks, fill, conformance, check, history, repository-audit; repeatable) runs only those
 sections. ``--quick`` uses small inputs (a smoke run); ``--markdown FILE`` also writes the table.
 Nothing here asserts a time: the numbers are for reading, not for failing a build.
 
@@ -91,7 +92,7 @@ HOOK_SCENARIOS = (
 )
 
 
-SECTIONS = ("hooks", "fill", "conformance", "check", "history")  # what --only selects
+SECTIONS = ("hooks", "fill", "conformance", "check", "history", "repository-audit")  # what --only selects
 
 
 class BenchError(Exception):
@@ -648,6 +649,59 @@ def measure_audit(
     return rows, notes
 
 
+# The whole-repository audit (issue 28: at most 10x git's own `git log -p -M` of the workflow files).
+REPOSITORY_GOAL = _ratio_goal(10, "`git log -p -M`")
+
+
+def measure_repository_audit(ctxres: str, repeat: int, cache: Path, quick: bool) -> tuple[list[Row], list[str]]:
+    """``ctxres audit-history`` with no FILE on a repository of many workflows (history_bench.build_monorepo),
+    against ``git log -p -M`` of its workflow files, run alternately in the same run."""
+    from history_bench import (
+        COMMITS_EACH,
+        MOVED,
+        QUICK_COMMITS_EACH,
+        SHARED_PAIRS,
+        WORKFLOW_GLOB,
+        WORKFLOWS,
+        build_monorepo,
+    )
+
+    workflows = 5 if quick else WORKFLOWS
+    repo = build_monorepo(workflows, QUICK_COMMITS_EACH if quick else COMMITS_EACH, cache)
+    audit = [ctxres, "audit-history", "--output-format", "json"]
+    _, out = _run(audit, ok=(0, 1), cwd=repo.path, capture=True)
+    files = json.loads(out)["files"]
+    found = sum(len(entry["stale_commits"]) for entry in files)
+    checked = sum(entry["commits_checked"] for entry in files)
+    git_log = ["git", "log", "-p", "-M", "--", WORKFLOW_GLOB]
+    seconds, log_seconds = _alternating_medians([audit, git_log], repeat, ok=(0, 1), cwd=repo.path)
+    shape = f"{repo.workflows} workflows × {repo.commits_each:,} commits"
+    goal, met = REPOSITORY_GOAL
+    row = Row(
+        "History",
+        f"`ctxres audit-history` (no FILE) on a repository of {shape} ({repo.commits:,} commits; "
+        f"{found:,} stale of {checked:,} changes found in {len(files)} files)",
+        seconds,
+        f"`git log -p -M -- '{WORKFLOW_GLOB}'`: every version of the workflow files, as diffs",
+        log_seconds,
+        goal,
+    )
+    row.met = met(row)
+    verdict = "all of them" if found == repo.stale else f"a DIFFERENT number ({found:,})"
+    origin = "reused from the cache" if repo.cached else "built by git fast-import"
+    note = (
+        f"The repository of {shape} ({repo.path}, {origin}; bench/history_bench.py `build_monorepo`) has "
+        f"{repo.commits:,} commits: in each round every workflow moves once, {SHARED_PAIRS} pairs of them in a "
+        f"shared commit, and {MOVED} workflows are moved from active/ to archive/ halfway (a rename with an edit). "
+        f"It holds {repo.stale:,} changes that move the state without the resumption section; the one walk of "
+        f"audit-history found {verdict}, each workflow with its whole history ({checked:,} changes compared, "
+        f"{seconds / max(checked, 1) * 1000:.3f} ms each). The baseline is git writing every version of the "
+        "workflow files as a diff; audit-history reads the same versions whole (one `git log --raw -M` of the YAML "
+        "files, one `git cat-file --batch`) and compares each with the one before."
+    )
+    return [row], [note]
+
+
 def measure(settings: Settings) -> dict[str, Any]:
     ctxres = _tool("ctxres")
     hook = _tool("ctxres-hook")
@@ -679,6 +733,9 @@ def measure(settings: Settings) -> dict[str, Any]:
         "check": lambda: measure_check_scale(ctxres, settings.corpus, settings.repeat, settings.quick),
         "history": lambda: measure_audit(
             ctxres, settings.commits, settings.audit_repeat, settings.cache, settings.quick, settings.repeat
+        ),
+        "repository-audit": lambda: measure_repository_audit(
+            ctxres, settings.audit_repeat, settings.cache, settings.quick
         ),
     }
     for name, section in sections.items():

@@ -21,7 +21,7 @@ from pathlib import Path
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES, has_resumption_key
 from ctxres.document import Document, JsonPath
-from ctxres.globs import is_ignored, parse_ignore
+from ctxres.globs import is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
 from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.records import FrozenRecord, Record, init_field
@@ -244,6 +244,13 @@ def _excluded(path: str, config: Config, folders: list[str] | None = None) -> bo
     return all(skipped_example(rel, config) for rel in below or [path])
 
 
+def is_audited(path: str, config: Config) -> bool:
+    """Whether the audit of a whole repository takes a file (``path`` from the top of the repository): an
+    orchestration file by the configured patterns, not excluded, and not an example or a template unless
+    ``check-examples`` is set (as ``ctxres check`` picks the files of a folder)."""
+    return matches_any(path, config.patterns.get("orchestration", ())) and not _excluded(path, config)
+
+
 def is_candidate(change: git.Change, config: Config) -> bool:
     return (
         not change.added
@@ -302,13 +309,14 @@ def compare_commits(
     root: Path,
     shown: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    names: list[str] | None = None,
 ) -> list[Comparison | None]:
     """Each change of each commit compared with the version before it (in the commit's first parent,
     under the file's old name when it was renamed); the one comparison behind ``stale --since``,
     ``check --since`` (S013) and ``audit-history``. ``shown`` is the path to print (default: the
-    path in the commit). Each distinct version is read once (one ``git cat-file`` for all, by the
-    blob hashes of ``git log --raw``) and parsed once; a version larger than ``DEFAULT_MAX_BYTES``
-    is not read. ``progress(done, total)`` is called as the comparisons advance."""
+    path in the commit; ``names``: one for each pair). Each distinct version is read once (one
+    ``git cat-file`` for all, by the blob hashes of ``git log --raw``) and parsed once; a version
+    larger than ``DEFAULT_MAX_BYTES`` is not read. ``progress(done, total)`` is called as the comparisons advance."""
     sides = [
         (change.old_blob or f"{commit.parents[0]}:{change.old_path}", change.new_blob or f"{commit.sha}:{change.path}")
         for commit, change in pairs
@@ -328,7 +336,7 @@ def compare_commits(
                     progress(index, len(pairs))
                 results.append(
                     compare_versions(
-                        shown or change.path,
+                        names[index] if names is not None else shown or change.path,
                         blobs.get(old),
                         blobs.get(new),
                         example_time=commit.date,

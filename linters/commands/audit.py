@@ -1,21 +1,33 @@
 """``ctxres audit-history``: list every commit in a file's git history that the ``ctxres-stale``
 pre-commit hook would have blocked (the workflow state moved, the resumption section did not).
 
-The history follows renames (``git log --follow``); each commit is compared with its parent, as
-``ctxres stale --since`` does. In a shallow clone whose history of the file is cut, it stops with
-an error that says how to fetch the rest. Exit status: 0 none found, 1 stale commits found, 2 usage
-error (and a shallow clone).
+With FILEs, the history of each follows renames (``git log --follow``, one walk per file). Without,
+every orchestration file of the history is audited in one walk (one ``git log --raw -M``, renames
+followed across the whole history: :mod:`ctxres.linters.checking.file_histories`), the files picked
+as ``ctxres check`` picks them (the configured patterns and excludes; examples and templates only with
+``check-examples``). Each commit is compared with its parent, as ``ctxres stale --since`` does. In a
+shallow clone whose history is cut, it stops with an error that says how to fetch the rest. Exit
+status: 0 none found, 1 stale commits found, 2 usage error (and a shallow clone).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from ctxres import git
-from ctxres.linters.checking.commit_comparison import Comparison, as_json, compare_commits, render_text
+from ctxres.artifacts import YAML_SUFFIXES
+from ctxres.linters.checking.commit_comparison import (
+    Comparison,
+    as_json,
+    compare_commits,
+    is_audited,
+    render_text,
+)
+from ctxres.linters.checking.file_histories import file_histories
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option
 from ctxres.records import Record
@@ -30,20 +42,34 @@ EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "audit-history",
-        help="list the commits of a file's history that left its resumption section stale",
-        description="Walk the git history of each ORCHESTRATION file (following renames) and list every "
+        help="list the commits of the history that left a resumption section stale",
+        description="Walk the git history of each ORCHESTRATION file (following renames; without FILE, of every "
+        "orchestration file the history holds, in one walk: the configured patterns and excludes, examples and "
+        "templates left out as `ctxres check` leaves them out) and list every "
         "commit that the ctxres-stale pre-commit hook would have blocked: a state-bearing part of the file "
         "moved (workflow, phase, agent or group status, gate iteration or score, checkpoint) while the "
         "resumption section did not. Each commit is shown with its short hash, its date and what moved.",
         epilog="Exit status: 0 no stale commit, 1 stale commits found, 2 usage error (also: a shallow clone "
         "whose history of the file is cut; fetch the full history with `git fetch --unshallow`).",
     )
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="orchestration files")
+    parser.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="orchestration files (default: every orchestration file of the history, deleted ones included)",
+    )
     parser.add_argument(
         "--rev",
         metavar="REV-RANGE",
         default="HEAD",
         help="the commits to walk, in git syntax (default: HEAD, the whole history; e.g. main..HEAD, v1.0..)",
+    )
+    parser.add_argument(
+        "--include-examples",
+        action="store_true",
+        default=None,
+        help="without FILE, also audit examples and templates (`check-examples = true`)",
     )
     add_format_option(parser, "how to print the result (github: annotations, sarif: code scanning; both S013)")
     parser.set_defaults(handler=run)
@@ -86,9 +112,13 @@ def audit_file(given: Path, root: Path, rev: str) -> FileAudit:
         for change in commit.changes[:1]
         if not change.added and not change.deleted
     ]
-    audit = FileAudit(str(given))
     with Progress(f"audit-history: {given}", "commits") as progress:
         results = compare_commits(pairs, root, str(given), progress)
+    return _tally(str(given), results)
+
+
+def _tally(path: str, results: list[Comparison | None]) -> FileAudit:
+    audit = FileAudit(path)
     for result in results:
         if result is None:
             continue
@@ -98,6 +128,29 @@ def audit_file(given: Path, root: Path, rev: str) -> FileAudit:
         elif result.staleness is not None:
             audit.stale.append(result)
     return audit
+
+
+def audit_repository(root: Path, rev: str, include_examples: bool | None) -> list[FileAudit]:
+    """Every orchestration file of the history of ``rev`` (:func:`is_audited`), in one walk: one ``git log``
+    of the YAML files, renames followed, and one comparison of all their changes (each version read once)."""
+    from ctxres.config import load_config  # (not for FILEs: the configuration costs start-up time)
+
+    config = load_config(root).with_overrides(check_examples=include_examples)
+    commits = git.log([rev], root, [f"*{suffix}" for suffix in YAML_SUFFIXES])
+    git.require_full_history(commits, root, f"the history of {rev!r}")
+    histories = file_histories(commits, lambda path: is_audited(path, config))
+    shown = {history.path: Path(os.path.relpath(root / history.path)).as_posix() for history in histories}
+    pairs = [pair for history in histories for pair in history.changes]
+    names = [shown[history.path] for history in histories for _pair in history.changes]
+    with Progress("audit-history", "commits") as progress:
+        results = compare_commits(pairs, root, progress=progress, names=names)
+    audits = []
+    start = 0
+    for history in histories:
+        end = start + len(history.changes)
+        audits.append(_tally(shown[history.path], results[start:end]))
+        start = end
+    return audits
 
 
 def _file_json(audit: FileAudit) -> dict[str, Any]:
@@ -131,7 +184,10 @@ def _print_text(audit: FileAudit) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         root = git.repo_root(Path.cwd())
-        audits = [audit_file(given, root, args.rev) for given in args.files]
+        if args.files:
+            audits = [audit_file(given, root, args.rev) for given in args.files]
+        else:
+            audits = audit_repository(root, args.rev, args.include_examples)
     except git.GitError as exc:
         print(f"ctxres audit-history: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -140,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.output_format == "text":
         for audit in audits:
             _print_text(audit)
+        if not audits:
+            print(f"no orchestration file in the history of {args.rev!r}")
     else:
         # The findings of rule S013, for github and sarif only (the rules' registry costs start-up time).
         from ctxres.linters.reporters import print_findings

@@ -109,6 +109,7 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
     assert [row[1].split(" on ")[0] for row in history] == ["`ctxres audit-history`"] * 6 + [
         "`ctxres check --since ROOT`",
         "`ctxres stale --since ROOT`",
+        "`ctxres audit-history` (no FILE)",
     ]
     # Each real lineage against the git I/O (the goal), then against the minimal audit (its floor in Python).
     assert [row[1] for row in history[:2]] == [row[1] for row in history[2:4]]
@@ -117,8 +118,11 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
         ours = row[1].split("(")[1].split(" of ")[0]  # "2 stale"
         assert row[3].startswith(f"minimal audit (bench/minimal_audit.py, {ours}): the same git I/O"), row
         assert row[6] == "-"
-    assert "40-commit history" in history[4][1] and all("200-commit history" in row[1] for row in history[5:])
-    others = history[:2] + history[4:]
+    assert "40-commit history" in history[4][1] and all("200-commit history" in row[1] for row in history[5:-1])
+    others = history[:2] + history[4:-1]
+    whole = history[-1]  # the whole repository in one walk, against git writing every version as a diff
+    assert "a repository of 5 workflows × 40 commits" in whole[1]
+    assert whole[3].startswith("`git log -p -M -- '*ORCHESTRATION*.yaml'`") and whole[6] == "≤ 10× `git log -p -M`"
     assert all(row[3].startswith("git I/O: `git log --follow` + `git cat-file --batch`") for row in others)
     assert all(row[6] == "≤ 10× git I/O" for row in others)
     assert quick[1].count("The minimal audit of PROJ-") == 2
@@ -267,7 +271,9 @@ def test_audit_history_finds_the_planted_stale_commits(quick: tuple[str, str]) -
     _, rows = _table(quick[1])
     (history,) = [row for row in rows if row[0] == "History" and "40-commit" in row[1]]
     assert f"({len(planted)} stale of 39 changes found)" in history[1]
-    assert quick[1].count("audit-history found all of them") == 2  # the 40- and the 200-commit histories
+    # the 40- and the 200-commit histories, and the repository of 5 workflows (one walk)
+    assert quick[1].count("audit-history found all of them") == 3
+    assert "the one walk of audit-history found all of them" in quick[1]
     real = [row[1] for row in rows if row[0] == "History" and "real lineage" in row[1]]
     # The real lineages, as tests/commands/test_audit_history.py reviewed them.
     assert [name.split("(")[1] for name in real] == ["0 stale of 7 changes)", "2 stale of 3 changes)"] * 2
@@ -315,6 +321,22 @@ def test_missing_check_jsonschema_is_reported_in_its_row(bench_run: ModuleType, 
     (line,) = bench_run.render_table(rows)[2:]
     assert "| check-jsonschema: not installed | - | - |" in line
     assert "pip install check-jsonschema" in notes[0]
+
+
+def test_the_repository_of_many_workflows_holds_what_its_row_says(tmp_path: Path) -> None:
+    history_bench = _load("history_bench")
+    repo = history_bench.build_monorepo(12, 30, tmp_path / "cache")
+    assert not repo.cached and history_bench.build_monorepo(12, 30, tmp_path / "cache").cached
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo.path, capture_output=True, text=True, check=True).stdout
+
+    assert int(git("rev-list", "--count", "HEAD")) == repo.commits == 30 * (12 - history_bench.SHARED_PAIRS)
+    log = git("log", "--format=", "--name-status", "-M")
+    moved = [line for line in log.splitlines() if line.startswith("R")]
+    assert len(moved) == history_bench.MOVED
+    assert all(line.split("\t")[2].startswith("archive/") for line in moved)
+    assert repo.stale == 12 * len(history_bench.generate(30).stale)
 
 
 def test_synthetic_history_is_deterministic() -> None:
