@@ -51,6 +51,18 @@ def has_resumption_key(raw: bytes | memoryview) -> bool:
     return RESUMPTION_KEY.match(raw) is not None or _RESUMPTION_LINE.search(raw) is not None
 
 
+# A `resume-context.md` whose front matter names a `build_id` is a Nexus build's manifest.
+BUILD_ID_KEY = re.compile(rb"^build_id[ \t]*:", re.MULTILINE)
+
+
+def names_a_build(raw: bytes) -> bool:
+    """Whether a ``resume-context.md`` is a build's: a top-level ``build_id:`` line in its front matter."""
+    if not raw.startswith(b"---"):
+        return False
+    end = raw.find(b"\n---", 3)
+    return BUILD_ID_KEY.search(raw, 0, end if end >= 0 else len(raw)) is not None
+
+
 def has_reinject_marker(raw: bytes) -> bool:
     """``REINJECT_MARKER.search(raw)``: an L2-REINJECT comment."""
     return REINJECT_MARKER.search(raw) is not None
@@ -59,7 +71,18 @@ def has_reinject_marker(raw: bytes) -> bool:
 class ArtifactKind:
     """One row of the catalog (a plain record: the catalog is read on every ``ctxres`` start)."""
 
-    __slots__ = ("description", "format", "found_as", "hooks", "kind", "patterns", "precommit", "schemas", "sniff")
+    __slots__ = (
+        "claims",
+        "description",
+        "format",
+        "found_as",
+        "hooks",
+        "kind",
+        "patterns",
+        "precommit",
+        "schemas",
+        "sniff",
+    )
 
     def __init__(
         self,
@@ -73,6 +96,7 @@ class ArtifactKind:
         hooks: tuple[str, ...] = ("ctxres-check",),
         sniff: tuple[tuple[str, ...], Callable[[bytes], bool]] | None = None,
         precommit: str | None = None,
+        claims: Callable[[bytes], bool] | None = None,
     ) -> None:
         self.kind = kind
         self.format = format
@@ -83,6 +107,9 @@ class ArtifactKind:
         # (suffixes, content test): a file with one of the suffixes whose bytes pass the test is of
         # this kind whatever its name.
         self.sniff = sniff
+        # A content test: a file that matches ``patterns`` is of this kind only when its bytes pass it;
+        # otherwise the next kinds are tried (two kinds share a file name).
+        self.claims = claims
         # The pre-commit `files:` regex; None: translated from ``patterns``.
         self.precommit = precommit
         # The ids of the `.pre-commit-hooks.yaml` hooks whose `files:` include this kind.
@@ -133,12 +160,22 @@ CATALOG: tuple[ArtifactKind, ...] = (
         found_as="`precompact_state.json`",
     ),
     ArtifactKind(
+        "build-manifest",
+        Format.FRONT_MATTER,
+        ("resume-context.md",),
+        schemas=("build-manifest",),
+        description="Nexus build manifest",
+        found_as="front matter of a `resume-context.md` that names a `build_id` "
+        "(`02-builds/active/NN-name/01-planning/`, `02-builds/complete/NN-name/...`)",
+        claims=names_a_build,
+    ),
+    ArtifactKind(
         "resume-context",
         Format.FRONT_MATTER,
         ("resume-context.md",),
         schemas=("resume-context",),
-        description="Nexus resume manifest",
-        found_as="front matter of `resume-context.md`",
+        description="Nexus resume manifest (project)",
+        found_as="front matter of any other `resume-context.md` (`02-projects/NN-name/01-planning/`)",
     ),
     ArtifactKind(
         "task-graph",

@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
     from typing import Any
 
 PROJECTS_FOLDER = "02-projects"
+BUILDS_FOLDER = "02-builds"
+BUILD_STAGES = ("active", "complete")
+"""The folders of ``02-builds/`` that hold builds by stage (a build may also sit in ``02-builds/`` itself)."""
+BUILD_PHASES = ("planning", "execution", "complete")
 PLANNING_FOLDER = "01-planning"
 MANIFEST_NAME = "resume-context.md"
 LEGACY_NAME = "_resume.md"
@@ -67,6 +71,85 @@ def project_in_path(path: str) -> str | None:
         start = found + 1
 
 
+def build_target(build: str) -> str:
+    """The target of a build: ``02-builds/<id>``."""
+    return f"{BUILDS_FOLDER}/{build}"
+
+
+def is_build_target(target: str) -> bool:
+    return target.startswith(BUILDS_FOLDER + "/")
+
+
+def target_id(target: str) -> str:
+    """The project or build id of a target."""
+    return target[len(BUILDS_FOLDER) + 1 :] if is_build_target(target) else target
+
+
+def build_folders(build: str) -> tuple[str, str, str]:
+    """Where a build may be, workspace-relative, in the order it is looked for: active, flat, complete."""
+    return (
+        f"{BUILDS_FOLDER}/{BUILD_STAGES[0]}/{build}",
+        f"{BUILDS_FOLDER}/{build}",
+        f"{BUILDS_FOLDER}/{BUILD_STAGES[1]}/{build}",
+    )
+
+
+def build_in_path(path: str) -> str | None:
+    """The build id of a path inside ``02-builds/active/NN-name/``, ``02-builds/complete/NN-name/`` or
+    ``02-builds/NN-name/`` (``\\`` separators too), else None."""
+    text = path.replace("\\", "/")
+    start = 0
+    marker = BUILDS_FOLDER + "/"
+    while True:
+        found = text.find(marker, start)
+        if found < 0:
+            return None
+        if found == 0 or text[found - 1] == "/":
+            parts = text[found + len(marker) :].split("/", 2)
+            candidate = parts[1] if parts[0] in BUILD_STAGES and len(parts) > 1 else parts[0]
+            if is_project_id(candidate):
+                return candidate
+        start = found + 1
+
+
+def target_in_path(path: str) -> str | None:
+    """The target (project id, or ``02-builds/<id>``) of a path inside a project or a build folder."""
+    project = project_in_path(path)
+    if project is not None:
+        return project
+    build = build_in_path(path)
+    return build_target(build) if build is not None else None
+
+
+def builds_in_text(text: str) -> list[str]:
+    """Every build id named by a ``02-builds/[active/|complete/]NN-name`` path in a shell command, in order."""
+    found: list[str] = []
+    normalised = text.replace("\\", "/")
+    start = 0
+    marker = BUILDS_FOLDER + "/"
+    while True:
+        at = normalised.find(marker, start)
+        if at < 0:
+            return found
+        if at == 0 or not (normalised[at - 1].isalnum() or normalised[at - 1] in "-_."):
+            rest = normalised[at + len(marker) :]
+            for stage in BUILD_STAGES:
+                if rest.startswith(stage + "/"):
+                    rest = rest[len(stage) + 1 :]
+                    break
+            end = 0
+            while end < len(rest) and (rest[end] in _LOWER_DIGITS or rest[end] == "-"):
+                end += 1
+            if is_project_id(rest[:end]):
+                found.append(rest[:end])
+        start = at + 1
+
+
+def targets_in_text(text: str) -> list[str]:
+    """Every target a shell command names (projects, then builds, each in order)."""
+    return [*projects_in_text(text), *(build_target(build) for build in builds_in_text(text))]
+
+
 def projects_in_text(text: str) -> list[str]:
     """Every project id named by a ``02-projects/NN-name`` path in a shell command, in order."""
     found: list[str] = []
@@ -88,10 +171,10 @@ def projects_in_text(text: str) -> list[str]:
 
 
 def tool_calls(entry: dict[str, Any]) -> list[tuple[str, str]]:
-    """(tool name, project id) for each tool call of a transcript line that touches a project.
+    """(tool name, target) for each tool call of a transcript line that touches a project or a build.
 
-    Read/Write/Edit/MultiEdit/NotebookEdit count their file path; Bash every project path in its
-    command.
+    Read/Write/Edit/MultiEdit/NotebookEdit count their file path; Bash every project and build path in
+    its command.
     """
     message = entry.get("message") if entry.get("type") == "assistant" else None
     content = message.get("content") if isinstance(message, dict) else None
@@ -106,18 +189,19 @@ def tool_calls(entry: dict[str, Any]) -> list[tuple[str, str]]:
             continue
         if name in PATH_TOOLS:
             value = args.get(PATH_TOOLS[name])
-            project = project_in_path(value) if isinstance(value, str) else None
-            if project:
-                calls.append((name, project))
+            target = target_in_path(value) if isinstance(value, str) else None
+            if target:
+                calls.append((name, target))
         elif name in COMMAND_TOOLS:
             command = args.get(COMMAND_TOOLS[name])
             if isinstance(command, str):
-                calls += [(name, project) for project in reversed(projects_in_text(command))]
+                calls += [(name, target) for target in reversed(targets_in_text(command))]
     return calls
 
 
 class Detection:
-    """The project a session was working on: id, confidence, and the evidence counted."""
+    """The target (project, or build: :func:`build_target`) a session was working on: confidence, and
+    the evidence counted."""
 
     __slots__ = ("confidence", "mentions", "method", "project", "total", "writes")
 
@@ -164,14 +248,24 @@ def detect(calls: list[tuple[str, str]]) -> Detection:
     return Detection(winner, confidence, "transcript", counts[winner], writes[winner], len(calls))
 
 
+BUILD_METADATA = {"kind": "build"}
+"""The ``metadata`` of a state whose ``active_project_id`` is a build's id (the FLAT keys are seed 004's)."""
+
+
 def state_record(detection: Detection, timestamp: str) -> dict[str, Any]:
-    """The FLAT ``precompact_state.json`` content (four top-level keys, nothing nested)."""
-    return {
-        "active_project_id": detection.project if is_project_id(detection.project) else None,
+    """The FLAT ``precompact_state.json`` content (four top-level keys, nothing nested; a build adds the
+    optional ``metadata`` ``{"kind": "build"}``)."""
+    target = detection.project
+    ident = target_id(target) if isinstance(target, str) else None
+    record: dict[str, Any] = {
+        "active_project_id": ident if is_project_id(ident) else None,
         "confidence": detection.confidence if detection.confidence in CONFIDENCES else "low",
         "detection_method": detection.method if detection.method in METHODS else "fallback",
         "timestamp": timestamp,
     }
+    if record["active_project_id"] and isinstance(target, str) and is_build_target(target):
+        record["metadata"] = dict(BUILD_METADATA)
+    return record
 
 
 def encode_state(record: dict[str, Any]) -> str:
@@ -191,6 +285,17 @@ def state_project(data: object) -> str | None:
     if project is None and isinstance(data.get("project_detection"), dict):
         project = data["project_detection"].get("project_id")
     return project if is_project_id(project) else None
+
+
+def state_target(data: object) -> str | None:
+    """The target of a parsed state file: :func:`state_project`, a build when ``metadata.kind`` is ``build``."""
+    project = state_project(data)
+    if project is None or not isinstance(data, dict):
+        return project
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("kind") == BUILD_METADATA["kind"]:
+        return build_target(project)
+    return project
 
 
 # --------------------------------------------------------------------------- the manifest (Markdown)
@@ -377,6 +482,46 @@ def _plain(value: object) -> str:
     return " ".join(str(value).split()) if value is not None else ""
 
 
+FOUND_BY = {
+    "session": "This session is listed in its manifest's session_ids.",
+    "transcript": "It was detected from this session's tool calls (confidence: {confidence}).",
+    "state": "It was detected from the previous session's tool calls (confidence: {confidence}).",
+    "recent": "It is the most recently updated active build; nothing else pointed to one.",
+}
+"""How SessionStart found the target, in words (``{confidence}`` is filled in)."""
+
+
+def is_finished(folder: str, front: dict[str, Any] | None) -> bool:
+    """Whether a build is finished: it sits in ``02-builds/complete/``, or its manifest says ``complete``."""
+    phase = front.get("current_phase") if isinstance(front, dict) else None
+    if isinstance(phase, str) and phase.strip().lower() in ("complete", "completed"):
+        return True
+    return folder.startswith(f"{BUILDS_FOLDER}/{BUILD_STAGES[1]}/")
+
+
+def _state_line(front: dict[str, Any]) -> list[str]:
+    """The closing line: the manifest's next action, phase, where to continue, progress and blockers."""
+    state = [
+        f"{name}: {_plain(front[key])}"
+        for key, name in (
+            ("next_action", "next action"),
+            ("current_phase", "phase"),
+            ("continue_at", "continue at"),
+            ("progress", "progress"),
+        )
+        if front.get(key) not in (None, "")
+    ]
+    done, total = front.get("tasks_completed"), front.get("total_tasks")
+    if isinstance(done, int) and isinstance(total, int) and total > 0 and "progress" not in front:
+        state.append(f"tasks: {done} of {total} done")
+    blockers = front.get("blockers")
+    if isinstance(blockers, list) and blockers:
+        state.append("blockers: " + ", ".join(_plain(item) for item in blockers))
+    elif isinstance(blockers, str) and blockers.strip():
+        state.append(f"blockers: {_plain(blockers)}")
+    return ["", "Then continue: " + "; ".join(state) + "."] if state else []
+
+
 def resume_instructions(
     *,
     project: str,
@@ -386,22 +531,34 @@ def resume_instructions(
     front: dict[str, Any] | None,
     body: str,
     exists: Any,
+    folder: str = "",
+    found: str = "state",
 ) -> str:
     """The text SessionStart injects: read the manifest's files in order, answer the validation
-    questions, then continue with ``next_action``. ``manifest`` is the manifest's path relative to the
-    workspace ("" when the project has none); ``exists(path)`` tells whether a workspace-relative file
-    exists; ``front`` is the manifest's front matter (None when it could not be read)."""
-    folder = f"{PROJECTS_FOLDER}/{project}"
+    questions, then continue with ``next_action``. ``project`` is the target (a project id, or a build:
+    :func:`build_target`) and ``folder`` its folder relative to the workspace (default: the project's);
+    ``found`` how it was found (a key of :data:`FOUND_BY`). ``manifest`` is the manifest's path relative
+    to the workspace ("" when there is none); ``exists(path)`` tells whether a workspace-relative file
+    exists; ``front`` is the manifest's front matter (None when it could not be read). A finished build
+    is named as such, with nothing to load."""
+    build = is_build_target(project)
+    noun = "build" if build else "project"
+    ident = target_id(project)
+    folder = folder or f"{PROJECTS_FOLDER}/{ident}"
     event = "was compacted" if source == "compact" else "was resumed"
     lines = [
         OPEN_TAG,
-        f"STOP: the conversation {event}. Before anything else, resume project {project} ({folder}/).",
-        f"It was detected from the previous session's tool calls (confidence: {confidence}).",
+        f"STOP: the conversation {event}. Before anything else, resume {noun} {ident} ({folder}/).",
+        FOUND_BY.get(found, FOUND_BY["state"]).format(confidence=confidence),
     ]
     if confidence == "low":
-        lines.append("Low confidence: confirm with the user that this is the project to continue.")
+        lines.append(f"Low confidence: confirm with the user that this is the {noun} to continue.")
+    if build and is_finished(folder, front):
+        lines[1] = f"STOP: the conversation {event}. The session was working on build {ident} ({folder}/)."
+        lines.append("That build is complete: there is nothing to resume in it. Ask the user what to work on next.")
+        return "\n".join([*lines, CLOSE_TAG])
     if not manifest:
-        lines += [f"The project has no {PLANNING_FOLDER}/{MANIFEST_NAME}: read its {PLANNING_FOLDER}/ files first."]
+        lines += [f"The {noun} has no {PLANNING_FOLDER}/{MANIFEST_NAME}: read its {PLANNING_FOLDER}/ files first."]
         return "\n".join([*lines, CLOSE_TAG])
     if front is None:
         lines += [f"Read {manifest} first (its front matter could not be read) and the files it lists."]
@@ -421,7 +578,7 @@ def resume_instructions(
         lines.append("1. Read these files now, in this order, before you reply to the user:")
         lines += [f"   - {path}" for path in listed]
     else:
-        lines.append(f"1. {manifest} lists no file to load: read it and the project's {PLANNING_FOLDER}/ files.")
+        lines.append(f"1. {manifest} lists no file to load: read it and the {noun}'s {PLANNING_FOLDER}/ files.")
     if skipped:
         lines.append("   Not loaded (unsafe entries of files_to_load): " + "; ".join(skipped))
     questions = validation_questions(body)
@@ -429,11 +586,5 @@ def resume_instructions(
         lines.append("2. Then answer these validation questions explicitly in your first reply:")
         lines += [f"   - {question}" for question in questions]
         lines.append("3. If you cannot answer them, STOP and re-read the files above.")
-    state = [
-        f"{name}: {_plain(front[key])}"
-        for key, name in (("next_action", "next action"), ("current_phase", "phase"), ("progress", "progress"))
-        if front.get(key) not in (None, "")
-    ]
-    if state:
-        lines += ["", "Then continue: " + "; ".join(state) + "."]
+    lines += _state_line(front)
     return "\n".join([*lines, CLOSE_TAG])

@@ -1,4 +1,5 @@
-"""Seed 004: the Nexus ``precompact_state.json`` (FLAT) and the ``resume-context.md`` front matter."""
+"""Seed 004: the Nexus ``precompact_state.json`` (FLAT) and the ``resume-context.md`` front matter, of a
+project (``02-projects/NN-name/``) and of a build (``02-builds/active/NN-name/``, the layout Nexus creates today)."""
 
 from __future__ import annotations
 
@@ -45,11 +46,10 @@ FINISHED_PHASE_PATTERN = r"^([Cc]omplete|COMPLETE)([Dd])?$"
 
 
 class ResumeContext(StrictModel):
-    """Front matter of `resume-context.md`: a loading manifest, not a summary.
+    """Front matter of a project's `resume-context.md`: a loading manifest, not a summary.
 
-    A project is named by `project_id`/`project_name` (seed) or `build_id`/`build_name` (the
-    builds layout seen in real files); the version by `resume_schema_version` (or the legacy
-    `resume_version`).
+    A project is named by `project_id`/`project_name`; the version by `resume_schema_version` (or the
+    legacy `resume_version`). A manifest that names a `build_id` is a build's (`BuildManifest`).
     """
 
     resume_schema_version: str | float | None = Field(
@@ -65,9 +65,6 @@ class ResumeContext(StrictModel):
         None, pattern=PROJECT_ID_PATTERN, description="Project folder name, `NN-kebab-case`."
     )
     project_name: str | None = Field(None, min_length=1, description="Human-readable project name.")
-    build_id: str | None = Field(None, pattern=PROJECT_ID_PATTERN, description="Build folder name, `NN-kebab-case`.")
-    build_name: str | None = Field(None, min_length=1, description="Human-readable build name.")
-    build_type: str | None = Field(None, description="Kind of build, for example `build`.")
     session_id: str | None = Field(None, description="Id of the session that last updated the manifest.")
     session_ids: list[str] | None = Field(None, description="Ids of every session that worked on the project.")
     current_phase: ResumePhase | Annotated[str, Field(pattern=FINISHED_PHASE_PATTERN)] = Field(
@@ -90,8 +87,8 @@ class ResumeContext(StrictModel):
 
     @model_validator(mode="after")
     def _named(self) -> ResumeContext:
-        if not (self.project_id or self.build_id):
-            raise ValueError("a manifest needs `project_id` (or `build_id`)")
+        if not self.project_id:
+            raise ValueError("a manifest needs `project_id`")
         if self.resume_schema_version is None and self.resume_version is None:
             raise ValueError("a manifest needs `resume_schema_version`")
         if not isinstance(self.current_phase, ResumePhase) or self.current_phase is ResumePhase.COMPLETE:
@@ -104,7 +101,7 @@ class ResumeContext(StrictModel):
 
     model_config = StrictModel.model_config | {
         "json_schema_extra": {
-            "anyOf": [{"required": ["project_id", "project_name"]}, {"required": ["build_id", "build_name"]}],
+            "required": ["project_id", "project_name"],
             "allOf": [
                 {"anyOf": [{"required": ["resume_schema_version"]}, {"required": ["resume_version"]}]},
                 {
@@ -136,4 +133,87 @@ class ResumeContext(StrictModel):
     }
 
 
-NEXUS_SCHEMAS: dict[str, type[BaseModel]] = {"precompact-state": PrecompactState, "resume-context": ResumeContext}
+class BuildPhase(str, Enum):
+    """The build's phase, as Nexus's generator writes it."""
+
+    PLANNING = "planning"
+    EXECUTION = "execution"
+    COMPLETE = "complete"
+
+
+class BuildManifest(StrictModel):
+    """Front matter of a build's `01-planning/resume-context.md` (`02-builds/active/NN-name/`, moved to
+    `02-builds/complete/NN-name/` when done): a loading manifest that Nexus's generator writes, with the
+    sessions that touched the build and its position in the plan."""
+
+    session_id: str | None = Field(None, description="Id of the session that last updated the manifest.")
+    session_ids: list[str] | None = Field(
+        None, description="Ids of every session that touched the build (SessionStart finds the build by them)."
+    )
+    resume_schema_version: str | float = Field(description='Version of the manifest format, a string such as `"2.0"`.')
+    last_updated: IsoDateTime = Field(description="When the manifest was last updated (ISO-8601).")
+    build_id: str = Field(pattern=PROJECT_ID_PATTERN, description="Build folder name, `NN-kebab-case`.")
+    build_name: str = Field(min_length=1, description="Human-readable build name.")
+    build_type: str | None = Field(None, description="Kind of build, for example `build`.")
+    current_phase: BuildPhase | Annotated[str, Field(pattern=FINISHED_PHASE_PATTERN)] = Field(
+        description="Phase of the build: `planning`, `execution`, or `complete` once it is finished."
+    )
+    next_action: str = Field(description="The skill to run on resume, for example `execute-build`.")
+    continue_at: str | int | None = Field(None, description="Where to continue in the plan.")
+    blockers: list[Any] | str | None = Field(None, description="What blocks the build (empty when nothing does).")
+    files_to_load: list[str] = Field(
+        description="Files to load on resume, relative to the build folder (or to the workspace root for "
+        "`00-system/...`); at least one unless the build is finished."
+    )
+    rediscovery_round: int | None = Field(None, ge=0, description="How many times discovery was re-run.")
+    discovery_complete: bool | None = Field(None, description="Whether discovery is finished.")
+    current_section: int | None = Field(None, ge=0, description="Current section number of the steps.")
+    current_task: int | str | None = Field(
+        None, description="Current task number (a finished build may name it in words)."
+    )
+    total_tasks: int | None = Field(None, ge=0, description="Number of tasks in the plan.")
+    tasks_completed: int | None = Field(None, ge=0, description="Number of tasks completed.")
+
+    @model_validator(mode="after")
+    def _unfinished(self) -> BuildManifest:
+        if not isinstance(self.current_phase, BuildPhase) or self.current_phase is BuildPhase.COMPLETE:
+            return self
+        if not self.files_to_load:
+            raise ValueError("`files_to_load` needs at least one file while the build is not finished")
+        if not self.next_action:
+            raise ValueError("`next_action` names the skill to run while the build is not finished")
+        if isinstance(self.current_task, str) or (self.current_task is not None and self.current_task < 0):
+            raise ValueError("`current_task` is a task number (>= 0) while the build is not finished")
+        return self
+
+    model_config = StrictModel.model_config | {
+        "json_schema_extra": {
+            "if": {
+                "properties": {
+                    "current_phase": {
+                        "type": "string",
+                        "pattern": FINISHED_PHASE_PATTERN,
+                        "description": "A finished build (`complete`, `COMPLETE`, `completed`).",
+                    }
+                },
+                "required": ["current_phase"],
+            },
+            "else": {
+                "properties": {
+                    "files_to_load": {"minItems": 1, "description": "An unfinished build lists at least one file."},
+                    "next_action": {"minLength": 1, "description": "An unfinished build names the skill to run."},
+                    "current_task": {
+                        "anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}],
+                        "description": "An unfinished build's current task is a number.",
+                    },
+                }
+            },
+        }
+    }
+
+
+NEXUS_SCHEMAS: dict[str, type[BaseModel]] = {
+    "precompact-state": PrecompactState,
+    "resume-context": ResumeContext,
+    "build-manifest": BuildManifest,
+}

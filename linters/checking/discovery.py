@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from ctxres.artifacts import KINDS, SNIFFED
+from ctxres.artifacts import BY_KIND, KINDS, SNIFFED
 from ctxres.config import Config
 from ctxres.filereading import read_regular
 from ctxres.findings import Finding
@@ -126,11 +126,15 @@ def _real_folder(folder: str, folders: dict[str, str]) -> str:
 
 
 def kind_of(relpath: str, path: str | Path, config: Config) -> str | None:
-    """The artifact kind of a file, from its name (the configured patterns), else from its content (the
-    catalog's ``sniff``: a YAML file with a top-level `resumption:` key is an orchestration file, a
-    Markdown file with an L2-REINJECT marker a rule file)."""
+    """The artifact kind of a file, from its name (the configured patterns; where two kinds share a name, the
+    catalog's ``claims`` reads the content: a `resume-context.md` that names a `build_id` is a build's), else
+    from its content (the catalog's ``sniff``: a YAML file with a top-level `resumption:` key is an
+    orchestration file, a Markdown file with an L2-REINJECT marker a rule file)."""
     for kind, patterns in config.patterns.items():
         if matches_any(relpath, patterns):
+            claims = BY_KIND[kind].claims if kind in BY_KIND else None
+            if claims is not None and not _holds(path, claims, config.max_file_size):
+                continue  # the name is shared: the content says it is another kind (a build's manifest)
             return kind
     suffix = os.path.splitext(path)[1].lower()
     for entry in SNIFFED:

@@ -67,7 +67,9 @@ def hook_ids() -> list[str]:
 
 
 def hook_regexes(hook: str) -> list[str]:
-    return [regex for entry in CATALOG if hook in entry.hooks for regex in precommit_regexes(entry)]
+    """The ``files:`` regexes of a hook, each once (two kinds may share a file name: the manifests)."""
+    regexes = [regex for entry in CATALOG if hook in entry.hooks for regex in precommit_regexes(entry)]
+    return list(dict.fromkeys(regexes))
 
 
 def hook_files_lines(hook: str, indent: str = "  ") -> list[str]:

@@ -91,8 +91,8 @@ BAD_VALUE = register(
     unknown, and re-inject prompts for it.
 
     ## What is normal
-    A finished Nexus project writes `current_phase: complete` in its `resume-context.md` (any
-    case, or `completed`): that is the normal end state, not an invalid phase.
+    A finished Nexus project or build writes `current_phase: complete` in its `resume-context.md`
+    (any case, or `completed`): that is the normal end state, not an invalid phase.
 
     ## Fix
     Use one of the listed values; the message suggests the closest one.
@@ -291,7 +291,7 @@ def targets(doc: Document) -> Iterator[tuple[str, JsonPath, Any]]:
     elif doc.kind == "event-log":
         for index, item in enumerate(data or []):
             yield schemas[0], (index,), item
-    elif doc.kind == "resume-context" and data is None:
+    elif doc.kind in ("resume-context", "build-manifest") and data is None:
         yield schemas[0], (), {}
     else:
         yield schemas[0], (), data

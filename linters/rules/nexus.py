@@ -1,4 +1,5 @@
-"""N rules: Nexus resume state (seed 004), the ``resume-context.md`` manifests and ``precompact_state.json``.
+"""N rules: Nexus resume state (seed 004), the ``resume-context.md`` manifests (of projects and of builds) and
+``precompact_state.json``.
 
 Per document: the manifest's version and timestamps as YAML reads them, its ``files_to_load``
 entries, a body that is more than a validation gate; the precompact state's FLAT shape and size.
@@ -139,8 +140,10 @@ OUTSIDE = register(
 
     What is normal: project-relative entries, workspace-root entries, and a `..` entry that stays
     inside the workspace (`../25-other/01-planning/plan.md` reads a sibling project's file: it is in
-    the workspace, so it is not reported). When the manifest is not in a workspace
-    (`<workspace>/02-projects/<project>/01-planning/`), the project folder is the limit.
+    the workspace, so it is not reported). A build's entries are relative to the build folder
+    (`02-builds/active/<build>/`). When the manifest is not in a workspace
+    (`<workspace>/02-projects/<project>/01-planning/`, `<workspace>/02-builds/...`), the project or
+    build folder is the limit.
 
     ## Example
     ```yaml
@@ -163,12 +166,15 @@ MISSING_FILE = register(
     ## Why
     After a compaction the SessionStart hook tells the model to read these files before anything
     else. A missing file (renamed, moved, never written) leaves a gap exactly where the session
-    re-orients. Checked for the live manifest of a project, `<project>/01-planning/resume-context.md`.
+    re-orients. Checked for the live manifest of a project, `<project>/01-planning/resume-context.md`,
+    and of a build, `02-builds/active/<build>/01-planning/resume-context.md` (or `02-builds/complete/`,
+    `02-builds/<build>/`).
 
     What is normal: an entry is looked for where it points. One that starts with a top-level folder
     of the workspace (`00-system/...`, `02-projects/...`; see N006) is resolved against the
-    workspace root (the folder that holds `02-projects/`), every other entry against the project
-    folder. A finished project (`current_phase: complete`) may list no file at all.
+    workspace root (the folder that holds `02-projects/` or `02-builds/`), every other entry against
+    the project or build folder (`02-builds/active/<build>/`, not `02-builds/active/`). A finished
+    project or build (`current_phase: complete`) may list no file at all.
 
     ## Fix
     Correct the path (relative to the project folder, or to the workspace root), create the file,
@@ -199,6 +205,10 @@ DUPLICATION = register(
     ## Fix
     Move the text into the project's documents (and list them in `files_to_load`); keep only the
     "# Validation Gate" section with the questions to answer on resume.
+
+    ## Not checked
+    A build's manifest (one that names a `build_id`, in `02-builds/`): Nexus's generator writes its
+    body (a progress summary) and rewrites it on every update, so there is nothing to move by hand.
     """,
 )
 LEGACY_FILE = register(
@@ -383,7 +393,7 @@ def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
             )
     missing = [(index, entry) for index, entry in safe if not os.path.exists(resolve_entry(entry, project, workspace))]
     if missing:
-        where = f"the project folder {os.path.basename(project)}/"
+        where = f"the {'build' if doc.kind == 'build-manifest' else 'project'} folder {os.path.basename(project)}/"
 
         def base(entry: str) -> str:
             return "the workspace root" if workspace is not None and nexus.from_workspace_root(entry) else where
@@ -403,8 +413,8 @@ def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
                 MISSING_FILE,
                 message,
                 ("files_to_load", missing[0][0]),
-                "correct the paths (relative to the project folder, or to the workspace root for 00-system/..., "
-                "02-projects/...), create the files, or remove the entries",
+                "correct the paths (relative to the project or build folder, or to the workspace root for "
+                "00-system/..., 02-projects/...), create the files, or remove the entries",
             )
         )
     return findings
@@ -437,12 +447,13 @@ def _check_body(doc: Document) -> list[Finding]:
 
 
 def _check_manifest(doc: Document) -> list[Finding]:
+    """The checks of a manifest; a build's body is Nexus's generator's, not a summary written by hand (no N008)."""
     data = doc.data if isinstance(doc.data, dict) else {}
     return [
         *_check_versions(doc, data),
         *_check_timestamps(doc),
         *_check_files(doc, data),
-        *_check_body(doc),
+        *(_check_body(doc) if doc.kind == "resume-context" else []),
     ]
 
 
@@ -518,7 +529,7 @@ def _size(doc: Document) -> int:
 
 
 def check_document(doc: Document, _config: Config) -> list[Finding]:
-    if doc.kind == "resume-context":
+    if doc.kind in ("resume-context", "build-manifest"):
         return _check_manifest(doc)
     if doc.kind == "precompact-state":
         return _check_state(doc)
@@ -536,14 +547,20 @@ CONTAINERS = (nexus.PROJECTS_FOLDER, "02-builds", ARCHIVE_FOLDER)
 
 def _project_of(fs_path: str) -> tuple[str, str] | None:
     """(Nexus workspace folder, project folder) of a file inside ``02-projects/NN-name/``, ``02-builds/NN-name/``
-    or ``05-archived/NN-name/`` (the nearest such folder), else None."""
+    (``02-builds/active/NN-name/``, ``02-builds/complete/NN-name/``) or ``05-archived/NN-name/`` (the nearest
+    such folder), else None."""
     parts = os.path.abspath(fs_path).split(os.sep)
     for index in range(len(parts) - 3, 0, -1):
         if parts[index] in CONTAINERS:
             workspace = parts[:index]
             if parts[index] == ARCHIVE_FOLDER and workspace and workspace[-1] in CONTAINERS:
                 workspace = workspace[:-1]  # 02-projects/05-archived/NN-name/
-            return os.sep.join(workspace) or os.sep, os.sep.join(parts[: index + 2])
+            depth = 2
+            if parts[index] == nexus.BUILDS_FOLDER and parts[index + 1] in nexus.BUILD_STAGES:
+                if index + 2 >= len(parts) - 1:
+                    return None  # a file of 02-builds/active/ itself belongs to no build
+                depth = 3  # 02-builds/active/NN-name/, 02-builds/complete/NN-name/
+            return os.sep.join(workspace) or os.sep, os.sep.join(parts[: index + depth])
     return None
 
 

@@ -222,7 +222,13 @@ def test_synthetic_monorepo_has_the_files_asked_for(tmp_path: Path) -> None:
         check=True,
     ).stdout.splitlines()
     kinds = sorted({line.split("\t")[1] for line in listed})
-    assert len(listed) == 23 and kinds == ["checkpoint", "orchestration", "precompact-state", "resume-context"]
+    assert len(listed) == 23 and kinds == [
+        "build-manifest",
+        "checkpoint",
+        "orchestration",
+        "precompact-state",
+        "resume-context",
+    ]
 
 
 def test_figures_parse_and_ratios_agree(quick: tuple[str, str]) -> None:

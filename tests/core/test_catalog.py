@@ -32,6 +32,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "checkpoint": (".jerry/checkpoints/cx-001-checkpoint.json", '{"checkpoint_id": "cx-001"}\n'),
     "monitor-state": (".jerry/context-monitor-state.json", "{}\n"),
     "precompact-state": ("nexus/precompact_state.json", "{}\n"),
+    "build-manifest": ("nexus/02-builds/active/03-x/01-planning/resume-context.md", '---\nbuild_id: "03-x"\n---\n'),
     "resume-context": ("nexus/resume-context.md", "---\nproject: x\n---\n"),
     "task-graph": (".agent-memory/runs/r1/task-graph.json", '{"tasks": []}\n'),
     "event-log": (".agent-memory/runs/r1/events/executor/20260115.jsonl", '{"event_id": "e1"}\n'),
@@ -91,6 +92,28 @@ def test_discovery_finds_each_kind(tmp_path: Path, kind: str) -> None:
     # The pre-commit hooks that handle the kind are given (or triggered by) the file.
     for hook in BY_KIND[kind].hooks:
         assert any(re.search(regex, relpath) for regex in cmd_catalog.hook_regexes(hook)), hook
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ('---\nbuild_id: "03-x"\nbuild_name: X\n---\n', "build-manifest"),
+        ("---\nproject_id: 24-x\n---\n\nbuild_id: in the body, not the front matter\n", "resume-context"),
+        ("---\nproject_id: 24-x\nnotes:\n  build_id: nested\n---\n", "resume-context"),
+        ("# no front matter\nbuild_id: x\n", "resume-context"),
+    ],
+)
+def test_a_manifest_that_names_a_build_is_a_build_manifest_wherever_it_is(
+    tmp_path: Path, content: str, kind: str
+) -> None:
+    """Both kinds are called `resume-context.md`: the front matter's `build_id` tells them apart, so a build
+    checked from its own folder (`ctxres check 02-builds/active/03-x`) is still a build."""
+    path = tmp_path / "01-planning" / "resume-context.md"
+    path.parent.mkdir()
+    path.write_text(content, "utf-8")
+    found = discover([tmp_path], Config(), tmp_path)
+    assert [(a.display, a.kind) for a in found] == [("01-planning/resume-context.md", kind)]
+    assert [a.kind for a in discover([path], Config(), tmp_path)] == [kind]
 
 
 @pytest.mark.parametrize("kind", list(SNIFFED_EXAMPLES))

@@ -349,3 +349,95 @@ def test_the_hook_path_imports_no_heavy_module(workspace: Path, tmp_path: Path) 
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(workspace), "CTXRES_NOW": NOW}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- builds (Nexus as it ships today)
+
+BUILDS = ROOT / "fixtures" / "replay" / "g-nexus-builds" / "workspace"
+EXEC_SESSION = "9a7e4b12-58c3-4f0d-a6e1-08b2c3d4e5f6"
+DONE_SESSION = "3b9d0f7a-1e2c-4d5e-8f90-04c1d2e3f4a5"
+
+
+@pytest.fixture
+def builds(tmp_path: Path) -> Path:
+    """A workspace with a project, a planning, an executing and a complete build (the replay fixture's)."""
+    root = tmp_path / "ws"
+    shutil.copytree(BUILDS, root)
+    return root
+
+
+def _payload(source: str, session: str, transcript_path: str = "/nowhere.jsonl") -> dict[str, Any]:
+    return {**sessionstart_payload(source), "session_id": session, "transcript_path": transcript_path}
+
+
+@pytest.mark.parametrize(
+    "folder",
+    ["02-builds/active/08-search-reindex", "02-builds/08-search-reindex", "02-builds/complete/08-search-reindex"],
+)
+def test_precompact_records_a_build_in_each_of_its_folders(builds: Path, tmp_path: Path, folder: str) -> None:
+    if folder != "02-builds/active/08-search-reindex":
+        shutil.move(builds / "02-builds/active/08-search-reindex", builds / folder)
+    lines = [
+        tool_line(
+            "Edit", file_path=str(builds / folder / "03-working/reindex-notes.md"), old_string="a", new_string="b"
+        )
+    ] * 3
+    path = transcript(tmp_path / "session.jsonl", lines)
+    result = run_hook("PreCompact", precompact_payload(path), builds)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    state = read_state(builds)
+    assert state["active_project_id"] == "08-search-reindex" and state["metadata"] == {"kind": "build"}
+    jsonschema.validate(state, schema("precompact-state"))
+    context = _context(run_hook("SessionStart", _payload("compact", "unknown-session"), builds))
+    assert f"resume build 08-search-reindex ({folder}/)" in context or "is complete" in context
+    if folder.startswith("02-builds/complete/"):
+        assert "That build is complete: there is nothing to resume in it." in context
+        assert "Read these files" not in context
+    else:
+        assert f"   - {folder}/03-working/reindex-notes.md" in context
+
+
+def test_sessionstart_prefers_the_unfinished_build_a_session_shares_with_a_complete_one(builds: Path) -> None:
+    manifest = builds / "02-builds/complete/04-auth-migration/01-planning/resume-context.md"
+    manifest.write_text(manifest.read_text().replace(f'["{DONE_SESSION}"]', f'["{DONE_SESSION}", "{EXEC_SESSION}"]'))
+    context = _context(run_hook("SessionStart", _payload("resume", EXEC_SESSION), builds))
+    assert "resume build 08-search-reindex (02-builds/active/08-search-reindex/)" in context
+
+
+def test_sessionstart_a_session_id_only_in_a_builds_body_is_no_match(builds: Path) -> None:
+    manifest = builds / "02-builds/active/07-billing-export/01-planning/resume-context.md"
+    manifest.write_text(manifest.read_text() + "\nmentioned: 0d0d0d0d-aaaa\n")
+    result = run_hook("SessionStart", _payload("compact", "0d0d0d0d-aaaa"), builds)
+    assert (result.returncode, result.stdout.strip(), result.stderr) == (0, "{}", "")
+
+
+def test_sessionstart_for_a_saved_build_that_is_gone_says_so(builds: Path) -> None:
+    (builds / STATE).parent.mkdir(parents=True, exist_ok=True)
+    state = {"active_project_id": "66-gone-build", "confidence": "high", "metadata": {"kind": "build"}}
+    (builds / STATE).write_text(json.dumps(state))
+    result = run_hook("SessionStart", _payload("compact", "unknown-session"), builds)
+    assert (result.returncode, result.stdout.strip()) == (0, "{}")
+    assert len(result.stderr.splitlines()) == 1 and "the saved build 66-gone-build has no folder under 02-builds/" in (
+        result.stderr
+    )
+
+
+def test_sessionstart_most_recent_active_build_reads_last_updated_not_mtimes(builds: Path) -> None:
+    older = builds / "02-builds/active/07-billing-export/01-planning/resume-context.md"
+    os.utime(older, (4_000_000_000, 4_000_000_000))  # the newest file on disk, the oldest last_updated
+    context = _context(run_hook("SessionStart", _payload("resume", "unknown-session"), builds))
+    assert "resume build 08-search-reindex" in context and "most recently updated active build" in context
+
+
+def test_the_build_hook_path_imports_no_heavy_module(builds: Path) -> None:
+    code = (
+        "import sys\n"
+        "from ctxres.hooks import main\n"
+        f"one = main.dispatch('SessionStart', {{'source': 'resume', 'session_id': {EXEC_SESSION!r}}})\n"
+        "two = main.dispatch('SessionStart', {'source': 'resume', 'session_id': 'nobody'})\n"
+        "print('08-search-reindex' in str(one), '08-search-reindex' in str(two))\n"
+        f"print([m for m in sys.modules if m.startswith({HEAVY!r})])\n"
+    )
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(builds), "CTXRES_NOW": NOW}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.splitlines() == ["True True", "[]"]  # the workspace's profile = "nexus" selects the module

@@ -33,7 +33,7 @@ def _copy(tmp_path: Path, name: str) -> Path:
 
 
 def test_the_proj001_fixtures_exist() -> None:
-    assert [n[0] for n in NAMES] == ["a", "b", "c", "d", "e", "f"]
+    assert [n[0] for n in NAMES] == ["a", "b", "c", "d", "e", "f", "g"]
 
 
 @pytest.mark.parametrize("fixture", ALL, ids=NAMES)

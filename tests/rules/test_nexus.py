@@ -397,3 +397,52 @@ def test_outside_a_workspace_the_project_folder_is_the_limit(tmp_path: Path) -> 
     assert [(f.code, f.message.split(": ", 1)[1]) for f in report.findings] == [
         ("N006", "it leaves the project folder (`..`)")
     ]
+
+
+def test_builds_in_paths_and_commands() -> None:
+    assert nexus.build_in_path("/n/02-builds/active/08-x/01-planning/plan.md") == "08-x"
+    assert nexus.build_in_path("C:\\n\\02-builds\\complete\\04-y\\a.md") == "04-y"
+    assert nexus.build_in_path("/n/02-builds/02-flat/01-planning/a.md") == "02-flat"
+    assert nexus.build_in_path("/n/02-builds/active/README.md") is None
+    assert nexus.target_in_path("/n/02-builds/active/08-x/a.md") == "02-builds/08-x"
+    assert nexus.target_in_path("/n/02-projects/24-x/a.md") == "24-x"
+    command = "ls 02-builds/active/08-x && cat 02-projects/24-x/a.md 02-builds/02-flat/b.md; ls x02-builds/09-z"
+    assert nexus.targets_in_text(command) == ["24-x", "02-builds/08-x", "02-builds/02-flat"]
+
+
+def test_a_build_state_is_flat_and_names_its_kind() -> None:
+    record = nexus.state_record(nexus.detect([("Edit", "02-builds/08-x")]), "2026-01-04T12:00:00Z")
+    assert record["active_project_id"] == "08-x" and record["metadata"] == {"kind": "build"}
+    assert nexus.state_target(record) == "02-builds/08-x"
+    assert nexus.state_target({**record, "metadata": None}) == "08-x"
+
+
+BUILDS = Path(__file__).resolve().parents[2] / "fixtures" / "replay" / "g-nexus-builds" / "workspace"
+
+
+def run_check(root: Path) -> list[Finding]:
+    return engine.run([root], load_config(root), cwd=root).findings
+
+
+def test_build_manifests_are_checked_against_their_build_folder(tmp_path: Path) -> None:
+    """The facts of Nexus's builds: continue_at and blockers are known keys, the generated body is not
+    reported, files_to_load resolve against 02-builds/active/<build>/ (and 00-system/ against the workspace)."""
+    root = tmp_path / "ws"
+    shutil.copytree(BUILDS, root)
+    assert run_check(root) == []
+    manifest = root / "02-builds/active/08-search-reindex/01-planning/resume-context.md"
+    text = manifest.read_text().replace(
+        '  - "03-working/reindex-notes.md"', '  - "03-working/gone.md"\n  - "00-system/x.md"'
+    )
+    manifest.write_text(text.replace('build_id: "08-search-reindex"', 'build_id: "Search Reindex"'))
+    found = {(f.code, f.message) for f in run_check(root)}
+    assert (
+        "C004",
+        '`build_id` is "Search Reindex", expected a value matching `^\\d{2}-[a-z0-9]+(-[a-z0-9]+)*$`',
+    ) in found
+    assert (
+        "N007",
+        "2 of 4 `files_to_load` entries do not exist: 03-working/gone.md (in the build folder 08-search-reindex/), "
+        "00-system/x.md (in the workspace root)",
+    ) in found
+    assert len(found) == 2
