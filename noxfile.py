@@ -1,6 +1,8 @@
 """nox sessions.
 
-CI runs ``nox -s tests lint typecheck schemas replay`` (the default sessions), then ``nox -s claude``
+CI runs ``nox -s tests lint typecheck schemas replay`` (the default sessions; ``tests`` on every supported
+Python found: the whole suite on the main interpreter, the tests that start no process on the others),
+then ``nox -s claude``
 (end-to-end sessions in the real Claude Code client; needs node and npm) and ``nox -s fuzz`` with a
 short budget; ``bash .ci/run`` does all of it on a fresh machine. ``nox -s fuzz`` alone runs 10,000
 cases per fuzz target. ``nox -s bench`` prints the benchmark table (hooks against a bare interpreter,
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,11 +22,35 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 
-# Python 3.11 by default. A machine without a python3.11 (the package supports 3.10+) runs the
-# sessions on the interpreter nox itself runs on; `nox --force-python X.Y` picks another.
-PYTHON: str | None = "3.11" if shutil.which("python3.11") or sys.version_info[:2] == (3, 11) else None
+# Every Python the package supports (pyproject.toml: requires-python >= 3.10); a test keeps them in step.
+PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+
+
+def _runs(version: str) -> bool:
+    """``pythonX.Y`` is on PATH and starts (a pyenv shim of a version pyenv has not selected does not)."""
+    found = shutil.which(f"python{version}")
+    return found is not None and subprocess.run([found, "-c", ""], capture_output=True, check=False).returncode == 0
+
+
+def _main_python() -> str:
+    """The interpreter of the whole test suite and of the other sessions: ``CTXRES_MAIN_PYTHON``, else
+    3.11 where it runs, else the first supported one that runs, else the one nox runs on."""
+    chosen = os.environ.get("CTXRES_MAIN_PYTHON")
+    if chosen:
+        return chosen
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return next((v for v in ("3.11", *PYTHONS) if v == running or _runs(v)), running)
+
+
+MAIN_PYTHON = _main_python()
+# The tests that start no process (tests/process_marker.py sets the `processes` marker): what the other
+# interpreters run. The real ctxres and ctxres-hook, git and pre-commit run on the main interpreter only.
+IN_PROCESS_SELECTION = "not processes"
 
 nox.options.sessions = ["tests", "lint", "typecheck", "schemas", "replay"]
+# A supported Python that is not installed is skipped, and nox says so in its summary; it is never
+# downloaded (nox's default is to fetch a standalone build of it).
+nox.options.download_python = "never"
 
 RUFF = "ruff>=0.6"
 MYPY = ("mypy>=1.10", "types-PyYAML", "pydantic>=2.5")
@@ -62,14 +89,28 @@ def _clean_source(session: nox.Session) -> Path:
     return target
 
 
-@nox.session(python=PYTHON)
+def pytest_selection(python: str) -> list[str]:
+    """The pytest options that select the tests run on ``python``: none (every test) on the main one."""
+    return [] if python == MAIN_PYTHON else ["-m", IN_PROCESS_SELECTION]
+
+
+@nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """The test suite (the README's command: ``python -m pytest -n auto``, one worker per core)."""
+    """The test suite on each Python: all of it on the main one, the tests that start no process on the others.
+
+    The README's command (``python -m pytest -n auto``, one worker per core); ``nox -s tests-3.12`` runs one.
+    """
+    selection = pytest_selection(str(session.python))
+    if selection:
+        shown = " ".join(selection)
+        session.log(f"Python {session.python}: the tests that start no process ({shown}); all of them on {MAIN_PYTHON}")
+    else:
+        session.log(f"Python {session.python}: the whole suite (the main interpreter)")
     session.install("-e", ".[test]")
-    session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
+    session.run("python", "-m", "pytest", "-n", "auto", *selection, *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=MAIN_PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check on the repository."""
     session.install(RUFF)
@@ -78,7 +119,7 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", *targets)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=MAIN_PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the installed package.
 
@@ -103,7 +144,7 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--strict", "-p", "ctxres", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=MAIN_PYTHON)
 def schemas(session: nox.Session) -> None:
     """The checked-in JSON Schemas and rule pages match the models and the rule registry."""
     session.install("-e", ".")
@@ -111,14 +152,14 @@ def schemas(session: nox.Session) -> None:
     session.run("ctxres", "rules", "--check-docs", str(ROOT / "docs" / "rules"))
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=MAIN_PYTHON)
 def replay(session: nox.Session) -> None:
     """The golden fixtures: every recorded hook session in fixtures/replay replays without difference."""
     session.install("-e", ".")
     session.run("ctxres", "replay", *(session.posargs or [str(ROOT / "fixtures" / "replay")]))
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=MAIN_PYTHON)
 def claude(session: nox.Session) -> None:
     """End-to-end sessions in the real Claude Code client (``e2e/``), offline against a stand-in API.
 
@@ -140,7 +181,7 @@ def claude(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", str(ROOT / "e2e"), "-p", "no:cacheprovider", *workers, *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=MAIN_PYTHON)
 def fuzz(session: nox.Session) -> None:
     """Property-based fuzzing (hypothesis) of the hooks, the transcript reader, the linter, migrate and ack.
 
@@ -159,7 +200,7 @@ def fuzz(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=MAIN_PYTHON)
 def bench(session: nox.Session) -> None:
     """One Markdown table: hooks vs ``python -c pass``, fill estimation at 1 MB / 100 MB / 1 GB,
     ctxres check vs check-jsonschema, audit-history on a 1,000-commit history (docs/performance.md).

@@ -135,7 +135,10 @@ EVENTS: dict[str, Any] = {
 def _settings(root: str) -> None:  # a configured project's settings: its TOML file parsed (as our hook reads it)
     config = os.path.join(root, ".ctxres.toml")
     if os.path.exists(config):
-        import tomllib
+        try:
+            import tomllib
+        except ModuleNotFoundError:  # Python 3.10: the backport, a dependency of ctxres there
+            import tomli as tomllib
 
         with open(config, "rb") as handle:
             tomllib.load(handle)

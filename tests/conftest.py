@@ -3,12 +3,27 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+# The `processes` marker, set from each test's code and checked while it runs (see process_marker.py).
+from .process_marker import (
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_runtest_call,
+    pytest_runtest_setup,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 # A byte-exact copy of the real-world corpus (../shared/corpus), vendored so that the tests run
 # from any clone; test_corpus_copy_is_byte_exact keeps it identical to the original.
 CORPUS = FIXTURES / "corpus"
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+
+__all__ = [
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_runtest_call",
+    "pytest_runtest_setup",
+]
 
 
 def assistant_line(tokens: int) -> str:

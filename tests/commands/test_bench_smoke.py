@@ -317,6 +317,7 @@ def test_conformance_row_matches_the_environment(quick: tuple[str, str], bench_r
         assert row[3].startswith("check-jsonschema ") and _number(row[4]) > 0
 
 
+@pytest.mark.processes  # the bench module runs the real `ctxres check`
 def test_missing_check_jsonschema_is_reported_in_its_row(bench_run: ModuleType, tmp_path: Path) -> None:
     assert bench_run._find_check_jsonschema(str(tmp_path / "check-jsonschema")) is None
     ctxres = bench_run._tool("ctxres")

@@ -160,11 +160,19 @@ def test_rerunning_init_replaces_bare_and_older_commands_in_place(repo: Path) ->
     assert json.loads(settings.read_text()) == data
 
 
+def base_interpreter() -> Path:
+    """The interpreter this environment was made from. ``sys._base_executable`` names it from Python 3.11
+    on; in a virtual environment of Python 3.10 it is the environment's own ``python``."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    in_base = Path(sys.base_prefix) / "bin" / version
+    return in_base if in_base.exists() else Path(getattr(sys, "_base_executable", sys.executable))
+
+
 def test_without_an_installed_script_init_records_nothing_local_and_says_why(repo: Path) -> None:
     """An interpreter with no ctxres-hook beside it (the base interpreter, ctxres imported from the
     clone): no local file is written (the hooks run the ctxres-hook on the client's PATH), and stderr
     says the hooks will fail with status 127 where there is none."""
-    base = Path(getattr(sys, "_base_executable", sys.executable))
+    base = base_interpreter()
     assert not (base.parent / "ctxres-hook").exists(), "the base interpreter must not have a ctxres-hook"
     paths = os.pathsep.join([str(ROOT), *site.getsitepackages()])
     result = subprocess.run(

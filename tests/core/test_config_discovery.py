@@ -145,6 +145,10 @@ def test_selection_prefers_the_more_specific_selector() -> None:
     assert not selected("P001", Config(select=("C",)))
 
 
+# The TOML parser ctxres imports: the standard library's from Python 3.11, the backport on 3.10.
+TOML_PARSER = "tomllib" if sys.version_info >= (3, 11) else "tomli"
+
+
 def test_a_pyproject_that_does_not_name_ctxres_is_not_parsed(tmp_path: Path) -> None:
     """Most projects have a pyproject.toml without a ctxres table: it is not parsed (no TOML parser is
     imported for it), so its own mistakes are not reported as ctxres's; the search goes on upwards."""
@@ -155,7 +159,7 @@ def test_a_pyproject_that_does_not_name_ctxres_is_not_parsed(tmp_path: Path) -> 
     assert load_config(inner).state_dir == ".outer"
     code = (
         "import sys; from ctxres.config_file import find_table; "
-        f"found = find_table({str(inner)!r}); print(found and found[2], 'tomllib' in sys.modules)"
+        f"found = find_table({str(inner)!r}); print(found and found[2], {TOML_PARSER!r} in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == [str(tmp_path / "pyproject.toml"), "True"]

@@ -94,7 +94,10 @@ def test_hooks_run_from_a_plain_clone(tmp_path: Path) -> None:
 def test_only_the_hook_process_turns_the_cyclic_collector_off() -> None:
     """The console script (``ctxres.hooks:cli``) switches the collector off before the hook's imports (a
     hook lives tens of milliseconds); a process that merely imports the hook code keeps its collector."""
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     scripts = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]
     assert scripts["ctxres-hook"] == "ctxres.hooks:cli"
