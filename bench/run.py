@@ -11,6 +11,9 @@ their ratio, and the goal DESIGN.md sets for it (if any) with whether it is met:
   the same file I/O in a few lines of stdlib Python, on the hook's interpreter, in its own copy of
   the workspace) and with ``python -c pass`` (in a note). Goals: UserPromptSubmit and PostToolUse
   ≤ 1.15× the minimal hook, PreCompact and SessionStart ≤ 1.3×.
+* Statusline: ``ctxres-hook statusline`` with the client's JSON on the same workspace (and beside 34 more
+  workflow files), alternating with the minimal statusline (minimal_statusline.py: read the JSON, walk for
+  the workflow file, parse it with libyaml, print a line). Goal: ≤ 1.5× the minimal statusline.
 * Fill estimation: ``ctxres.transcript.read_fill`` in-process on 1 MB / 100 MB / 1 GB transcripts
   (sparse files, deleted after; see transcript_bench.py), against a plain read of the last 64 KiB
   of the same file and against the 1 MB case (goal: the same cost).
@@ -29,8 +32,9 @@ their ratio, and the goal DESIGN.md sets for it (if any) with whether it is met:
   2,000 commits (history_bench.build_monorepo) against ``git log -p -M`` of its workflow files (goal: ≤ 10×).
 
 Processes are timed whole (wall time, time.perf_counter): the median of ``--repeat`` runs after one
-warm-up. ``--only SECTION`` (hooks, fill, conformance, check, history, repository-audit; repeatable) runs only those
-sections. ``--quick`` uses small inputs (a smoke run); ``--markdown FILE`` also writes the table.
+warm-up. ``--only SECTION`` (hooks, statusline, fill, conformance, check, history, repository-audit;
+repeatable) runs only those sections. ``--quick`` uses small inputs (a smoke run); ``--markdown FILE``
+also writes the table.
 Nothing here asserts a time: the numbers are for reading, not for failing a build.
 
 Standard library only (fill estimation imports ctxres): ``python bench/run.py`` with ctxres
@@ -92,7 +96,8 @@ HOOK_SCENARIOS = (
 )
 
 
-SECTIONS = ("hooks", "fill", "conformance", "check", "history", "repository-audit")  # what --only selects
+SECTIONS = ("hooks", "statusline", "fill", "conformance", "check", "history", "repository-audit")  # what --only selects
+STATUSLINE_GOAL = 1.5  # the statusline runs after every assistant message: at most 1.5× the minimal statusline
 
 
 class BenchError(Exception):
@@ -458,6 +463,67 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
     return rows, notes, interpreter
 
 
+def statusline_document(project: Path) -> dict[str, Any]:
+    """The JSON Claude Code sends its statusline command (2.1.328), at the workspace's 73% fill."""
+    usage = {"input_tokens": 6, "output_tokens": 120, "cache_creation_input_tokens": 1400}
+    usage["cache_read_input_tokens"] = 129_994
+    return {
+        "session_id": "bench-statusline",
+        "transcript_path": str(project / "session.jsonl"),
+        "cwd": str(project),
+        "model": {"id": "claude-sonnet-4-5-20250929", "display_name": "Sonnet 4.5"},
+        "workspace": {"current_dir": str(project), "project_dir": str(project), "added_dirs": []},
+        "version": "2.1.328",
+        "context_window": {
+            "total_input_tokens": 131_400,
+            "total_output_tokens": 120,
+            "context_window_size": 200_000,
+            "current_usage": usage,
+            "used_percentage": 66,
+            "remaining_percentage": 34,
+        },
+    }
+
+
+def measure_statusline(hook: str, repeat: int) -> tuple[list[Row], list[str]]:
+    """``ctxres-hook statusline`` against the minimal statusline (minimal_statusline.py), alternating, each in
+    its own copy of the PROJ-001 workspace; and the same beside 34 more workflow files (3 live)."""
+    minimal = _minimal_command(hook, "minimal_statusline")
+    interpreter = minimal[0]
+    goal, met = _ratio_goal(STATUSLINE_GOAL, "the minimal statusline")
+    rows, bare_rows = [], []
+    with tempfile.TemporaryDirectory(prefix="ctxres-bench-statusline-") as scratch:
+        ours, theirs, many = (Path(scratch) / name for name in ("hook", "minimal", "hook-many"))
+        ours.mkdir()
+        theirs.mkdir()
+        _workspace(ours)
+        _workspace(theirs)
+        _many_workflows_workspace(many)
+        scenarios = (
+            ("PROJ-001 at QG-2, a pending checkpoint", ours),
+            ("the same, in a project with 35 workflow files (3 live)", many),
+        )
+        for label, project in scenarios:
+            bare, base, seconds = _alternating(
+                [interpreter, "-c", "pass"],
+                (minimal, json.dumps(statusline_document(theirs)).encode(), theirs),
+                ([hook, "statusline"], json.dumps(statusline_document(project)).encode(), project),
+                repeat,
+            )
+            row = Row("Statusline", f"`ctxres-hook statusline`: {label}", seconds, "minimal statusline", base, goal)
+            row.met = met(row)
+            rows.append(row)
+            bare_rows.append(f"{label} {seconds / bare:.2f}× (minimal statusline {base / bare:.2f}×)")
+    notes = [
+        "Statusline: the baseline is bench/minimal_statusline.py, which reads the client's JSON, walks the project "
+        "for the workflow file, parses it with `yaml.CSafeLoader` and prints a line, on the hook's interpreter, "
+        "loaded from bytecode; ctxres-hook also chooses the live workflow among the candidates, applies the "
+        "staleness rule, counts the unacknowledged checkpoints and records the client's figure, remembering the "
+        "parse between runs by path, size and mtime. Against a bare `python -c pass`: " + "; ".join(bare_rows) + "."
+    ]
+    return rows, notes
+
+
 def measure_fill_rows(sizes: tuple[int, ...], repeat: int) -> tuple[list[Row], list[str]]:
     from transcript_bench import measure_fill  # imports ctxres: only when this section runs
 
@@ -725,6 +791,10 @@ def measure(settings: Settings) -> dict[str, Any]:
         hook_rows, hook_notes, interpreter = measure_hooks(hook, settings.repeat)
         rows += hook_rows
         notes += hook_notes
+    if "statusline" in wanted:
+        line_rows, line_notes = measure_statusline(hook, settings.repeat)
+        rows += line_rows
+        notes += line_notes
     info["interpreter"] = f"{interpreter} ({_version([interpreter, '--version'])})"
     info["bytecode"] = bytecode_info(interpreter)
     sections: dict[str, Callable[[], tuple[list[Row], list[str]]]] = {

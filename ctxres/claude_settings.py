@@ -242,3 +242,76 @@ def _copy(settings: dict[str, Any]) -> dict[str, Any]:
     import copy
 
     return copy.deepcopy(settings)
+
+
+# --------------------------------------------------------------------------- the statusline
+
+STATUSLINE_KEY = "statusLine"
+STATUSLINE_ARG = "statusline"
+BESIDE_OPTION = "--beside"
+
+
+def statusline_command(command: str = PORTABLE_COMMAND, beside: str | None = None) -> str:
+    """Our statusline command; ``beside``: the statusline it replaces, which it runs and shows first."""
+    import shlex
+
+    ours = f"{command} {STATUSLINE_ARG}"
+    return ours if beside is None else f"{ours} {BESIDE_OPTION} {shlex.quote(beside)}"
+
+
+def wrapped_statusline(command: str) -> str | None:
+    """The statusline one of our commands runs beside ours (its ``--beside`` argument), else None."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for index, word in enumerate(words[:-1]):
+        if word == BESIDE_OPTION:
+            return words[index + 1]
+    return None
+
+
+def statusline_entry(settings: Any) -> dict[str, Any] | None:
+    """The settings' ``statusLine`` object, if it is one."""
+    entry = settings.get(STATUSLINE_KEY) if isinstance(settings, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def statusline_is_ours(settings: Any) -> bool:
+    entry = statusline_entry(settings)
+    return entry is not None and is_ours(entry) and STATUSLINE_ARG in str(entry.get("command", ""))
+
+
+def install_statusline(settings: dict[str, Any], command: str = PORTABLE_COMMAND) -> dict[str, Any]:
+    """The settings with our ``statusLine``: added when there is none; when there is one of the user's,
+    theirs is kept, run by ours and shown first (``--beside``; its other keys stay as they were);
+    ours again (another command) is rewritten, keeping the statusline it wraps."""
+    result = _copy(settings)
+    entry = statusline_entry(result)
+    if STATUSLINE_KEY in result and entry is None:
+        raise ValueError("`statusLine` in the settings file is not an object")
+    if entry is None:
+        result[STATUSLINE_KEY] = {"type": "command", "command": statusline_command(command), "padding": 0}
+        return result
+    current = str(entry.get("command", ""))
+    beside = wrapped_statusline(current) if statusline_is_ours(result) else current or None
+    entry["command"] = statusline_command(command, beside)
+    entry.setdefault("type", "command")
+    return result
+
+
+def uninstall_statusline(settings: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The settings without our ``statusLine``: the user's, which ours wrapped, put back as it was
+    (only its command had changed); and whether ours was there."""
+    result = _copy(settings)
+    if not statusline_is_ours(result):
+        return result, False
+    entry = result[STATUSLINE_KEY]
+    theirs = wrapped_statusline(str(entry.get("command", "")))
+    if theirs is None:
+        del result[STATUSLINE_KEY]
+    else:
+        entry["command"] = theirs
+    return result, True

@@ -30,6 +30,8 @@ EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
 SILENT_WHEN_EMPTY = frozenset({"PreCompact"})
 """Events whose empty answer is no output at all (see the module docstring)."""
 MAX_STDIN_BYTES = 8 * 1024 * 1024
+STATUSLINE = "statusline"
+"""Not an event: Claude Code's statusline command (``ctxres.hooks.statusline``)."""
 
 # event -> the module of ctxres.hooks that handles it
 MODULES = {
@@ -52,6 +54,9 @@ events:
   SessionStart      point a new or resumed session at the workflow state to reload
   UserPromptSubmit  measure how full the context is and warn as it nears a compaction
   PostToolUse       warn when an edit moves a workflow's state but not its resumption section
+  statusline        the line Claude Code shows above its footer: the context figure, the live
+                    workflow's phase and gate, the resumption section's freshness (plain text,
+                    not JSON; `--beside CMD` also runs a statusline of yours and shows it first)
 
 Without EVENT the payload's hook_event_name is used. `ctxres --help` lists the linter commands.
 """
@@ -137,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in HELP_FLAGS:  # before stdin is read: `ctxres-hook --help` in a terminal must not wait
         sys.stdout.write(USAGE)
         return 0
+    if args[:1] == [STATUSLINE]:  # not a hook: one line of text, never a word on stderr
+        from ctxres.hooks.statusline import run as statusline
+
+        return statusline(args[1:])
     try:
         raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)  # one byte more tells an oversized payload
     except Exception as exc:

@@ -43,7 +43,7 @@ MONITOR_TOKEN_BUDGET = 200
 MAX_HEAD_BYTES = 64 * 1024
 """Bytes read from the start of a transcript to find when the session started."""
 _MAX_VALUE_CHARS = 40
-_MAX_PATH_CHARS = 70
+_MAX_PATH_CHARS = 48
 
 
 # --------------------------------------------------------------------------- files
@@ -365,8 +365,13 @@ def unmerged_count(pending: list[str], event_files: list[str]) -> int:
     return sum(1 for name in pending if os.path.basename(name) not in listed)
 
 
+SOURCE_NOTES = {"client": "from the client", "transcript": "from the transcript"}
+"""How the monitor says where its figure comes from (``FillReading.source``)."""
+
+
 def format_monitor(
     *,
+    source: str = "transcript",
     tier: str,
     fill: float,
     tokens: int,
@@ -384,7 +389,7 @@ def format_monitor(
     lines = [
         "<context-monitor>",
         f"CONTEXT STATUS: {tier} ({fill * 100:.0f}% context used)",
-        f"Tokens used: {tokens:,} / {usable:,} usable",
+        f"Tokens used: {tokens:,} / {usable:,} usable ({SOURCE_NOTES.get(source, source.replace('_', ' '))})",
         f"Estimated remaining: {remaining:,} tokens (~{remaining / QG_ITERATION_TOKENS:.1f} QG iterations)",
         compactions,
         *resumption,

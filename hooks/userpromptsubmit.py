@@ -58,11 +58,12 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     session = _string(ctx.payload.get("session_id")) or ""
     moment = now()
     reading = read_fill(transcript, window=ctx.settings.context_window)
-    tier = tier_for(reading.fill, ctx.settings.thresholds or DEFAULT_THRESHOLDS)
     problems: list[str] = []
+    folder = monitor.state_folder_or_none(ctx, problems)
+    reading = _client_figure(folder, session, moment, reading) or reading
+    tier = tier_for(reading.fill, ctx.settings.thresholds or DEFAULT_THRESHOLDS)
     if reading.trouble:  # not a missing transcript (a new session's first prompt), nor "no reply yet"
         problems.append(f"context fill unknown: {reading.reason}")
-    folder = monitor.state_folder_or_none(ctx, problems)
     cache = monitor.load_cache(folder) if folder else {"version": monitor.CACHE_VERSION}
     before = monitor.snapshot(cache)
     pending = _pending(ctx, folder, cache, problems)
@@ -77,6 +78,31 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     if problems:
         monitor.warn(ctx, "; ".join(problems))
     return additional_context(ctx.event, "\n\n".join(parts)) if parts else {}
+
+
+def _client_figure(folder: str | None, session: str, moment: dt.datetime, estimate: FillReading) -> FillReading | None:
+    """The figure Claude Code sent its statusline for this session (``ctxres.hooks.figures``), when it is
+    recent; None otherwise (the transcript estimate stands)."""
+    if folder is None or not session:
+        return None
+    from ctxres.hooks.figures import read_figure
+
+    figure = read_figure(folder, session, moment)
+    if figure is None:
+        return None
+    from ctxres.tiers import fill_of
+    from ctxres.transcript import SOURCE_CLIENT, FillReading
+
+    tokens, window = figure["tokens"], figure["window"]
+    return FillReading(
+        tokens=tokens,
+        window=window,
+        fill=fill_of(tokens, window),
+        source=SOURCE_CLIENT,
+        reason=f"Claude Code's own figure, sent to its statusline {figure['age_seconds']} s ago",
+        transcript_size=estimate.transcript_size,
+        window_source="client",
+    )
 
 
 def _save(
@@ -282,6 +308,7 @@ def _monitor_text(
     event_files = facts.get("event_files") if facts else None
     unmerged = monitor.unmerged_count(pending, event_files if isinstance(event_files, list) else [])
     return monitor.format_monitor(
+        source=reading.source,
         tier=tier.value,
         fill=reading.fill or 0.0,
         tokens=reading.tokens or 0,

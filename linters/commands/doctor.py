@@ -21,6 +21,7 @@ from ctxres.linters.rules.layers import (
     live_workflow,
 )
 from ctxres.linters.rules.precommit_setup import check_precommit_setup
+from ctxres.linters.rules.statusline import statusline_note
 
 SUMMARY = ((MISSING, "Not present"), (MISCONFIGURED, "Misconfigured"), (UNVERIFIED, "Warning: could not verify"))
 
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         + ([tracked] if tracked is not None else [])
     )
     workflow = live_workflow(root.resolve(), config)  # informative: never makes the doctor fail
+    statusline = statusline_note(root.resolve())  # informative too: the person's view, not a layer
     if args.output_format == "json":
         print(
             json.dumps(
@@ -83,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
                     "ok": all(r.ok for r in rows),
                     "layers": [{"layer": r.layer, "status": r.status, "detail": r.detail, "fix": r.fix} for r in rows],
                     "workflow": workflow.as_json(),
+                    "statusline": {"status": statusline[0], "note": statusline[1]},
                 },
                 indent=2,
             )
@@ -95,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{row.layer:<{width}}  {row.status:<13} {row.detail}")
             if row.fix:
                 print(f"{'':<{width}}  {'':<13} fix: {row.fix}")
+        print(f"{'statusline':<{width}}  {statusline[0]:<13} {statusline[1]}")
         print(f"{'workflow':<{width}}  {'live' if workflow.path else 'none':<13} {workflow.note}")
         print()
         for line in summary(rows):

@@ -43,12 +43,17 @@ from ctxres.yamledit import EditError, append_item
 BUDGET_OPTION = BUDGET.name
 BUDGET_STEP = 50  # a raised budget is rounded up to this many tokens
 STEPS = ("L1", "L2", "hooks", "gitignore", "pre-commit", "template")
+OPT_IN_STEPS = ("editor",)  # run only when named with --only: they write editor settings
+EDITOR_SETTINGS = ".vscode/settings.json"
+EDITOR_SCHEMA_FOLDER = ".vscode/ctxres"
+EDITOR_SCHEMAS = ("orchestration",)  # the YAML artifacts an editor validates as they are typed
 LOCAL_STEPS = ("hooks", "pre-commit")  # what `--local` does of them: nothing that is committed
 # The hooks' per-machine state (under the state folder): rewritten on every prompt or write, never committed.
 # The checkpoints (<state folder>/checkpoints/cx-NNN-checkpoint.json) are the resumption record: committed.
 STATE_FILES_NOT_COMMITTED = (
     "context-monitor-state.json",
     "context-monitor-cache.json",
+    "statusline-cache.json",  # what the statusline remembers between runs (ctxres.hooks.statusline)
     "orchestration-snapshot.json",
     "sessions/",  # what SessionStart delivered to each session (ctxres.hooks.deliveries)
 )
@@ -81,7 +86,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--only",
         type=lambda v: tuple(s.strip() for s in v.split(",") if s.strip()),
         default=STEPS,
-        help=f"comma-separated steps among {', '.join(STEPS)} (default: all)",
+        help=f"comma-separated steps among {', '.join(STEPS)} (default: all), or {', '.join(OPT_IN_STEPS)}: the "
+        f"JSON Schemas for the YAML language server (VS Code's yaml.schemas in {EDITOR_SETTINGS}, schemas in "
+        f"{EDITOR_SCHEMA_FOLDER}/), only when named",
     )
     parser.add_argument("--rule-file", default="CLAUDE.md", help="the rule file that gets the L2 reminder")
     parser.add_argument(
@@ -269,6 +276,51 @@ resumption:
     return [Change(target, text, "write a v2 resumption section template")]
 
 
+def editor_globs(config: Config) -> list[str]:
+    """The workflow file patterns (configured, else the default) as globs from the repository's root."""
+    from ctxres.orchestration import ORCHESTRATION_PATTERNS
+
+    patterns = config.patterns.get("orchestration") or ORCHESTRATION_PATTERNS
+    return [p if p.startswith("**/") or "/" in p else f"**/{p}" for p in patterns]
+
+
+def plan_editor(root: Path) -> list[Change]:
+    """The exported schemas in ``.vscode/ctxres/`` and ``yaml.schemas`` in ``.vscode/settings.json`` (the YAML
+    language server's setting: VS Code's YAML extension), other settings kept."""
+    import json
+
+    from ctxres.claude_settings import render
+    from ctxres.linters.rules.conformance import schema_text
+
+    changes = []
+    mapping = {}
+    for name in EDITOR_SCHEMAS:
+        relative = f"{EDITOR_SCHEMA_FOLDER}/{name}.schema.json"
+        target = root / relative
+        text = schema_text(name)
+        if not target.exists() or target.read_text("utf-8") != text:
+            changes.append(Change(target, text, f"write the {name} JSON Schema for the editor"))
+        mapping[f"./{relative}"] = editor_globs(load_config(root))
+    settings = root / EDITOR_SETTINGS
+    original = settings.read_text("utf-8") if settings.exists() else ""
+    try:
+        data = json.loads(original) if original.strip() else {}
+    except ValueError:
+        raise SystemExit(
+            f"ctxres: error: {EDITOR_SETTINGS} is not plain JSON (comments?); add to it by hand: "
+            f'"yaml.schemas": {json.dumps(mapping)}'
+        ) from None
+    if not isinstance(data, dict):
+        raise SystemExit(f"ctxres: error: {EDITOR_SETTINGS} does not hold a JSON object")
+    wanted = {**(data.get("yaml.schemas") or {}), **mapping}
+    if data.get("yaml.schemas") != wanted:
+        data["yaml.schemas"] = wanted
+        changes.append(
+            Change(settings, render(data, original), "map the workflow files to their schema (yaml.schemas)")
+        )
+    return changes
+
+
 def plan(root: Path, steps: tuple[str, ...], rule_file: str, force: bool, script: Path | None = None) -> list[Change]:
     planners = {
         "L1": lambda: plan_l1(root, force),
@@ -277,6 +329,7 @@ def plan(root: Path, steps: tuple[str, ...], rule_file: str, force: bool, script
         "gitignore": lambda: plan_gitignore(root),
         "pre-commit": lambda: plan_precommit(root),
         "template": lambda: plan_template(root, force),
+        "editor": lambda: plan_editor(root),
     }
     return [change for step in steps for change in planners[step]()]
 
@@ -308,9 +361,13 @@ def install_precommit(root: Path, dry_run: bool) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.path.resolve()
-    unknown = [s for s in args.only if s not in STEPS]
+    unknown = [s for s in args.only if s not in STEPS + OPT_IN_STEPS]
     if unknown or not root.is_dir():
-        why = f"unknown step {', '.join(unknown)} (steps: {', '.join(STEPS)})" if unknown else f"{root} is not a folder"
+        why = (
+            f"unknown step {', '.join(unknown)} (steps: {', '.join(STEPS + OPT_IN_STEPS)})"
+            if unknown
+            else f"{root} is not a folder"
+        )
         print(f"ctxres: error: {why}", file=sys.stderr)
         return 2
     steps = tuple(s for s in args.only if s in LOCAL_STEPS) if args.local else args.only

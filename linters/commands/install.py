@@ -27,9 +27,11 @@ from ctxres.claude_settings import (
     LOCAL_SETTINGS_FILE,
     PORTABLE_COMMAND,
     install,
+    install_statusline,
     render,
     set_env,
     uninstall,
+    uninstall_statusline,
     unset_env,
 )
 from ctxres.records import FrozenRecord, init_field
@@ -138,11 +140,14 @@ def local_settings(settings: Path) -> Path:
 def plan_shared(settings: Path, command: str = PORTABLE_COMMAND) -> list[Change]:
     """Register the hooks in ``settings`` (the committed file: the same command on every machine)."""
     before, original = _read(settings)
-    after = install(before, command)
+    after = install_statusline(install(before, command), command)
     if after == before and settings.exists():
         return []
     events = ", ".join(spec.event for spec in HOOKS)
-    return [Change(settings, render(after, original), f"register {events} (command: {command} EVENT)")]
+    action = f"register {events} (command: {command} EVENT) and the statusline"
+    if (before.get("statusLine") or {}).get("command") not in (None, after["statusLine"]["command"]):
+        action += " (shown beside the statusline already there, which it keeps)"
+    return [Change(settings, render(after, original), action)]
 
 
 def plan_local(settings: Path, script: Path | None) -> list[Change]:
@@ -163,8 +168,10 @@ def plan_uninstall(settings: Path) -> tuple[list[Change], int]:
     changes = []
     before, original = _read(settings)
     after, removed = uninstall(before)
-    if removed:
-        changes.append(Change(settings, render(after, original), f"remove {removed} ctxres hook entries"))
+    after, statusline = uninstall_statusline(after)
+    if removed or statusline:
+        what = f"remove {removed} ctxres hook entries" + (" and the statusline" if statusline else "")
+        changes.append(Change(settings, render(after, original), what))
     target = local_settings(settings)
     if target != settings and target.exists():
         local_before, local_original = _read(target)

@@ -16,7 +16,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ctxres.claude_settings import HOOK_ENV, is_ours, settings_env
+from ctxres.claude_settings import HOOK_ENV, STATUSLINE_ARG, is_ours, settings_env, statusline_entry, statusline_is_ours
 from ctxres.defaults import PROBE_ENV
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
 from ctxres.records import FrozenRecord, init_field
@@ -29,6 +29,7 @@ SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
 LAYER = "hook runs"
 MAX_SECONDS = 30.0
 DEFAULT_SECONDS = 60.0  # Claude Code's default hook timeout
+STATUSLINE_SECONDS = 5.0
 
 
 class HookCommand(FrozenRecord):
@@ -58,6 +59,7 @@ def harmless_payload(event: str, root: Path) -> dict[str, Any]:
         "UserPromptSubmit": {"prompt": ""},
         "PostToolUse": {"tool_name": "Read", "tool_input": {}, "tool_response": {}},
         "PreCompact": {"trigger": "ctxres-doctor", "custom_instructions": ""},
+        STATUSLINE_ARG: {"workspace": {"project_dir": str(root)}, "context_window": {"current_usage": None}},
     }
     return {**common, **extra.get(event, {})}
 
@@ -71,6 +73,11 @@ def configured(root: Path) -> list[HookCommand]:
             data = json.loads((root / name).read_text("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError):
             continue  # missing, or reported by the hook layers as not valid JSON
+        if statusline_is_ours(data):
+            command = str((statusline_entry(data) or {}).get("command"))
+            if (STATUSLINE_ARG, command) not in seen:
+                seen.add((STATUSLINE_ARG, command))
+                found.append(HookCommand(name, STATUSLINE_ARG, command, STATUSLINE_SECONDS))
         hooks = data.get("hooks") if isinstance(data, dict) else None
         for event, groups in hooks.items() if isinstance(hooks, dict) else ():
             for group in groups if isinstance(groups, list) else ():
@@ -143,6 +150,16 @@ def run_hook(root: Path, hook: HookCommand, settings_vars: dict[str, str] | None
             hook.settings,
         )
     out = done.stdout.decode("utf-8", "replace").strip()
+    if hook.event == STATUSLINE_ARG:
+        if not out:
+            return Layer(
+                layer,
+                MISCONFIGURED,
+                f"{shown} prints nothing, so Claude Code shows an empty statusline{said}",
+                "re-register it with ctxres install-hooks",
+                hook.settings,
+            )
+        return Layer(layer, PRESENT, f"{shown} answers {out.splitlines()[0][:60]!r} (exit 0)", "", hook.settings)
     if out:
         try:
             answer = json.loads(out)

@@ -96,7 +96,10 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
     by_section: dict[str, list[list[str]]] = {}
     for row in rows:
         by_section.setdefault(row[0], []).append(row)
-    assert list(by_section) == ["Hooks", "Fill estimation", "Conformance", "Check", "History"]
+    assert list(by_section) == ["Hooks", "Statusline", "Fill estimation", "Conformance", "Check", "History"]
+    statusline = by_section["Statusline"]
+    assert len(statusline) == 2 and all(row[3] == "minimal statusline" for row in statusline), statusline
+    assert all(row[1].startswith("`ctxres-hook statusline`") and "1.5×" in row[6] for row in statusline), statusline
     hooks = by_section["Hooks"]
     assert len(hooks) == len(bench_run.HOOK_SCENARIOS)
     assert {event for event in HOOK_EVENTS if any(event in row[1] for row in hooks)} == set(HOOK_EVENTS)

@@ -38,7 +38,7 @@ def test_the_files_indentation_and_key_order_are_kept(tmp_path: Path, indent: in
     text = settings.read_text()
     data = json.loads(text)
     assert text == json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    assert list(data) == ["permissions", "hooks", "env"]
+    assert list(data) == ["permissions", "hooks", "env", "statusLine"]
     assert next(iter(data["hooks"])) == "Stop" and len(data["hooks"]) == 1 + len(HOOKS)
     assert install_hooks("--settings", str(settings), "--uninstall", cwd=tmp_path).returncode == 0
     assert settings.read_text() == json.dumps(USER_FILE, indent=indent) + "\n"
@@ -67,3 +67,32 @@ def test_the_claude_folder_itself_is_created(tmp_path: Path) -> None:
     assert (tmp_path / ".claude" / "settings.json").is_file()
     local = install_hooks("--settings", ".claude/settings.local.json", cwd=tmp_path)
     assert local.returncode == 0 and (tmp_path / ".claude" / "settings.local.json").is_file()
+
+
+def test_the_statusline_is_registered_with_the_portable_command(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    assert install_hooks("--settings", str(settings), cwd=tmp_path).returncode == 0
+    entry = json.loads(settings.read_text())["statusLine"]
+    assert entry == {"type": "command", "command": '"${CTXRES_HOOK:-ctxres-hook}" statusline', "padding": 0}
+
+
+def test_a_statusline_already_there_is_kept_beside_ours_and_restored_exactly(tmp_path: Path) -> None:
+    theirs = {"statusLine": {"type": "command", "command": "printf 'bar %s' 'a b'", "padding": 2}, "env": {}}
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = json.dumps(theirs, indent=2) + "\n"
+    settings.write_text(original)
+    done = install_hooks("--settings", str(settings), cwd=tmp_path)
+    assert "beside the statusline already there" in done.stdout
+    entry = json.loads(settings.read_text())["statusLine"]
+    assert entry["padding"] == 2
+    assert entry["command"].startswith('"${CTXRES_HOOK:-ctxres-hook}" statusline --beside ')
+    # what the client runs (sh -c) runs theirs with the same input and shows its line first
+    hook = str(Path(sys.executable).parent / "ctxres-hook")
+    env = {"CTXRES_HOOK": hook, "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1"}
+    shown = subprocess.run(["sh", "-c", entry["command"]], input=b"{}", capture_output=True, env=env, cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.decode() == "bar a b  ctx --\n", shown
+    assert install_hooks("--settings", str(settings), cwd=tmp_path).returncode == 0  # again: still one wrapper
+    assert json.loads(settings.read_text())["statusLine"] == entry
+    assert install_hooks("--settings", str(settings), "--uninstall", cwd=tmp_path).returncode == 0
+    assert settings.read_text() == original

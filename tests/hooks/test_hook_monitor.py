@@ -228,7 +228,7 @@ def prompt_payload(project: Path, transcript: str | None, *, session: str = SESS
 
 SEED_LIKE = """<context-monitor>
 CONTEXT STATUS: WARNING (73% context used)
-Tokens used: 131,400 / 180,000 usable
+Tokens used: 131,400 / 180,000 usable (from the transcript)
 Estimated remaining: 48,600 tokens (~1.7 QG iterations)
 Compaction events: 0
 Last checkpoint: CP-001

@@ -97,7 +97,7 @@ def test_low_fill_injects_nothing_and_records_the_reading(tmp_path: Path) -> Non
 
 WARNING_TEXT = """<context-monitor>
 CONTEXT STATUS: WARNING (73% context used)
-Tokens used: 131,400 / 180,000 usable
+Tokens used: 131,400 / 180,000 usable (from the transcript)
 Estimated remaining: 48,600 tokens (~1.7 QG iterations)
 Compaction events: 1
 Last checkpoint: CP-001
@@ -134,7 +134,7 @@ def test_critical_and_compaction_tiers(tmp_path: Path, tokens: int, status: str,
     assert run.context is not None
     lines = run.context.splitlines()
     assert lines[1] == f"CONTEXT STATUS: {status}"
-    assert lines[2] == f"Tokens used: {tokens:,} / 180,000 usable"
+    assert lines[2] == f"Tokens used: {tokens:,} / 180,000 usable (from the transcript)"
     assert lines[3] == f"Estimated remaining: {remaining}"
     assert "Resumption last updated: 2026-02-17T11:00:00Z (1 h ago)" in lines
     assert "Resumption staleness: STALE (1 h old, more than 30 minutes)" in lines
@@ -184,7 +184,7 @@ def test_a_one_million_window_model(tmp_path: Path) -> None:
     assert run.context is not None
     assert run.context.splitlines()[1:3] == [
         "CONTEXT STATUS: WARNING (71% context used)",  # of the 980,000 usable tokens
-        "Tokens used: 700,000 / 980,000 usable",
+        "Tokens used: 700,000 / 980,000 usable (from the transcript)",
     ]
 
 

@@ -263,7 +263,7 @@ def test_the_fill_is_the_figure_the_client_shows(tmp_path: Path) -> None:
     assert run.context is not None
     assert run.context.splitlines()[1:3] == [
         "CONTEXT STATUS: COMPACTION (91% context used)",
-        "Tokens used: 164,136 / 180,000 usable",
+        "Tokens used: 164,136 / 180,000 usable (from the transcript)",
     ]
     now = state(project)
     assert (now["fill"], now["tokens"], now["window"], now["tier"]) == (0.91, 164_136, 200_000, "COMPACTION")

@@ -1,0 +1,106 @@
+"""The statusline in the real client's interactive UI (tmux drives it; the client runs a statusline
+only there, never with ``-p``).
+
+The project is set up as a team adopts ctxres: ``ctxres install-hooks`` writes the portable commands
+(``"${CTXRES_HOOK:-ctxres-hook}" statusline`` among them) into ``.claude/settings.json`` and this
+machine's ``ctxres-hook`` into the ``env`` of ``.claude/settings.local.json``; the client's PATH has
+no virtual environment, so the line shows only if the client passes the settings' ``env`` to the
+statusline command as it does to hooks.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from e2e.claude_client import ClaudeClient
+from e2e.scenario import COMPACTION_USAGE, WORKFLOW_ID, client_percent, copy_workspace, ctxres
+from e2e.stand_in_api import StandInAPI, text
+
+MODEL = "claude-sonnet-4-5-20250929"  # a 200,000-token window (the interactive default model has 1M)
+WAIT_SECONDS = 60.0
+
+
+class Pane:
+    """One interactive client in a tmux session of its own server (``-L``)."""
+
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False)
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "claude")
+
+    def type(self, line: str) -> None:
+        self.tmux("send-keys", "-t", "claude", "-l", line)
+        time.sleep(0.3)
+        self.tmux("send-keys", "-t", "claude", "Enter")
+
+    def wait_for(self, found: Callable[[str], bool], what: str) -> str:
+        deadline = time.monotonic() + WAIT_SECONDS
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if found(screen):
+                return screen
+            time.sleep(0.5)
+        raise AssertionError(f"the client's screen never showed {what}:\n{screen}")
+
+
+def test_footer_shows_our_line_with_the_clients_figure_and_the_monitor_uses_it(
+    tmp_path: Path, claude_binary: Path
+) -> None:
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed: it drives the interactive client, the only one that runs a statusline")
+    project = copy_workspace(tmp_path / "project")
+    ctxres("install-hooks", cwd=project)  # portable commands + CTXRES_HOOK in settings.local.json
+    percent = client_percent(COMPACTION_USAGE)  # 95
+    with StandInAPI([text("Started.", COMPACTION_USAGE), text("Going on.", COMPACTION_USAGE)]) as api:
+        client = ClaudeClient(claude_binary, home=tmp_path / "home", project=project, base_url=api.base_url)
+        env = [f"{key}={value}" for key, value in {**client.env(), "TERM": "xterm-256color", "NO_COLOR": "1"}.items()]
+        pane = Pane(f"ctxres-e2e-{tmp_path.name}")
+        command = [str(claude_binary), "--model", MODEL, "--debug-file", str(tmp_path / "debug.log")]
+        pane.tmux(
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-s",
+            "claude",
+            "-c",
+            str(project),
+            "env",
+            "-i",
+            *env,
+            *command,
+        )
+        try:
+            pane.wait_for(lambda s: "ctx --" in s, "our line before the first reply")
+            pane.type("Start FEAT-015")
+            screen = pane.wait_for(
+                lambda s: f"{percent}% context used" in s and f"ctx {percent}%" in s, "the client's figure and ours"
+            )
+            ours = next(line for line in screen.splitlines() if f"ctx {percent}%" in line).strip()
+            assert re.match(rf"ctx {percent}% COMPACTION │ {re.escape(WORKFLOW_ID)} P\d", ours), ours
+            pane.type("Go on")
+            pane.wait_for(lambda s: "Going on." in s, "the second reply")
+        finally:
+            pane.tmux("kill-server")
+    prompts = [r for r in api.conversation() if "Go on" in r.last_user_text()]
+    assert prompts, [r.last_user_text() for r in api.conversation()]
+    monitor = prompts[0].text()
+    assert f"CONTEXT STATUS: COMPACTION ({percent}% context used)" in monitor
+    assert "usable (from the client)" in monitor
+    figures = list((project / ".jerry" / "sessions").glob("*.figure.json"))
+    assert len(figures) == 1

@@ -1,0 +1,88 @@
+"""The client's own context figure, recorded per session by the statusline for the context monitor.
+
+Claude Code sends its statusline command the usage of the last reply and the context window it uses
+(``ctxres.hooks.statusline``); no hook receives them. The statusline records them in
+``<state_dir>/sessions/<session>.figure.json`` (beside SessionStart's session records, named like them,
+written atomically and only when the figure changed, pruned by the same rule:
+:func:`ctxres.hooks.deliveries.prune`), and UserPromptSubmit uses the record instead of its
+transcript estimate when it is recent and from the same session (:func:`read_figure`).
+
+Standard library only (``os``); the state file helpers and the clock are imported when used.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    import datetime as dt
+    from typing import Any
+
+FIGURE_SUFFIX = ".figure.json"
+FIGURE_MAX_AGE_SECONDS = 1800
+"""A recorded figure older than this is not used by the monitor (the client runs the statusline after
+every assistant message, so a working session's figure is never that old)."""
+MAX_FIGURE_BYTES = 4096
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def figure_path(folder: str, session_id: str) -> str:
+    """``<state folder>/sessions/<session>.figure.json`` (the session records' folder and naming)."""
+    from ctxres.hooks.deliveries import FOLDER, record_name
+
+    return os.path.join(folder, FOLDER, record_name(session_id).removesuffix(".json") + FIGURE_SUFFIX)
+
+
+def record_figure(folder: str, session_id: str, tokens: int, window: int, moment: dt.datetime) -> None:
+    """Write the client's figure for this session when it changed (OSError when it cannot be written)."""
+    from ctxres.hooks.monitor import load_json, save_json
+
+    path = figure_path(folder, session_id)
+    known = load_json(path, MAX_FIGURE_BYTES)
+    if (
+        known
+        and known.get("session_id") == session_id
+        and [known.get("tokens"), known.get("window")]
+        == [
+            tokens,
+            window,
+        ]
+    ):
+        return
+    from ctxres.hooks.context import iso
+
+    record = {"session_id": session_id, "tokens": tokens, "window": window, "recorded_at": iso(moment)}
+    new = known is None
+    save_json(os.path.dirname(path), os.path.basename(path), record)
+    if new:
+        from ctxres.hooks.deliveries import prune
+
+        prune(os.path.dirname(path), os.path.basename(path), moment.timestamp())
+
+
+def read_figure(folder: str, session_id: str, moment: dt.datetime) -> dict[str, Any] | None:
+    """The figure the statusline recorded for ``session_id``, when it is recent (at most
+    :data:`FIGURE_MAX_AGE_SECONDS` old, not in the future); None otherwise."""
+    if not session_id:
+        return None
+    from ctxres.hooks.monitor import load_json
+
+    record = load_json(figure_path(folder, session_id), MAX_FIGURE_BYTES)
+    if not record or record.get("session_id") != session_id:
+        return None
+    tokens, window = _count(record.get("tokens")), _count(record.get("window"))
+    if tokens is None or not window:
+        return None
+    from ctxres.timestamps import parse_datetime
+
+    recorded = parse_datetime(record.get("recorded_at"))
+    if recorded is None:
+        return None
+    age = (moment - recorded).total_seconds()
+    if not -60 <= age <= FIGURE_MAX_AGE_SECONDS:
+        return None
+    return {"tokens": tokens, "window": window, "age_seconds": max(0, int(age))}

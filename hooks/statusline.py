@@ -1,0 +1,536 @@
+"""``ctxres-hook statusline``: the line Claude Code shows above its footer, for the person at the keyboard.
+
+Claude Code runs a statusline command in its interactive UI after each assistant message, after
+``/compact`` and on mode changes (at most every 300 ms), with one JSON document on stdin, and shows
+the first line the command prints (ANSI colours allowed). This one prints::
+
+    ctx 72% WARNING │ feat015-licmig-20260217-001 P2 Core License Changes qg-2#1 │ FRESH 4 min
+
+- the context figure the client shows as ``N% context used``, computed from the ``current_usage``
+  the client sends (``ctxres.tiers.percent_used`` against its ``context_window_size``), and its tier;
+- the live workflow (``ctxres.orchestration.find_live_workflow``, the chooser every command uses),
+  its phase number and name, the current quality gate and iteration;
+- how fresh its resumption section is (``ctxres.staleness.classify``: FRESH, STALE with the age or
+  the phase it lags, CRITICAL), and the compactions whose checkpoint is not acknowledged yet;
+- in the ``nexus`` profile, the Nexus project and its phase instead of the workflow.
+
+A compact form is printed when the full one would not fit in 80 columns. The command is never in the
+way: whatever goes wrong (stdin that is not JSON, no workflow, a huge or broken file, an unwritable
+state folder) it prints a shorter line, at least the context figure, exits 0 and writes nothing on
+stderr.
+
+It also records the client's figure for the context monitor: ``<state_dir>/sessions/<session>.figure.json``
+(written atomically, only when the figure changed), which UserPromptSubmit prefers to its transcript
+estimate while it is recent (``read_figure``). The records are pruned like SessionStart's session
+records (:mod:`ctxres.hooks.deliveries`).
+
+Cost: this runs after every message, so what a run needs is remembered in
+``<state_dir>/statusline-cache.json`` (private, any version mismatch ignored): each workflow
+candidate's status and update time and the chosen file's facts by path, size and mtime (a file is
+parsed again only when it changed), the session's start, and the unacknowledged checkpoints by the
+checkpoint folder's listing.
+
+A statusline the user had is kept: ``--beside CMD`` runs ``CMD`` (the project's own statusline that
+``ctxres install-hooks`` wrapped) and shows its first line before ours; without it, a statusline in
+the user's own ``~/.claude/settings.json``, which the project's entry hides, is run the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    import datetime as dt
+    from typing import Any
+
+    from ctxres.hooks.context import HookContext
+
+WIDTH = 80
+"""The line fits in this many columns (the compact form is used otherwise)."""
+CACHE_FILE = "statusline-cache.json"
+CACHE_VERSION = 1
+BESIDE_SECONDS = 2.0
+"""How long the statusline kept beside ours may take."""
+SEPARATOR = " │ "
+BESIDE_GAP = "  "
+MIN_WIDTH = 20
+"""Columns our line keeps beside a long statusline of the user's (its compact form, or the figure alone)."""
+_COLOURS = {
+    "LOW": "32",
+    "WARNING": "33",
+    "CRITICAL": "31",
+    "COMPACTION": "1;31",
+    "UNKNOWN": "2",
+    "FRESH": "32",
+    "STALE": "33",
+}
+
+
+# --------------------------------------------------------------------------- the client's figure
+
+
+def figure_of(payload: dict[str, Any]) -> tuple[int | None, int | None, int | None]:
+    """(tokens ``T``, window, percent ``N``) from the client's ``context_window``: ``T`` is the last
+    reply's input, cache and output tokens (what the client's footer counts), ``N`` the client's
+    ``N% context used`` (:func:`ctxres.tiers.percent_used`). Without ``current_usage`` (before the
+    first reply) only the client's ``used_percentage`` is known, if that."""
+    from ctxres.tiers import percent_used
+
+    block = payload.get("context_window")
+    block = block if isinstance(block, dict) else {}
+    window = _count(block.get("context_window_size"))
+    usage = block.get("current_usage")
+    if isinstance(usage, dict) and window:
+        parts = [
+            _count(usage.get(key))
+            for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+        ]
+        tokens = sum(part or 0 for part in parts)
+        return tokens, window, percent_used(tokens, window)
+    used = block.get("used_percentage")
+    if isinstance(used, (int, float)) and not isinstance(used, bool) and 0 <= used <= 100:
+        return None, window, round(used)
+    return None, window, None
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+# --------------------------------------------------------------------------- the workflow's facts
+
+
+def _text(value: object) -> str | None:
+    if value is None or isinstance(value, (dict, list, bool)):
+        return None
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    text = " ".join(text.split())
+    return text or None
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def position(data: Any) -> dict[str, Any]:
+    """Where the workflow stands: its id, the phase (number and name) and the quality gate (id and
+    iteration), as the state sections say, else as the resumption section says."""
+    from ctxres.orchestration import gates, phase_number, pipelines
+
+    workflow = _mapping(data.get("workflow"))
+    section = _mapping(data.get("resumption"))
+    recovery = _mapping(section.get("recovery_state")) if "recovery_state" in section else section
+    trajectory = _mapping(section.get("quality_trajectory"))
+    said_phase = phase_number(recovery.get("current_phase"))
+    phase, name = None, None
+    for pipeline in pipelines(data):
+        if pipeline.current_phase is not None:
+            phase = pipeline.current_phase
+            found = pipeline.phase(phase)
+            name = found.name if found is not None else None
+            break
+    if phase is None:
+        phase = said_phase
+    if name is None and phase == said_phase:
+        name = _text(recovery.get("current_phase_name"))
+    gate = _text(trajectory.get("current_gate"))
+    iteration = _count(trajectory.get("current_gate_iteration"))
+    if gate is None:
+        running = next((g for g in gates(data) if g.is_running()), None)
+        if running is not None:
+            gate, iteration = running.id, running.iterations
+    identity = _text(workflow.get("id")) or _text(workflow.get("name")) or _text(data.get("id"))
+    return {
+        "id": identity,
+        "phase": phase,
+        "phase_name": name,
+        "section_phase": said_phase,
+        "gate": gate,
+        "iteration": iteration,
+    }
+
+
+def facts_of(ctx: HookContext, path: str, data: Any) -> dict[str, Any]:
+    """What the line shows of a workflow file, with its path, size and mtime (the cache's key)."""
+    from ctxres.hooks.monitor import workflow_facts
+    from ctxres.redact import redact_value
+
+    info = os.stat(path)
+    facts = workflow_facts(data) or {"version": None}
+    if isinstance(data, dict):
+        facts.update(redact_value(position(data)))
+    return {"path": ctx.relative(path), "mtime_ns": info.st_mtime_ns, "size": info.st_size, **facts}
+
+
+def workflow(ctx: HookContext, cache: dict[str, Any]) -> dict[str, Any] | None:
+    """The live workflow's facts: chosen by :func:`ctxres.hooks.context.find_workflow` with the
+    candidates the cache remembers, parsed only when the chosen file changed."""
+    from ctxres.hooks.context import find_workflow, read_yaml
+
+    known = cache.get("candidates") if isinstance(cache.get("candidates"), dict) else {}
+    found = find_workflow(ctx, known=known, load=False)
+    cache["candidates"] = known
+    if found is None:
+        cache.pop("workflow", None)
+        return None
+    cached = cache.get("workflow") if isinstance(cache.get("workflow"), dict) else None
+    info = os.stat(found.path)
+    if (
+        found.data is None
+        and cached is not None
+        and [cached.get("path"), cached.get("mtime_ns"), cached.get("size")]
+        == [ctx.relative(found.path), info.st_mtime_ns, info.st_size]
+    ):
+        return dict(cached)
+    data = found.data if found.data is not None else read_yaml(found.path)
+    facts = facts_of(ctx, found.path, data)
+    cache["workflow"] = facts
+    return facts
+
+
+def pending(ctx: HookContext, folder: str, cache: dict[str, Any]) -> list[str]:
+    """The unacknowledged checkpoints, recomputed only when the checkpoint folder's listing or the
+    workflow file changed."""
+    from ctxres.hooks.monitor import checkpoint_listing
+
+    listing = checkpoint_listing(folder)
+    if not listing:
+        cache.pop("pending", None)
+        return []
+    chosen = _mapping(cache.get("workflow"))
+    signature = {"checkpoints": listing, "workflow": [chosen.get("path"), chosen.get("mtime_ns"), chosen.get("size")]}
+    known = cache.get("pending")
+    if isinstance(known, dict) and known.get("signature") == signature and isinstance(known.get("files"), list):
+        return [str(name) for name in known["files"]]
+    from ctxres.hooks.alerts import pending_checkpoints
+
+    files = [os.path.basename(str(name)) for name in pending_checkpoints(ctx)]
+    cache["pending"] = {"signature": signature, "files": files}
+    return files
+
+
+def freshness(
+    ctx: HookContext, facts: dict[str, Any], cache: dict[str, Any], moment: dt.datetime
+) -> tuple[str, str] | None:
+    """(level, short detail) of the resumption section by seed 000's rule: ``("FRESH", "4 min")``,
+    ``("STALE", "42 min")``, ``("STALE", "phase 2<3")``, ``("CRITICAL", "old session")``; None for a
+    section that records no update time (v1.0)."""
+    if facts.get("version") != "2.0":
+        return None
+    from ctxres.hooks.monitor import session_started
+    from ctxres.staleness import Level, classify
+    from ctxres.timestamps import parse_datetime
+
+    session = ctx.payload.get("session_id")
+    transcript = ctx.payload.get("transcript_path")
+    verdict = classify(
+        facts.get("updated_at"),
+        now=moment,
+        current_phase_started_at=facts.get("phase_started_at"),
+        session_started_at=session_started(
+            cache,
+            session if isinstance(session, str) else "",
+            transcript if isinstance(transcript, str) and transcript else None,
+        ),
+        window_minutes=ctx.settings.staleness_minutes,
+    )
+    said, state = facts.get("section_phase"), facts.get("phase")
+    lags = isinstance(said, int) and isinstance(state, int) and said < state
+    if lags:
+        return "STALE", f"phase {said}<{state}"
+    updated = parse_datetime(facts.get("updated_at"))
+    age = _short_age(moment - updated) if updated is not None else "no time"
+    if verdict.level is Level.CRITICAL:
+        return "CRITICAL", "old session" if updated is not None else age
+    if verdict.level is Level.STALE and "previous phase" in verdict.reason:
+        return "STALE", "older than phase"
+    return verdict.level.value, age
+
+
+def _short_age(delta: dt.timedelta) -> str:
+    """``45s``, ``12m``, ``3h05``, ``2d``; ``+5m`` for a time in the future."""
+    seconds = int(delta.total_seconds())
+    sign = "+" if seconds < 0 else ""
+    seconds = abs(seconds)
+    if seconds < 60:
+        return f"{sign}{seconds}s"
+    if seconds < 3600:
+        return f"{sign}{seconds // 60}m"
+    if seconds < 86_400:
+        return f"{sign}{seconds // 3600}h{seconds % 3600 // 60:02d}"
+    return f"{sign}{seconds // 86_400}d"
+
+
+def nexus_position(ctx: HookContext) -> tuple[str, str | None] | None:
+    """(Nexus project, its phase) from the PreCompact state and the project's resume manifest."""
+    from ctxres import nexus
+    from ctxres.hooks.monitor import load_json
+
+    state = load_json(os.path.join(ctx.project_dir, *nexus.STATE_PATH), nexus.MAX_STATE_BYTES)
+    project = nexus.state_project(state)
+    if project is None:
+        return None
+    manifest = os.path.join(ctx.project_dir, nexus.PROJECTS_FOLDER, project, nexus.PLANNING_FOLDER, nexus.MANIFEST_NAME)
+    phase = None
+    try:
+        from ctxres.hooks.context import read_bytes
+
+        split = nexus.split_manifest(read_bytes(manifest, 256 * 1024).decode("utf-8", "replace"))
+        if split is not None:
+            from ctxres.yamlguard import load
+
+            front = load(split[0].encode("utf-8"))
+            if isinstance(front, dict):
+                phase = _text(front.get("current_phase", front.get("phase")))
+    except Exception:  # a missing or broken manifest: the project alone
+        phase = None
+    return project, phase
+
+
+# --------------------------------------------------------------------------- the line
+
+
+def paint(text: str, code: str | None, colour: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def visible(text: str) -> int:
+    """The columns ``text`` takes (ANSI sequences are not counted)."""
+    import re
+
+    return len(re.sub(r"\x1b\[[0-9;]*m", "", text))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+
+
+def compose(
+    *,
+    percent: int | None,
+    tier: str,
+    place: dict[str, Any] | None = None,
+    nexus_place: tuple[str, str | None] | None = None,
+    fresh: tuple[str, str] | None = None,
+    unacked: int = 0,
+    colour: bool = False,
+    width: int = WIDTH,
+) -> str:
+    """The line (pure): the full form when it fits in ``width`` columns, else the compact one."""
+    figure = "ctx --" if percent is None else f"ctx {percent}%"
+    tier_full = "" if percent is None else f" {tier}"
+    tier_short = "" if percent is None else f" {tier[:4]}"
+    full: list[tuple[str, str | None]] = [(figure + tier_full, _COLOURS.get(tier))]
+    medium: list[tuple[str, str | None]] = list(full)
+    short: list[tuple[str, str | None]] = [(f"{percent}%" if percent is not None else "ctx --", _COLOURS.get(tier))]
+    if percent is not None:
+        short[0] = (short[0][0] + tier_short, short[0][1])
+    if nexus_place is not None:
+        project, phase = nexus_place
+        full.append((f"nexus {project}" + (f" {phase}" if phase else ""), None))
+        medium.append(full[-1])
+        short.append((_clip(project, 24) + (f" {_clip(phase, 12)}" if phase else ""), None))
+    elif place is not None:
+        name = place.get("id") or os.path.basename(str(place.get("path") or "workflow"))
+        phase = place.get("phase")
+        phase_text = f" P{phase}" if phase is not None else ""
+        gate = f" {place['gate']}" if place.get("gate") else ""
+        iteration = f"#{place['iteration']}" if gate and place.get("iteration") is not None else ""
+        phase_name = f" {place['phase_name']}" if place.get("phase_name") else ""
+        full.append((f"{name}{phase_text}{phase_name}{gate}{iteration}", None))
+        medium.append((f"{name}{phase_text}{gate}{iteration}", None))
+        short.append((f"{_clip(str(name), 22)}{phase_text}{gate}{iteration}", None))
+    if fresh is not None:
+        level, detail = fresh
+        code = _COLOURS.get(level, "31")
+        full.append((f"{level} {detail}", code))
+        medium.append(full[-1])
+        short.append((f"{level if level == 'FRESH' else level[:5]} {detail}", code))
+    if unacked:
+        noun = "compaction" if unacked == 1 else "compactions"
+        full.append((f"{unacked} unacked {noun}", "33"))
+        medium.append(full[-1])
+        short.append((f"{unacked} unacked", "33"))
+    for parts in (full, medium, short):
+        line = SEPARATOR.join(paint(text, code, colour) for text, code in parts)
+        if visible(line) <= width:
+            return line
+    line = SEPARATOR.join(paint(text, code, colour) for text, code in short)
+    return line if visible(line) <= width else paint(short[0][0], short[0][1], colour)
+
+
+def wants_colour() -> bool:
+    return not os.environ.get("NO_COLOR")
+
+
+# --------------------------------------------------------------------------- the statusline beside ours
+
+
+def beside_command(argv: list[str]) -> str | None:
+    """The command given with ``--beside``, if any."""
+    for index, arg in enumerate(argv):
+        if arg == "--beside" and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith("--beside="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def user_statusline(home: str | None) -> str | None:
+    """The command of the statusline in the user's own ``~/.claude/settings.json``, unless it is ours."""
+    if not home:
+        return None
+    from ctxres.hooks.monitor import load_json
+
+    settings = load_json(os.path.join(home, ".claude", "settings.json"), 256 * 1024)
+    entry = settings.get("statusLine") if settings else None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    if not isinstance(command, str) or not command.strip():
+        return None
+    from ctxres.claude_settings import is_ours
+
+    return None if is_ours({"command": command}) else command
+
+
+def run_beside(command: str, raw: bytes, cwd: str | None) -> str:
+    """The first line the other statusline prints for the same input ("" when it fails or is slow)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["sh", "-c", command],
+            input=raw,
+            capture_output=True,
+            timeout=BESIDE_SECONDS,
+            cwd=cwd if cwd and os.path.isdir(cwd) else None,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    return lines[0].rstrip() if lines else ""
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def _payload(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else None
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _project(payload: dict[str, Any]) -> str | None:
+    workspace = payload.get("workspace")
+    workspace = workspace if isinstance(workspace, dict) else {}
+    for candidate in (workspace.get("project_dir"), os.environ.get("CLAUDE_PROJECT_DIR"), payload.get("cwd")):
+        if isinstance(candidate, str) and os.path.isabs(candidate) and os.path.isdir(candidate):
+            return os.path.realpath(candidate)
+    return None
+
+
+def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int = WIDTH) -> str:
+    """The line for one statusline document (never raises: each part that fails is left out)."""
+    from ctxres.tiers import DEFAULT_THRESHOLDS, tier_for
+
+    if payload is None:
+        return compose(percent=None, tier="UNKNOWN", colour=colour, width=width)
+    tokens, window, percent = figure_of(payload)
+    project = _project(payload)
+    ctx = None
+    if project is not None:
+        try:
+            from ctxres.hooks.context import HookContext, load_settings
+
+            ctx = HookContext("statusline", payload, project, load_settings(project))
+        except Exception:  # a configuration error: the figure alone
+            ctx = None
+    thresholds = (ctx.settings.thresholds if ctx is not None else None) or DEFAULT_THRESHOLDS
+    tier = tier_for(None if percent is None else percent / 100, thresholds).value
+    from ctxres.defaults import PROBE_ENV
+
+    if ctx is None or os.environ.get(PROBE_ENV) == "1":  # `ctxres doctor` runs it: nothing read or written
+        return compose(percent=percent, tier=tier, colour=colour, width=width)
+    parts: dict[str, Any] = {}
+    try:  # noqa: SIM105 - contextlib is not imported by the hooks (start-up cost)
+        _gather(ctx, tokens, window, parts)
+    except Exception:  # fail-open: what was gathered before the failure is shown
+        pass
+    return compose(percent=percent, tier=tier, colour=colour, width=width, **parts)
+
+
+def _gather(ctx: HookContext, tokens: int | None, window: int | None, parts: dict[str, Any]) -> None:
+    from ctxres.hooks.context import now
+    from ctxres.hooks.monitor import load_json, save_json, snapshot
+
+    moment = now()
+    folder = ctx.safe(ctx.settings.state_dir)
+    session = ctx.payload.get("session_id")
+    if tokens is not None and window and isinstance(session, str) and session:
+        try:
+            from ctxres.hooks.figures import record_figure
+
+            record_figure(folder, session, tokens, window, moment)
+        except OSError:
+            pass
+    if ctx.settings.profile == "nexus":
+        parts["nexus_place"] = nexus_position(ctx)
+        return
+    cache = load_json(os.path.join(folder, CACHE_FILE))
+    if cache is None or cache.get("version") != CACHE_VERSION:
+        cache = {"version": CACHE_VERSION}
+    before = snapshot(cache)
+    try:
+        facts = workflow(ctx, cache)
+        if facts is not None:
+            parts["place"] = facts
+            parts["fresh"] = freshness(ctx, facts, cache, moment)
+            from ctxres.hooks.monitor import unmerged_count
+
+            listed = facts.get("event_files")
+            parts["unacked"] = unmerged_count(pending(ctx, folder, cache), listed if isinstance(listed, list) else [])
+    finally:
+        if snapshot(cache) != before and (os.path.isdir(folder) or cache.get("workflow")):
+            try:  # noqa: SIM105 - as above
+                save_json(folder, CACHE_FILE, cache)
+            except OSError:
+                pass
+
+
+def main(argv: list[str], raw: bytes) -> str:
+    """The text to print for one run: our line, after the kept statusline's when there is one (ours then
+    takes the columns theirs leaves, at least :data:`MIN_WIDTH`)."""
+    payload = _payload(raw)
+    colour = wants_colour()
+    other = beside_command(argv)
+    if other is None:
+        other = user_statusline(os.environ.get("HOME"))
+    theirs = run_beside(other, raw, _project(payload) if payload else None) if other else ""
+    width = max(MIN_WIDTH, WIDTH - visible(theirs) - len(BESIDE_GAP)) if theirs else WIDTH
+    try:
+        ours = line_for(payload, colour=colour, width=width)
+    except Exception:  # never in the way
+        ours = compose(percent=None, tier="UNKNOWN", colour=colour)
+    return f"{theirs}{BESIDE_GAP}{ours}" if theirs else ours
+
+
+def run(argv: list[str]) -> int:
+    """The whole process: stdin in, one line out, exit 0, nothing on stderr."""
+    try:
+        raw = sys.stdin.buffer.read(8 * 1024 * 1024)
+    except Exception:
+        raw = b""
+    try:
+        text = main(argv, raw)
+    except Exception:
+        text = "ctx --"
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except Exception:
+        pass
+    return 0

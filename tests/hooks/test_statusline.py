@@ -1,0 +1,230 @@
+"""``ctxres-hook statusline``, run as Claude Code runs it: the documented JSON on stdin, one line out."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxres.hooks.statusline import compose, visible
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOW = ROOT / "fixtures" / "templates" / "proj001-qg2-ORCHESTRATION.yaml"
+CHECKPOINT = ROOT / "fixtures" / "templates" / "proj001-qg2-checkpoint.json"
+SESSION = "0b6f4a52-statusline-test"
+# The last reply of the documented example: T = 1,000 + 170,000 + 500 = 171,500 of a 200,000 window; the
+# client's footer says 95% (its usable window is 180,000), its `used_percentage` says 86.
+USAGE = {
+    "input_tokens": 1000,
+    "output_tokens": 500,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 170000,
+}
+
+
+def document(project: Path, usage: dict[str, int] | None = USAGE, window: int = 200_000) -> dict[str, Any]:
+    """A statusline input as Claude Code 2.1.328 documents (and was seen to send) it."""
+    return {
+        "session_id": SESSION,
+        "transcript_path": str(project / "no-transcript.jsonl"),
+        "cwd": str(project),
+        "version": "2.1.328",
+        "model": {"id": "claude-sonnet-4-5-20250929", "display_name": "Sonnet 4.5"},
+        "workspace": {"current_dir": str(project), "project_dir": str(project), "added_dirs": []},
+        "output_style": {"name": "default"},
+        "context_window": {
+            "total_input_tokens": 171000,
+            "total_output_tokens": 500,
+            "context_window_size": window,
+            "current_usage": usage,
+            "used_percentage": 86 if usage else None,
+            "remaining_percentage": 14 if usage else None,
+        },
+    }
+
+
+def run_line(
+    project: Path, stdin: bytes | dict[str, Any], now: str = "2026-02-17T11:49:00Z", *args: str
+) -> subprocess.CompletedProcess[str]:
+    hook = Path(sys.executable).parent / "ctxres-hook"
+    raw = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
+    env = {**os.environ, "CTXRES_NOW": now, "NO_COLOR": "1", "HOME": str(project.parent / "home")}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    env.pop("CTXRES_ORCHESTRATION", None)
+    done = subprocess.run([str(hook), "statusline", *args], input=raw, capture_output=True, env=env, check=False)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def the_line(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1
+    assert visible(lines[0]) <= 80, lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(WORKFLOW, folder / "ORCHESTRATION.yaml")
+    return folder
+
+
+def test_fresh_section_shows_figure_tier_workflow_phase_gate_and_age(project: Path) -> None:
+    line = the_line(run_line(project, document(project)))
+    assert line == "ctx 95% COMPACTION │ feat015-licmig-20260217-001 P2 qg-2#1 │ FRESH 4m"
+
+
+def test_full_form_names_the_phase_when_it_fits(project: Path) -> None:
+    low = {
+        "input_tokens": 3000,
+        "output_tokens": 200,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 12000,
+    }
+    text = (project / "ORCHESTRATION.yaml").read_text("utf-8").replace("feat015-licmig-20260217-001", "feat015")
+    (project / "ORCHESTRATION.yaml").write_text(text, "utf-8")
+    line = the_line(run_line(project, document(project, low)))
+    assert line == "ctx 8% LOW │ feat015 P2 Core License Changes qg-2#1 │ FRESH 4m"
+
+
+def test_stale_by_age(project: Path) -> None:
+    line = the_line(run_line(project, document(project), "2026-02-17T12:47:00Z"))
+    assert line.endswith("│ STALE 1h02")
+
+
+def test_stale_by_phase_names_the_phase_it_lags(project: Path) -> None:
+    text = (project / "ORCHESTRATION.yaml").read_text("utf-8")
+    text += (
+        "pipeline:\n  id: main\n  current_phase: 3\n  phases:\n"
+        "    - {id: 2, name: Core License Changes, status: COMPLETE, started_at: '2026-02-17T10:00:00Z'}\n"
+        "    - {id: 3, name: Validation, status: IN_PROGRESS, started_at: '2026-02-17T11:47:00Z'}\n"
+    )
+    (project / "ORCHESTRATION.yaml").write_text(text, "utf-8")
+    line = the_line(run_line(project, document(project)))
+    assert line == "ctx 95% COMPACTION │ feat015-licmig-20260217-001 P3 qg-2#1 │ STALE phase 2<3"
+
+
+def test_unacknowledged_compactions_are_counted(project: Path) -> None:
+    folder = project / ".jerry" / "checkpoints"
+    folder.mkdir(parents=True)
+    checkpoint = json.loads(CHECKPOINT.read_text("utf-8"))
+    checkpoint["event_id"] = "cx-002"
+    (folder / "cx-002-checkpoint.json").write_text(json.dumps(checkpoint), "utf-8")
+    line = the_line(run_line(project, document(project)))
+    assert line.endswith("│ 1 unacked compaction") or line.endswith("│ 1 unacked"), line
+    assert "FRESH 4m" in line
+
+
+def test_nexus_profile_shows_the_project_and_phase(tmp_path: Path) -> None:
+    workspace = tmp_path / "nexus"
+    (workspace / "00-system" / ".cache").mkdir(parents=True)
+    (workspace / ".ctxres.toml").write_text('profile = "nexus"\n', "utf-8")
+    state = {"active_project_id": "03-billing", "confidence": "high", "detection_method": "transcript"}
+    (workspace / "00-system" / ".cache" / "precompact_state.json").write_text(json.dumps(state), "utf-8")
+    planning = workspace / "02-projects" / "03-billing" / "01-planning"
+    planning.mkdir(parents=True)
+    (planning / "resume-context.md").write_text("---\ncurrent_phase: execution\n---\n# Resume\n", "utf-8")
+    line = the_line(run_line(workspace, document(workspace)))
+    assert line == "ctx 95% COMPACTION │ nexus 03-billing execution"
+
+
+def test_no_workflow_shows_the_figure_alone(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert the_line(run_line(empty, document(empty))) == "ctx 95% COMPACTION"
+
+
+def test_before_the_first_reply_the_figure_is_unknown(project: Path) -> None:
+    line = the_line(run_line(project, document(project, usage=None)))
+    assert line.startswith("ctx -- │ feat015-licmig-20260217-001")
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"context_window": 7}', b"\xff\xfe"])
+def test_unreadable_input_is_a_short_line(tmp_path: Path, stdin: bytes) -> None:
+    assert the_line(run_line(tmp_path, stdin)) == "ctx --"
+
+
+def test_huge_workflow_file_is_not_read(project: Path) -> None:
+    text = WORKFLOW.read_text("utf-8") + "padding: |\n" + ("  " + "x" * 1000 + "\n") * 3000
+    (project / "ORCHESTRATION.yaml").write_text(text, "utf-8")
+    assert the_line(run_line(project, document(project))) == "ctx 95% COMPACTION"
+
+
+def test_broken_workflow_file_is_left_out(project: Path) -> None:
+    (project / "ORCHESTRATION.yaml").write_text("workflow: [unclosed\n  : :", "utf-8")
+    assert the_line(run_line(project, document(project))) == "ctx 95% COMPACTION"
+
+
+def test_the_parse_is_remembered_between_runs(project: Path) -> None:
+    the_line(run_line(project, document(project)))
+    cache = json.loads((project / ".jerry" / "statusline-cache.json").read_text("utf-8"))
+    assert cache["workflow"]["path"] == "ORCHESTRATION.yaml"
+    cache["workflow"]["id"] = "remembered-id"  # what the next run shows if it does not parse the file again
+    (project / ".jerry" / "statusline-cache.json").write_text(json.dumps(cache), "utf-8")
+    assert "remembered-id" in the_line(run_line(project, document(project)))
+    os.utime(project / "ORCHESTRATION.yaml", ns=(1, 1))  # the file changed (its mtime): parsed again
+    assert "feat015-licmig-20260217-001" in the_line(run_line(project, document(project)))
+
+
+def test_client_figure_is_recorded_and_used_by_the_monitor(project: Path) -> None:
+    """A 1M-window session: the transcript estimate would not know the window, the client does."""
+    usage = {
+        "input_tokens": 2000,
+        "output_tokens": 500,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 700000,
+    }
+    the_line(run_line(project, document(project, usage, window=1_000_000)))
+    record = json.loads((project / ".jerry" / "sessions" / f"{SESSION}.figure.json").read_text("utf-8"))
+    assert record["tokens"] == 702_500 and record["window"] == 1_000_000
+    hook = Path(sys.executable).parent / "ctxres-hook"
+    payload = {"session_id": SESSION, "cwd": str(project), "prompt": "go on", "hook_event_name": "UserPromptSubmit"}
+    env = {**os.environ, "CTXRES_NOW": "2026-02-17T11:49:30Z"}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    done = subprocess.run(
+        [str(hook), "UserPromptSubmit"], input=json.dumps(payload).encode(), capture_output=True, env=env
+    )
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "CONTEXT STATUS: WARNING (72% context used)" in text
+    assert "Tokens used: 702,500 / 980,000 usable (from the client)" in text
+    # another session, or a figure older than 30 minutes: the transcript estimate (none here) stands
+    late = {**env, "CTXRES_NOW": "2026-02-17T12:30:00Z"}
+    done = subprocess.run(
+        [str(hook), "UserPromptSubmit"], input=json.dumps(payload).encode(), capture_output=True, env=late
+    )
+    assert json.loads(done.stdout) == {}
+
+
+def test_statusline_kept_beside_ours(project: Path) -> None:
+    theirs = "printf 'their line\\nsecond line\\n'"
+    line = the_line(run_line(project, document(project), "2026-02-17T11:49:00Z", "--beside", theirs))
+    assert line == "their line  95% COMP │ feat015-licmig-202602… P2 qg-2#1 │ FRESH 4m"
+
+
+def test_user_statusline_hidden_by_the_project_is_shown_beside_ours(project: Path) -> None:
+    home = project.parent / "home" / ".claude"
+    home.mkdir(parents=True)
+    (home / "settings.json").write_text(json.dumps({"statusLine": {"type": "command", "command": "echo mine"}}))
+    assert the_line(run_line(project, document(project))).startswith("mine  ctx 95%")
+
+
+def test_compact_form_keeps_80_columns() -> None:
+    place = {
+        "id": "a-very-long-workflow-identifier-" * 3,
+        "phase": 12,
+        "phase_name": "N" * 40,
+        "gate": "qg-final",
+        "iteration": 7,
+    }
+    line = compose(percent=91, tier="COMPACTION", place=place, fresh=("STALE", "phase 11<12"), unacked=3, colour=True)
+    assert visible(line) <= 80
+    assert "\x1b[1;31m91% COMP\x1b[0m" in line and "P12 qg-final#7" in line and "3 unacked" in line
