@@ -132,11 +132,20 @@ def is_live(data: object) -> bool:
 # unless `check-examples` is set. A folder name added here (a test data folder) applies to all of them.
 # The folder `ctxres init` writes its protocol document and its example section into.
 PROTOCOL_DOCS_FOLDER = "docs/protocol"
-_EXAMPLE_FOLDERS = frozenset({"example", "examples", "template", "templates", "_templates", "skeleton", "skeletons"})
+# Test data is an example too: a project's test inputs and its deliberately invalid files
+# (`test_data/`, `testdata/`, `fixtures/`, `invalid_*`) are no state of its own.
+_EXAMPLE_FOLDERS = frozenset(
+    {"example", "examples", "template", "templates", "_templates", "skeleton", "skeletons"}
+    | {"test_data", "testdata", "fixtures"}
+)
 _EXAMPLE_WORDS = frozenset({"example", "examples", "template", "templates", "sample", "skeleton"})
+# A file name that starts with one of these is a deliberately invalid example.
+_INVALID_PREFIXES = ("invalid_", "invalid-")
 # Each of them is a substring of the lower-cased path of a file they make an example: a path that holds
 # none of them is not one, found without splitting it into words (a check tests every file it lists).
-_EXAMPLE_HINTS = tuple(sorted(_EXAMPLE_FOLDERS | _EXAMPLE_WORDS | {PROTOCOL_DOCS_FOLDER.lower()}))
+_EXAMPLE_HINTS = tuple(
+    sorted(_EXAMPLE_FOLDERS | _EXAMPLE_WORDS | set(_INVALID_PREFIXES) | {PROTOCOL_DOCS_FOLDER.lower()})
+)
 
 
 def _name_words(name: str) -> list[str]:
@@ -166,8 +175,10 @@ def _name_words(name: str) -> list[str]:
 def is_example_path(relpath: str) -> bool:
     """Whether a file (path relative to the project, ``/`` separators) is an example or a template:
     anything under the folder ``ctxres init`` writes its documents into (``docs/protocol/``), under
-    a folder named ``examples``/``templates``, or whose file name says ``template``/``example``/
-    ``sample`` (``orchestration-template.yaml``, ``ORCHESTRATION.example.yaml``). Such a file is never
+    a folder named ``examples``/``templates`` or holding test data (``test_data``, ``testdata``,
+    ``fixtures``), whose file name starts with ``invalid_`` (a deliberately invalid example), or whose
+    file name says ``template``/``example``/``sample`` (``orchestration-template.yaml``,
+    ``ORCHESTRATION.example.yaml``). Such a file is never
     *the live workflow*, and ``ctxres check`` skips it unless ``check-examples`` is set (the path is
     then relative to the folder named on the command line)."""
     rel = relpath.replace(os.sep, "/")
@@ -180,6 +191,8 @@ def is_example_path(relpath: str) -> bool:
         return True
     *folders, name = rel.split("/")
     if any(folder.lower() in _EXAMPLE_FOLDERS for folder in folders):
+        return True
+    if name.lower().startswith(_INVALID_PREFIXES):
         return True
     return any(word in _EXAMPLE_WORDS for word in _name_words(name))
 

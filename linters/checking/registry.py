@@ -31,6 +31,7 @@ import re
 from ctxres import config
 from ctxres.config import Option
 from ctxres.findings import Severity
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.records import FrozenRecord, init_field
 
 FAMILIES: dict[str, str] = {
@@ -59,7 +60,7 @@ class Rule(FrozenRecord):
     with the rule's ``options`` (its settings in ``[tool.ctxres]``) listed at the end.
     """
 
-    __slots__ = ("code", "explanation", "name", "options", "severity", "summary")
+    __slots__ = ("case", "code", "explanation", "name", "options", "severity", "summary", "why")
 
     code: str
     name: str
@@ -67,6 +68,8 @@ class Rule(FrozenRecord):
     severity: Severity
     explanation: str
     options: tuple[Option, ...]
+    case: Case | None
+    why: str
 
     def __init__(
         self,
@@ -76,6 +79,8 @@ class Rule(FrozenRecord):
         severity: Severity,
         explanation: str = "",
         options: tuple[Option, ...] = (),
+        case: Case | None = None,
+        why: str = "",
     ) -> None:
         init_field(self, "code", code)
         init_field(self, "name", name)
@@ -83,6 +88,8 @@ class Rule(FrozenRecord):
         init_field(self, "severity", severity)
         init_field(self, "explanation", explanation)
         init_field(self, "options", options)
+        init_field(self, "case", case)
+        init_field(self, "why", why)
 
     @property
     def family(self) -> str:
@@ -97,7 +104,16 @@ class Rule(FrozenRecord):
         return (
             f"# {self.code}: {self.name}\n\n"
             f"*{self.family} rule; default severity **{self.severity.value}** ({default}).*\n\n"
-            f"{self.summary}\n\n{body}\n{self._options_doc()}"
+            f"{self.summary}\n\n{body}\n{self._case_doc()}{self._options_doc()}"
+        )
+
+    def _case_doc(self) -> str:
+        if self.case is None:
+            return ""
+        return (
+            f"\n## Severity\n{'An' if self.severity is Severity.ERROR else 'A'} **{self.case.severity.value}**: "
+            f"{self.case.meaning} "
+            f"([severity policy](severity.md)). {self.why}\n"
         )
 
     def _options_doc(self) -> str:
@@ -125,13 +141,20 @@ def register(
     severity: Severity = Severity.ERROR,
     explanation: str = "",
     options: tuple[Option, ...] = (),
+    case: Case | None = None,
+    why: str = "",
 ) -> Rule:
-    """Add a rule to the registry, with the options it reads; codes are unique and never reused."""
+    """Add a rule to the registry, with the options it reads; codes are unique and never reused.
+
+    ``case`` is the case of the severity policy its default severity follows, ``why`` says how.
+    """
     if not _CODE.match(code) or code[0] not in FAMILIES:
         raise ValueError(f"bad rule code {code!r}")
     if code in RULES:
         raise ValueError(f"rule code {code} registered twice")
-    rule = Rule(code, name, summary, severity, explanation, tuple(map(config.declare, options)))
+    if case is not None and case.severity is not severity:
+        raise ValueError(f"rule {code} is a {severity.value} but its case {case.value} makes a {case.severity.value}")
+    rule = Rule(code, name, summary, severity, explanation, tuple(map(config.declare, options)), case, why)
     RULES[code] = rule
     return rule
 

@@ -81,8 +81,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--include-examples",
         action="store_true",
         default=None,
-        help="also check examples and templates (`check-examples = true`): files under docs/protocol/ or a "
-        "folder named examples or templates, or whose name says template, example or sample; a folder's walk "
+        help="also check examples, templates and test data (`check-examples = true`): files under docs/protocol/ "
+        "or a folder named examples, templates, test_data, testdata or fixtures, whose name starts with invalid_, "
+        "or whose name says template, example or sample; a folder's walk "
         "skips them by default, as the hooks never take one for the live workflow",
     )
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colored text output")

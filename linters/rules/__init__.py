@@ -40,7 +40,13 @@ def all_rules() -> dict[str, Rule]:
 
 
 def _pages() -> dict[str, str]:
-    return {f"{code}.md": rule.doc() for code, rule in all_rules().items()}
+    """Every rule's page, and ``severity.md``: the severity policy with every rule under its case."""
+    from ctxres.linters.checking.severity_policy import policy_page
+
+    rules = all_rules()
+    pages = {f"{code}.md": rule.doc() for code, rule in rules.items()}
+    pages["severity.md"] = policy_page([(r.code, r.name, r.case, r.why) for r in rules.values() if r.case])
+    return pages
 
 
 def write_docs(directory: Path) -> list[Path]:

@@ -20,6 +20,7 @@ from ctxres.findings import ORIGIN, Finding, Position
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.roots import root_of
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.orchestration import LIVE_STATUSES, workflow_status_of
 from ctxres.project import inside
 from ctxres.records import Record
@@ -36,6 +37,8 @@ COUNT = register(
     "A001",
     "compaction-count-mismatch",
     "`compaction_events.count` differs from the number of entries in `events`.",
+    case=Case.CONTRADICTION,
+    why="The count and the list of compaction events disagree.",
     explanation="""
     ## Why
     `count` is what the compaction alert shows ("COMPACTION EVENT: 3 of 3") and what a resuming
@@ -68,6 +71,8 @@ DUPLICATE = register(
     "A002",
     "duplicate-compaction-id",
     "Two compaction events have the same id.",
+    case=Case.TOOL_JOB,
+    why="`ctxres ack` finds an event by its id; two events with one id make it merge into the wrong one.",
     explanation="""
     ## Why
     A compaction id (`CX-001`) names one compaction and one checkpoint file. Two events with the
@@ -90,6 +95,8 @@ SEQUENCE = register(
     "A003",
     "compaction-id-out-of-sequence",
     "Compaction ids are not sequential (CX-001, CX-002, ...).",
+    case=Case.CONTRADICTION,
+    why="The numbering says an event is missing or the events were reordered.",
     explanation="""
     ## Why
     Compaction events are appended in order, numbered from `CX-001`, one per compaction and one
@@ -112,6 +119,8 @@ MISSING_FILE = register(
     "A004",
     "checkpoint-file-missing",
     "A compaction event points to a checkpoint file that does not exist.",
+    case=Case.TOOL_JOB,
+    why="`ctxres ack` merges the checkpoint file an event names; it cannot merge a missing one.",
     explanation="""
     ## Why
     `checkpoint_file` is where a resuming session finds the state saved just before the
@@ -135,6 +144,8 @@ OUTSIDE = register(
     "A005",
     "checkpoint-path-outside-repository",
     "A `checkpoint_file` path is absolute or leaves the repository.",
+    case=Case.TOOL_JOB,
+    why="`ctxres ack` reads checkpoint files only inside the repository.",
     explanation="""
     ## Why
     The resumption section is committed and read from other clones and machines: an absolute
@@ -155,6 +166,8 @@ ID_MISMATCH = register(
     "A006",
     "checkpoint-id-mismatch",
     "A compaction event and its checkpoint file carry different ids.",
+    case=Case.CONTRADICTION,
+    why="The event and its checkpoint file name different compactions.",
     explanation="""
     ## Why
     The event `CX-002` must point to the checkpoint of the same compaction: the file
@@ -176,6 +189,8 @@ ACK_MISMATCH = register(
     "A007",
     "acknowledged-mismatch",
     "A compaction event and its checkpoint file disagree on `acknowledged`.",
+    case=Case.CONTRADICTION,
+    why="The event and its checkpoint file disagree on whether it was acknowledged.",
     explanation="""
     ## Why
     A checkpoint is acknowledged once its data has been merged into the resumption section;
@@ -198,6 +213,8 @@ ACK_AT = register(
     "A008",
     "acknowledged-at-inconsistent",
     "`acknowledged_at` is not set exactly when `acknowledged` is true.",
+    case=Case.CONTRADICTION,
+    why="`acknowledged` and `acknowledged_at` disagree.",
     explanation="""
     ## Why
     `acknowledged_at` records when the checkpoint was merged. An acknowledged event without it
@@ -220,6 +237,8 @@ ACK_BEFORE = register(
     "A009",
     "acknowledged-before-compaction",
     "A checkpoint is acknowledged before the compaction happened.",
+    case=Case.CONTRADICTION,
+    why="An acknowledgement before its compaction is impossible.",
     explanation="""
     ## Why
     A checkpoint can only be merged after it was written: `acknowledged_at` earlier than the
@@ -239,6 +258,8 @@ UNMERGED = register(
     "A010",
     "checkpoint-not-merged",
     "A checkpoint file is not recorded in the resumption section.",
+    case=Case.WRONG_RESUMPTION,
+    why="The section misses a compaction: the resuming session never learns what was lost.",
     explanation="""
     ## Why
     Each checkpoint file in the state folder (`.jerry/checkpoints/`) records a compaction. Until
@@ -260,6 +281,8 @@ NOT_REACHED = register(
     "A011",
     "acknowledged-checkpoint-not-in-section",
     "An acknowledged checkpoint's state never reached the resumption section.",
+    case=Case.WRONG_RESUMPTION,
+    why="The checkpoint was acknowledged but its state never reached the section the next session reads.",
     explanation="""
     ## Why
     Acknowledging a checkpoint means its data was merged into the resumption section, so

@@ -17,6 +17,7 @@ from ctxres.config import Config, Option
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.registry import Rule, family_option, register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.loading import load_file
 
 TYPE_CHECKING = False
@@ -27,6 +28,8 @@ ACTOR_FOLDER = register(
     "M001",
     "actor-folder-mismatch",
     "An event's `actor` differs from the actor folder its log is in.",
+    case=Case.CONTRADICTION,
+    why="The event's actor and its log's folder disagree.",
     explanation="""
     ## Why
     Each actor appends to its own log, `events/<actor>/<YYYYMMDD-HHMM>.jsonl`, so that two agents
@@ -49,6 +52,8 @@ UNKNOWN_TASK = register(
     "M002",
     "unknown-task-id",
     "An event names a task that is not in the run's `task-graph.json`.",
+    case=Case.CONTRADICTION,
+    why="The event names a task the run's graph does not have.",
     explanation="""
     ## Why
     A task's state is derived from the events that name it. An event for an id the task graph
@@ -70,6 +75,8 @@ NO_TASK_ID = register(
     "M003",
     "task-event-without-task-id",
     "A task lifecycle event has no `task_id`.",
+    case=Case.TOOL_JOB,
+    why="A task event without a task id cannot be applied to any task when the run is replayed.",
     explanation="""
     ## Why
     `task_started`, `task_completed`, `task_failed`, `task_blocked` and the other task events move
@@ -89,6 +96,8 @@ DUPLICATE_TASK = register(
     "M004",
     "duplicate-task-id",
     "Two tasks of `task-graph.json` have the same id.",
+    case=Case.CONTRADICTION,
+    why="Two tasks with one id.",
     explanation="""
     ## Why
     Events name tasks by id, and dependencies too. With two tasks sharing an id, every event and
@@ -102,6 +111,8 @@ DANGLING = register(
     "M005",
     "dangling-dependency",
     "A task depends on an id that is not a task of the graph.",
+    case=Case.CONTRADICTION,
+    why="A dependency on a task that does not exist.",
     explanation="""
     ## Why
     A task is runnable only when all its dependencies are done. A dependency on an id that is not
@@ -121,6 +132,8 @@ CYCLE = register(
     "M006",
     "dependency-cycle",
     "Tasks depend on each other in a cycle.",
+    case=Case.CONTRADICTION,
+    why="A dependency cycle can never be scheduled.",
     explanation="""
     ## Why
     A task waits for its dependencies. When `T001` depends on `T002` and `T002` depends on `T001`
@@ -142,6 +155,8 @@ NOT_STARTED = register(
     "M007",
     "completed-before-started",
     "A task is completed without having been started first.",
+    case=Case.CONTRADICTION,
+    why="A completion without a start.",
     explanation="""
     ## Why
     A task goes pending → in progress → done: `task_completed` follows a `task_started` (or
@@ -164,6 +179,8 @@ AFTER_COMPLETION = register(
     "M008",
     "event-after-completion",
     "A task has lifecycle events after it was completed.",
+    case=Case.CONTRADICTION,
+    why="Events after a completion contradict it.",
     explanation="""
     ## Why
     `task_completed` is final: the task is verified and accepted. A later `task_started`,
@@ -182,6 +199,8 @@ MISSING_ARTIFACT = register(
     "missing-core-artifact",
     "A run in the execution phase or later lacks a core artifact.",
     Severity.WARNING,
+    case=Case.ADVICE,
+    why="A run in execution usually has its core artifacts; without them it still replays.",
     explanation="""
     ## Why
     A run produces, in order, `constitution.md`, `prd.md`, `plan.md` and `task-graph.json`
@@ -205,6 +224,8 @@ SPELLING = register(
     "event-type-spelling",
     "An event type mixes `_` and `-`, or does not use the configured spelling.",
     Severity.WARNING,
+    case=Case.CONVENTION,
+    why="The spelling of event types is a convention of the project.",
     explanation="""
     ## Why
     Event types are read in both spellings (`task_started` and `task-started`), but one project
@@ -225,6 +246,8 @@ UNMAPPED = register(
     "unknown-event-type",
     "An event type is in neither seed 003's vocabulary nor the agent pack's: it changes no state.",
     Severity.WARNING,
+    case=Case.CONVENTION,
+    why="An event type of the project's own changes no state; a near miss of a known type is worth a look.",
     explanation="""
     ## Why
     A task's state is derived from its newest lifecycle event, and the run's phase from run-level
@@ -535,6 +558,8 @@ REWRITTEN = register(
     "event-log-rewritten",
     "A staged change rewrites, deletes or moves committed lines of an append-only event log (`ctxres append-only`).",
     Severity.ERROR,
+    case=Case.TOOL_JOB,
+    why="Readers rebuild a run by replaying its logs; rewritten history changes every state replayed from it.",
     explanation="""
     ## Why
     The task states of an agent-memory run are derived from its event logs
@@ -566,6 +591,8 @@ RUN_IDLE = register(
     "run-idle",
     "An incomplete agent-memory run has been idle longer than `run-stale-after-days` (`ctxres runs`).",
     Severity.WARNING,
+    case=Case.ADVICE,
+    why="An idle run is a normal state to look at, not a wrong one.",
     explanation="""
     ## Why
     A run whose newest event is old was left behind: the plan, the code it touches and the

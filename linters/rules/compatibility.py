@@ -13,6 +13,7 @@ import json
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.schema_errors import dotted
 from ctxres.migration_marks import phases_in_prose, placeholders, status_from_prose
 from ctxres.orchestration import WORKFLOW_STATUSES
@@ -30,6 +31,8 @@ V1_SECTION = register(
     "v1-section",
     "The resumption section is still in the v1.0 format.",
     Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="A v1.0 section is still read by every hook; it only records less.",
     explanation="""
     ## Why
     A v1.0 section (`last_checkpoint`, `current_state`, `next_step`, `files_to_read` and two
@@ -61,6 +64,12 @@ LEFTOVER = register(
     "V002",
     "v1-field-in-v2",
     "A v2.0 section still carries a v1.0 top-level field.",
+    Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why=(
+        "A copy of a v1.0 field next to its v2.0 location is an old-version leftover; when the two "
+        "disagree, V003 is the error."
+    ),
     explanation="""
     ## Why
     In v2.0, `last_checkpoint`, `next_step`, `cross_session_portable` and
@@ -88,6 +97,8 @@ CONFLICT = register(
     "V003",
     "v1-v2-conflict",
     "A v1.0 top-level field contradicts its v2.0 location.",
+    case=Case.CONTRADICTION,
+    why="The v1.0 copy and its v2.0 location say different things: v1.0 and v2.0 readers resume from different states.",
     explanation="""
     ## Why
     When a section has both the v1.0 field and its v2.0 counterpart with different values, a
@@ -114,6 +125,8 @@ ALIAS = register(
     "decisions-alias",
     "`decisions` is the old name of `decision_log`.",
     Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="`decisions` is the v1.0 name of `decision_log`, still read.",
     explanation="""
     ## Why
     The first v2.0 draft named the decision log `decisions`; the update protocol (2026-02-20)
@@ -136,6 +149,8 @@ BOTH = register(
     "V005",
     "decisions-and-decision-log",
     "A section has both `decisions` and `decision_log`.",
+    case=Case.CONTRADICTION,
+    why="Two lists of decisions: readers take one and ignore the other.",
     explanation="""
     ## Why
     `decisions` is the old name of `decision_log`. With both present, a reader picks one list
@@ -157,6 +172,8 @@ EMPTY_VIEW = register(
     "V006",
     "v1-view-incomplete",
     "In a v2.0 section, a value a v1.0 reader relies on (`last_checkpoint`, `next_step`, a file to read) is blank.",
+    case=Case.WRONG_RESUMPTION,
+    why="A v1.0 reader resumes from this value; blank, it has nothing to resume from.",
     explanation="""
     ## Why
     A v1.0 reader, and every resuming session, re-orients from three fields: the last
@@ -187,6 +204,8 @@ PLACEHOLDER = register(
     "V007",
     "migrate-placeholder",
     "A value is still the placeholder that `ctxres migrate` wrote.",
+    case=Case.WRONG_RESUMPTION,
+    why="A placeholder is not state: the resuming session reads a value nobody wrote.",
     explanation="""
     ## Why
     `ctxres migrate` never invents a value: what it cannot infer from the file (always

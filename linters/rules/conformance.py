@@ -12,7 +12,9 @@ from ctxres.config import Config, Option
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.compatibility import owned_paths
+from ctxres.linters.rules.richer_shapes import VARIANT, VARIANT_BLOCKING, under, variants
 from ctxres.linters.rules.schema_errors import (
     SEVERAL_MISSING,
     Problem,
@@ -22,6 +24,8 @@ from ctxres.linters.rules.schema_errors import (
     collapse_shapes,
     dedupe,
     expand,
+    subject,
+    without_extra_keys,
 )
 from ctxres.linters.rules.schema_validity import compile_validity
 from ctxres.resumption import detect_version
@@ -36,6 +40,8 @@ MISSING = register(
     "C001",
     "missing-key",
     "A required key is missing.",
+    case=Case.WRONG_RESUMPTION,
+    why="A required key is one a resuming session or a hook reads; without it the state is partial.",
     explanation="""
     ## Why
     Every required key is something a resuming session or a hook reads. When it is missing, the
@@ -65,6 +71,8 @@ WRONG_TYPE = register(
     "C002",
     "wrong-type",
     "A value has the wrong type.",
+    case=Case.TOOL_JOB,
+    why="The hooks read these values as data; a value of another type is misread or ignored.",
     explanation="""
     ## Why
     Hooks and resuming sessions read these values as data: a phase number written as a string,
@@ -84,6 +92,8 @@ BAD_VALUE = register(
     "C003",
     "invalid-value",
     "A value is not one of the allowed values.",
+    case=Case.TOOL_JOB,
+    why="Enumerated values are compared exactly; another value makes a hook take the state as unknown.",
     explanation="""
     ## Why
     Enumerated values (`workflow_status`, `trigger`, `confidence`, ...) are compared exactly. A
@@ -102,6 +112,8 @@ BAD_FORMAT = register(
     "C004",
     "invalid-format",
     "A value does not have the required format.",
+    case=Case.TOOL_JOB,
+    why="Times are compared to find staleness and ids matched across files; another format breaks both.",
     explanation="""
     ## Why
     Timestamps must be ISO-8601 (`2026-02-17T12:34:56Z`) so that staleness can be computed, and
@@ -116,6 +128,11 @@ OUT_OF_RANGE = register(
     "C005",
     "out-of-range",
     "A number or length is outside its allowed range.",
+    case=Case.WRONG_RESUMPTION,
+    why=(
+        "A value outside its range is a unit mistake or a writer's bug: the resuming session reads a "
+        "wrong fill or count."
+    ),
     explanation="""
     ## Why
     Fills are fractions between 0 and 1; counts are never negative; some lists must not be
@@ -135,21 +152,38 @@ UNKNOWN_KEY = register(
     "unknown-key",
     "A key is not part of the schema.",
     Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why=(
+        "Only a near miss of a known key is reported: the same fact under another spelling, which the "
+        "hooks do not read. A project's own keys are silent."
+    ),
     explanation="""
     ## Why
     Keys outside the schema are ignored by the hooks and by a resuming session that follows the
-    protocol. They are often typos (`updated` for `updated_at`) or data that belongs in a
-    documented field. Real files carry extra keys for their own tools, so this is a warning.
+    protocol. A key that is a near miss of a documented key the mapping lacks (`updated` for
+    `updated_at`, `next_setp` for `next_step`) is probably that key misspelled: its value is
+    never read, so it is reported, as a warning.
+
+    ## What is normal
+    Real files carry their own keys for their own tools and readers (`disclaimer`,
+    `phase_1_summary`, `overall_progress`): a key that is no near miss of a missing documented
+    key is **silent**. Beside missing required keys it still shows that the mapping has another
+    shape (C007).
 
     ## Fix
-    Rename the key when the message suggests a close match; otherwise keep it if another tool
-    reads it (silence the warning with `# ctxres: ignore[C006]` on its line) or remove it.
+    Rename the key to the one the message suggests; if it really is another key of your own,
+    silence the warning with `# ctxres: ignore[C006]` on its line.
     """,
 )
 OTHER_SHAPE = register(
     "C007",
     "another-shape",
     "A mapping has another shape than its schema.",
+    case=Case.WRONG_RESUMPTION,
+    why=(
+        "A required part is missing and replaced by something no hook reads. Sub-sections written in a "
+        "richer but complete shape are warnings, with the mapping."
+    ),
     explanation="""
     ## Why
     When a mapping lacks required keys *and* has keys the schema does not know, it was written to
@@ -158,14 +192,31 @@ OTHER_SHAPE = register(
 
     ## Example
     ```yaml
-    compaction_events:
-      count: 0
-      timestamps: []        # the protocol records compactions in `events`
-      recovery_notes: []
+    resumption:
+      recovery_state: {...}
+      key_artifacts_to_read: ["PLAN.md"]   # the protocol lists them in `files_to_read`
     ```
 
     ## Fix
     Restructure the mapping to the documented keys (`ctxres schema show NAME`).
+
+    ## Richer shapes real projects write: one warning per sub-section
+    Some v2.0 sub-sections are written in a richer shape that still carries every fact. Each is
+    reported once, for the sub-section, with the mapping to the documented keys, as a
+    **warning**:
+
+    - `quality_trajectory`: `gates_completed` as mappings with `id`/`score`/`iterations`
+      (`gates_completed[*].id` -> `gates_completed`, their scores -> `score_history.<gate>`), or
+      `score_history.<gate>` as a mapping with an `iterations` list;
+    - `defect_summary`: `total_defects`/`resolved_defects`/`open_defects` for
+      `total_defects_found`/`total_defects_resolved`/`unresolved_defects`;
+    - `compaction_events`: `timestamps` (+ `recovery_notes`) instead of `count` and `events`
+      (`ctxres ack` adds `events` beside them);
+    - decision entries without an `id`.
+
+    A compaction event written as documented but without its `id` stays an **error**:
+    `ctxres ack` matches a checkpoint file to its event by id. A layout that is none of these
+    (the keys of another tool) is an error too, reported as above.
     """,
 )
 
@@ -178,6 +229,8 @@ NO_SECTION = register(
     "C008",
     "missing-resumption-section",
     "An orchestration file has no `resumption` section (only with `require-resumption = true`).",
+    case=Case.WRONG_RESUMPTION,
+    why="With `require-resumption = true`, a workflow without its section cannot be resumed.",
     explanation="""
     ## Why
     A workflow file without a `resumption` section gives a session resuming after a compaction
@@ -216,6 +269,8 @@ _RULE_OF_KIND: dict[str, Rule] = {
     "range": OUT_OF_RANGE,
     "unknown": UNKNOWN_KEY,
     "shape": OTHER_SHAPE,
+    VARIANT: OTHER_SHAPE,
+    VARIANT_BLOCKING: OTHER_SHAPE,
 }
 
 
@@ -308,8 +363,34 @@ def problems(doc: Document) -> list[tuple[Problem, int]]:
             owned = _owned(doc)
         leaves = [leaf for error in validator(name).iter_errors(value) for leaf in expand(error)]
         problems_here = [p for leaf in leaves for p in classify(leaf, base) if p.path not in owned]
-        found += collapse_missing(collapse_shapes(dedupe(problems_here), name))
+        problems_here, recognised = _richer_shapes(name, value, problems_here)
+        found += without_extra_keys(collapse_missing(collapse_shapes(dedupe(problems_here), name))) + recognised
     return collapse_repeats(found)
+
+
+_V2 = "resumption-v2"
+
+
+def _richer_shapes(name: str, value: Any, found: list[Problem]) -> tuple[list[Problem], list[Problem]]:
+    """A v2.0 sub-section in a recognised richer shape is one problem with its mapping, in place of the
+    schema problems under it (one cause, one finding)."""
+    if name != _V2:
+        return found, []
+    recognised = variants(value)
+    if not recognised:
+        return found, []
+    kept = [p for p in found if not any(under(p.path, v.path) for v in recognised)]
+    shapes = []
+    for variant in recognised:
+        where = subject(variant.path)
+        if variant.blocking:
+            message = f"{where} has another shape ({variant.what}): {variant.blocking}"
+        else:
+            message = f"{where} carries its facts in another shape ({variant.what}): " + "; ".join(variant.mapping)
+        fix = "write it as documented: " + "; ".join(variant.mapping) + f" (`ctxres schema show {_V2}`)"
+        kind = VARIANT_BLOCKING if variant.blocking else VARIANT
+        shapes.append(Problem(kind, variant.path, message, fix=fix, group=variant.what))
+    return kept, shapes
 
 
 def _owned(doc: Document) -> frozenset[JsonPath]:
@@ -349,7 +430,7 @@ def check_document(doc: Document, config: Config | None = None) -> list[Finding]
     findings = missing_section(doc, config)
     for problem, others in problems(doc):
         rule = _RULE_OF_KIND[problem.kind]
-        key_like = problem.kind in ("missing", "unknown", "shape")
+        key_like = problem.kind in ("missing", "unknown", "shape", VARIANT, VARIANT_BLOCKING)
         if problem.kind == "missing" and problem.group.startswith(SEVERAL_MISSING):
             position = doc.locate(problem.path, key=True)  # the mapping that misses them
         elif problem.kind == "missing":
@@ -360,6 +441,19 @@ def check_document(doc: Document, config: Config | None = None) -> list[Finding]
         if others:
             message += f" (and {others} more like it)"
         findings.append(
-            Finding(doc.path, rule.code, message, rule.severity, position, format_json_path(problem.path), problem.fix)
+            Finding(
+                doc.path,
+                rule.code,
+                message,
+                _severity(problem, rule),
+                position,
+                format_json_path(problem.path),
+                problem.fix,
+            )
         )
     return findings
+
+
+def _severity(problem: Problem, rule: Rule) -> Severity:
+    """A recognised richer shape that carries every fact is a warning (the same facts, another shape)."""
+    return Severity.WARNING if problem.kind == VARIANT else rule.severity

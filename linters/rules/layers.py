@@ -22,6 +22,7 @@ from ctxres.config import Config
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.reinject import budget as reinject_budget
 from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
 from ctxres.project import project_root
@@ -44,6 +45,8 @@ LAYER_MISSING = register(
     "enforcement-layer-missing",
     "An enforcement layer of the resumption update protocol is missing (`ctxres doctor`).",
     Severity.ERROR,
+    case=Case.TOOL_JOB,
+    why="A layer of the resumption update protocol is missing: its hook never runs.",
     explanation="""
     ## Why
     The resumption section stays fresh only when every layer of the protocol is in place: the
@@ -68,6 +71,8 @@ LAYER_MISCONFIGURED = register(
     "enforcement-layer-misconfigured",
     "An enforcement layer is present but misconfigured (`ctxres doctor`).",
     Severity.ERROR,
+    case=Case.TOOL_JOB,
+    why="A layer is present but misconfigured: its hook does not run as the protocol needs.",
     explanation="""
     ## Why
     A layer that is present but does not act is as bad as a missing one: a PostToolUse hook whose

@@ -20,6 +20,7 @@ from ctxres.findings import Finding, Position, Severity
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.discovery import find_named
 from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.loading import load_file
 from ctxres.project import inside
 
@@ -34,6 +35,8 @@ LEGACY_VERSION = register(
     "legacy-version-key",
     "A resume manifest names its version `resume_version` (the legacy key).",
     Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="`resume_version` is the legacy name of the version key, still read.",
     explanation="""
     ## Why
     The manifest format was renamed: the version is `resume_schema_version`. The legacy
@@ -55,6 +58,8 @@ VERSION_NUMBER = register(
     "version-not-a-string",
     "The manifest version is written as a number.",
     Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why='`version: 1.0` and `version: "1.0"` carry the same fact.',
     explanation="""
     ## Why
     Unquoted, `1.0` is a number in YAML, not the text "1.0": `1.10` reads as `1.1` and `2.0` as
@@ -75,6 +80,8 @@ UNQUOTED_TIME = register(
     "unquoted-timestamp",
     "A manifest timestamp is unquoted, so YAML reads it as a date, not as text.",
     Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why="An unquoted timestamp is the same time, read as a date instead of text.",
     explanation="""
     ## Why
     YAML turns an unquoted `2026-01-03T17:00:00` into a date-time object. Readers then get a date
@@ -94,6 +101,8 @@ NESTED_STATE = register(
     "N004",
     "nested-precompact-state",
     "`precompact_state.json` nests its data instead of being FLAT.",
+    case=Case.TOOL_JOB,
+    why="SessionStart reads `active_project_id` at the top level: nested, it finds nothing.",
     explanation="""
     ## Why
     The state the PreCompact hook saves is FLAT by design: SessionStart reads `active_project_id`
@@ -115,6 +124,8 @@ STATE_SIZE = register(
     "N005",
     "precompact-state-too-large",
     "`precompact_state.json` is 1 KB or larger.",
+    case=Case.TOOL_JOB,
+    why="The precompact state must stay under 1 KB to be read at every session start.",
     explanation="""
     ## Why
     The PreCompact hook has 50 ms and SessionStart 200 ms; the state holds four short values and
@@ -130,6 +141,8 @@ OUTSIDE = register(
     "N006",
     "file-outside-project",
     "A `files_to_load` entry is absolute or leaves the workspace.",
+    case=Case.TOOL_JOB,
+    why="SessionStart loads files only inside the workspace.",
     explanation="""
     ## Why
     Entries are relative paths: to the project folder (`01-planning/plan.md`), or to the workspace
@@ -162,6 +175,8 @@ MISSING_FILE = register(
     "file-to-load-missing",
     "A `files_to_load` entry names a file that does not exist.",
     Severity.WARNING,
+    case=Case.ADVICE,
+    why="SessionStart skips a missing file and loads the others; a finished project may have moved it.",
     explanation="""
     ## Why
     After a compaction the SessionStart hook tells the model to read these files before anything
@@ -186,6 +201,8 @@ DUPLICATION = register(
     "manifest-duplicates-content",
     "The manifest's body holds more than the validation gate.",
     Severity.WARNING,
+    case=Case.CONVENTION,
+    why="The manifest's body is the validation gate by convention; the rest belongs in the files it loads.",
     explanation="""
     ## Why
     `resume-context.md` is a loading manifest and a validation gate, not a summary: the content
@@ -216,6 +233,8 @@ LEGACY_FILE = register(
     "legacy-resume-file",
     "A project still has a legacy `_resume.md` manifest.",
     Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="`_resume.md` is the legacy manifest, still read.",
     explanation="""
     ## Why
     The manifest was renamed from `_resume.md` to `01-planning/resume-context.md`, with a new front

@@ -5,12 +5,15 @@ from __future__ import annotations
 from ctxres.document import format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.loading import IssueKind, LoadIssue
 
 SYNTAX = register(
     "P001",
     "syntax-error",
     "The file is not valid YAML, JSON or JSON Lines.",
+    case=Case.TOOL_JOB,
+    why="No hook and no resuming session can read the file.",
     explanation="""
     ## Why
     A file that does not parse cannot be read by a resuming session or by the hooks: the
@@ -32,6 +35,8 @@ DUPLICATE = register(
     "P002",
     "duplicate-key",
     "A key appears twice in the same mapping.",
+    case=Case.CONTRADICTION,
+    why="Two values for one key: YAML readers keep the last one silently.",
     explanation="""
     ## Why
     YAML and JSON parsers keep only the last value of a repeated key, without a word. Whatever
@@ -45,6 +50,8 @@ ENCODING = register(
     "P003",
     "not-utf8",
     "The file is not valid UTF-8 text.",
+    case=Case.TOOL_JOB,
+    why="The hooks read state files as UTF-8 text and cannot read this one.",
     explanation="""
     ## Why
     Claude Code, the hooks and the YAML and JSON parsers all read UTF-8. A file saved in another
@@ -61,6 +68,8 @@ BINARY = register(
     "P004",
     "binary-file",
     "The file is binary, not text.",
+    case=Case.TOOL_JOB,
+    why="A binary file cannot be read as a state file by any hook.",
     explanation="""
     ## Why
     The file contains NUL bytes, so it is not the text artifact its name says it is (a wrong
@@ -77,6 +86,8 @@ TOO_LARGE = register(
     "P005",
     "file-too-large",
     "The file is larger than the configured size limit.",
+    case=Case.TOOL_JOB,
+    why="The hooks refuse files above the size limit, so the state is never read.",
     explanation="""
     ## Why
     Resumption artifacts are small by design (a checkpoint is a few kilobytes). A very large file
@@ -94,6 +105,8 @@ LIMIT = register(
     "P006",
     "resource-limit",
     "The document expands too much through aliases, or nests too deeply.",
+    case=Case.TOOL_JOB,
+    why="The hooks refuse documents that expand too much, so the state is never read.",
     explanation="""
     ## Why
     YAML aliases can make a tiny file expand into billions of values (the "billion laughs"
@@ -109,6 +122,8 @@ NON_STRING_KEY = register(
     "non-string-key",
     "A YAML key is read as a number, boolean or date.",
     Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why='`1:` and `"1":` carry the same fact; only a reader that looks the key up as text misses it.',
     explanation="""
     ## Why
     YAML reads unquoted keys such as `yes`, `on`, `1` or `2026-01-01` as booleans, numbers or
@@ -122,6 +137,8 @@ NO_FRONT_MATTER = register(
     "P008",
     "missing-front-matter",
     "A Markdown manifest has no YAML front matter.",
+    case=Case.TOOL_JOB,
+    why="SessionStart reads a resume manifest from its front matter: without one it loads nothing.",
     explanation="""
     ## Why
     `resume-context.md` is a loading manifest: its YAML front matter (between two `---` lines
@@ -136,6 +153,8 @@ UNREADABLE = register(
     "P009",
     "unreadable-file",
     "The file cannot be opened or read.",
+    case=Case.TOOL_JOB,
+    why="A file that cannot be opened cannot be read by any hook.",
     explanation="""
     ## Why
     A permission problem or a broken symbolic link keeps the file from being read, so nothing in

@@ -29,6 +29,7 @@ from ctxres.config import Config, Option
 from ctxres.document import Document
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside, project_root
 from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import (
@@ -79,6 +80,8 @@ MALFORMED = register(
     "R001",
     "malformed-marker",
     "An L2-REINJECT marker cannot be read.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook cannot read the marker, so it injects nothing from it.",
     explanation="""
     ## Why
     Rule files carry reminders that are re-injected into the model's context on every prompt,
@@ -113,6 +116,8 @@ NON_CANONICAL = register(
     "non-canonical-marker",
     "An L2-REINJECT marker is readable but not written in the canonical form.",
     Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why="The marker is read; only its spelling differs from the canonical form.",
     explanation="""
     ## Why
     ctxres reads markers leniently (another case of the keyword, no colon, attributes in another
@@ -136,6 +141,11 @@ TOKEN_MISMATCH = register(
     "token-count-mismatch",
     "A marker's declared `tokens=` is outside the range of what its content can cost.",
     Severity.WARNING,
+    case=Case.CONVENTION,
+    why=(
+        "The declared count is a convention of the format; the budget is measured from the content. Far "
+        "outside what the content can cost, it is an error."
+    ),
     explanation="""
     ## Why
     Every marker is injected on every prompt, so the markers of a project share a per-prompt
@@ -177,6 +187,8 @@ MISSING_TOKENS = register(
     "missing-token-count",
     "A marker does not declare `tokens=`.",
     Severity.WARNING,
+    case=Case.CONVENTION,
+    why="The declared count is a convention of the format; the budget is measured from the content.",
     explanation="""
     ## Why
     The canonical marker declares the size of its content
@@ -199,6 +211,8 @@ DUPLICATE_RANK = register(
     "duplicate-rank",
     "Two markers of the same project have the same rank.",
     Severity.WARNING,
+    case=Case.CONVENTION,
+    why="Ranks order the injection; equal ranks fall back to file order.",
     explanation="""
     ## Why
     The rank orders the markers of a project: rank 1 is injected first and, when the budget is
@@ -227,6 +241,8 @@ OVER_BUDGET = register(
     "R006",
     "budget-exceeded",
     "The markers of a project together measure more than the L2 token budget.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook cannot inject every marker within its budget.",
     explanation="""
     ## Why
     Every marker is injected on every prompt, so the sum of their sizes is paid again with each
@@ -248,6 +264,8 @@ TOO_LONG = register(
     "R007",
     "marker-too-long",
     "One marker's content is longer than a marker may be.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook cannot inject a marker this long.",
     explanation="""
     ## Why
     A marker is a one-line reminder of a rule, not the rule itself: the rule file already holds
@@ -274,6 +292,8 @@ MARKUP = register(
     "R008",
     "markup-in-content",
     "A marker's content holds HTML markup or a character reference.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook injects the content as text: markup reaches the model as noise or hides the rule.",
     explanation="""
     ## Why
     The content is injected as it is, inside the model's context. A tag such as `<b>` is shown
@@ -295,6 +315,8 @@ MISSING_REMINDER = register(
     "R009",
     "missing-resumption-reminder",
     "The resumption update protocol is enforced, but no marker reminds the model of it.",
+    case=Case.TOOL_JOB,
+    why="The L2 layer of the protocol has nothing to remind the model with.",
     explanation="""
     ## Why
     Where the project enforces the resumption update protocol (`enforce-update-protocol = true`

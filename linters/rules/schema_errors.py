@@ -173,16 +173,17 @@ def classify(error: ValidationError, base: JsonPath) -> list[Problem]:
         allowed = set(schema.get("properties", {}))
         extras = [key for key in instance if key not in allowed]
         problems = []
+        absent = [name for name in allowed if name not in instance]
         for key in extras:
-            hint = _suggest(key, allowed)
+            hint = _suggest(key, absent)
+            # a near miss of a known key that is not there is worth a warning (C006); a project's own
+            # key is silent ("extra"), though it still shows another shape beside missing keys (C007)
             problems.append(
                 Problem(
-                    "unknown",
+                    "unknown" if hint else EXTRA,
                     (*path, key),
                     f"unknown key `{key}` in {where}",
-                    fix=f"did you mean `{hint}`?"
-                    if hint
-                    else "remove it, or keep it if another tool reads it (ctxres and the resuming session ignore it)",
+                    fix=f"did you mean `{hint}`?" if hint else "",
                     group=key,
                 )
             )
@@ -280,17 +281,25 @@ def _generalise(path: JsonPath) -> tuple[str | int, ...]:
     return tuple("*" if isinstance(part, int) else part for part in path)
 
 
+EXTRA = "extra"  # the kind of a key the schema does not know and that is no near miss of one: silent alone
+
+
+def without_extra_keys(problems: list[Problem]) -> list[Problem]:
+    """A project's own keys are silent: drop the extra keys that no other shape problem took in."""
+    return [p for p in problems if p.kind != EXTRA]
+
+
 def collapse_shapes(problems: list[Problem], schema_name: str = "NAME") -> list[Problem]:
     """A mapping with both missing and unknown keys has another shape: one problem, not many."""
     by_parent: dict[JsonPath, list[Problem]] = {}
     for problem in problems:
-        if problem.kind in ("missing", "unknown") and problem.group != "anyOf-required":
+        if problem.kind in ("missing", "unknown", EXTRA) and problem.group != "anyOf-required":
             by_parent.setdefault(problem.path[:-1], []).append(problem)
     replaced: set[int] = set()
     shapes: list[Problem] = []
     for parent, group in by_parent.items():
         missing = [p.path[-1] for p in group if p.kind == "missing"]
-        unknown = [p.path[-1] for p in group if p.kind == "unknown"]
+        unknown = [p.path[-1] for p in group if p.kind in ("unknown", EXTRA)]
         if not missing or not unknown:
             continue
         replaced.update(id(p) for p in group)

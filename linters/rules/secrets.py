@@ -13,6 +13,7 @@ from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Finding, Position
 from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.secret_lines import may_hold_secrets
 from ctxres.redact import Secret, find_secrets, masked
 
@@ -20,6 +21,11 @@ SECRET = register(
     "X001",
     "committed-secret",
     "A state file holds a credential (API key, token, private key or password).",
+    case=Case.TOOL_JOB,
+    why=(
+        "The hooks inject the state into the model's context and the state is committed: a credential "
+        "there leaks with every session."
+    ),
     explanation="""
     ## Why
     The state files of a workflow (the ORCHESTRATION file, checkpoints, the monitor state, event

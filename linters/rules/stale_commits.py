@@ -14,6 +14,7 @@ from ctxres.config import Config
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.severity_policy import Case
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the comparison of versions and git are imported for `check --since` only
@@ -24,6 +25,8 @@ STALE_IN_HISTORY = register(
     "state-moved-in-history",
     "A commit moved the workflow state without updating the resumption section (`ctxres check --since REF`).",
     Severity.ERROR,
+    case=Case.WRONG_RESUMPTION,
+    why="A commit moved the state without its section: anyone resuming from that commit resumes from an older state.",
     explanation="""
     ## Why
     The resumption section of an ORCHESTRATION file is what a session reads after its context was

@@ -20,6 +20,7 @@ from ctxres.config import Config
 from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.conformance import schema_text
 from ctxres.linters.rules.schema_errors import dotted
 from ctxres.orchestration import (
@@ -49,6 +50,11 @@ NOT_A_TIME = register(
     "S001",
     "updated-at-not-a-time",
     "`recovery_state.updated_at` is written like a timestamp but is not a real time.",
+    case=Case.TOOL_JOB,
+    why=(
+        "Staleness (PostToolUse, `ctxres stale`, the monitor) is computed from this time; it cannot be "
+        "computed from this value."
+    ),
     explanation="""
     ## Why
     `updated_at` is how a hook or a resuming session tells whether the resumption section is
@@ -72,6 +78,8 @@ IN_FUTURE = register(
     "S002",
     "updated-at-in-future",
     "`recovery_state.updated_at` is in the future.",
+    case=Case.TOOL_JOB,
+    why="A time in the future hides every later change from the staleness checks.",
     explanation="""
     ## Why
     A section stamped in the future looks fresh until that time comes, so a stale section would
@@ -93,6 +101,11 @@ BEHIND_FILE = register(
     "S003",
     "updated-at-behind-file",
     "`recovery_state.updated_at` is older than a change recorded elsewhere in the file.",
+    case=Case.WRONG_RESUMPTION,
+    why=(
+        "The section is older than a change recorded elsewhere in the file: the next session resumes from"
+        " an older state. A later time inside the section itself is a warning (`updated_at` not bumped)."
+    ),
     explanation="""
     ## Why
     The update protocol rewrites `recovery_state` at every state transition (phase start or end,
@@ -119,12 +132,23 @@ BEHIND_FILE = register(
     ## Fix
     Bring the resumption section up to date with what the newer entry records (the current
     phase, checkpoint, trajectory, summaries) and set `updated_at` to the time of that update.
+
+    ## A later time inside the section itself: a warning
+    When the only later time is in the resumption section itself (a `decision_log` entry logged
+    after the last update, an agent summary's time), the section does hold that change: only
+    `updated_at` was not bumped. That is reported as a **warning** ("updated_at not bumped"),
+    not as a stale section.
     """,
 )
 LAST_CHECKPOINT = register(
     "S004",
     "last-checkpoint-mismatch",
     "`last_checkpoint` is not the latest checkpoint of the `checkpoints` section.",
+    case=Case.CONTRADICTION,
+    why=(
+        "`last_checkpoint` and the `checkpoints` section name different checkpoints. The time of the "
+        "latest checkpoint instead of its id is a warning."
+    ),
     explanation="""
     ## Why
     `last_checkpoint` (in `recovery_state` for v2.0, at the top of the section for v1.0) is set
@@ -153,7 +177,14 @@ LAST_CHECKPOINT = register(
     compacted looks: there is no recovery point to be behind. That is not S004 but the warning
     S015 (checkpoints-section-unused). S004 stays an error for a `last_checkpoint` that is behind
     the recorded entries, that names a checkpoint id (`CP-005`) the section does not record, or
-    that holds a checkpoint's time instead of its id.
+    that holds the time of an *older* checkpoint.
+
+    ## The time of the latest checkpoint: a warning
+    Some projects write the time of the latest recorded checkpoint in `last_checkpoint`
+    (`"2026-01-31T22:45:00Z"` where `CP-002` was taken at that time). That names the same
+    checkpoint as its id, a different shape carrying the same fact, so it is reported as a
+    **warning** ("use CP-002"). A time that matches no checkpoint, or an older one, is still an
+    error.
     """,
 )
 CHECKPOINTS_UNUSED = register(
@@ -161,6 +192,8 @@ CHECKPOINTS_UNUSED = register(
     "checkpoints-section-unused",
     "The `checkpoints` section records no checkpoint, and `last_checkpoint` holds a label instead of null.",
     Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why="An empty `checkpoints` section with a label in `last_checkpoint` says the same as null: no checkpoint yet.",
     explanation="""
     ## Why
     A workflow that never compacted and never passed a checkpointed gate keeps its `checkpoints`
@@ -192,6 +225,8 @@ WORKFLOW_STATUS = register(
     "S005",
     "workflow-status-mismatch",
     "`recovery_state.workflow_status` contradicts the workflow's status or the current activity.",
+    case=Case.CONTRADICTION,
+    why="The section's status contradicts the workflow's.",
     explanation="""
     ## Why
     Hooks decide from `workflow_status` whether to inject a resumption prompt: an `ACTIVE`
@@ -221,6 +256,8 @@ CURRENT_PHASE = register(
     "S006",
     "current-phase-mismatch",
     "`recovery_state.current_phase`, `current_phase_name` or `current_activity` is not the phase the pipelines are in.",
+    case=Case.CONTRADICTION,
+    why="The section's phase contradicts the pipelines'.",
     explanation="""
     ## Why
     `current_phase`, `current_phase_name` and `current_activity` tell a resuming session which
@@ -266,6 +303,8 @@ TRAJECTORY_GATES = register(
     "S007",
     "trajectory-gates-mismatch",
     "`quality_trajectory.gates_completed` disagrees with the status of the gates in `quality_gates`.",
+    case=Case.CONTRADICTION,
+    why="The trajectory's gates contradict the gates' status.",
     explanation="""
     ## Why
     `gates_completed` is appended when a gate passes. A gate that `quality_gates` marks as passed
@@ -292,6 +331,8 @@ TRAJECTORY_SCORES = register(
     "S008",
     "trajectory-scores-mismatch",
     "`quality_trajectory.score_history` disagrees with a gate's iteration history.",
+    case=Case.CONTRADICTION,
+    why="The trajectory's scores contradict the gates' history.",
     explanation="""
     ## Why
     `score_history.<gate>` holds the score of every iteration of the gate, in order, so that a
@@ -321,6 +362,8 @@ TRAJECTORY_ITERATIONS = register(
     "S009",
     "trajectory-iterations-mismatch",
     "`quality_trajectory.total_iterations_used` is not the number of gate iterations in `quality_gates`.",
+    case=Case.CONTRADICTION,
+    why="The trajectory's iteration count contradicts the gates' history.",
     explanation="""
     ## Why
     `total_iterations_used` is incremented at every gate iteration; compared with
@@ -346,6 +389,8 @@ TRAJECTORY_OPEN = register(
     "S010",
     "trajectory-open-after-complete",
     "The workflow is COMPLETE but `quality_trajectory` still has remaining gates or a current gate.",
+    case=Case.CONTRADICTION,
+    why="A COMPLETE workflow cannot have open gates.",
     explanation="""
     ## Why
     When `workflow_status` is `COMPLETE`, every gate has passed: `gates_remaining` is empty and
@@ -373,6 +418,8 @@ SUMMARY_UNFINISHED = register(
     "S011",
     "agent-summary-for-unfinished-agent",
     "`agent_summaries` has an entry for an agent that the pipelines mark as not finished.",
+    case=Case.CONTRADICTION,
+    why="A summary for an agent that the pipelines say has not finished.",
     explanation="""
     ## Why
     An agent summary is appended when the agent completes. A summary for an agent whose status in
@@ -402,6 +449,8 @@ SUMMARIES_MISSING = register(
     "agent-summaries-missing",
     "Agents that the pipelines mark complete have no entry in `agent_summaries`.",
     Severity.WARNING,
+    case=Case.ADVICE,
+    why="The pipelines carry the agents' status; the summaries only add detail for the next session.",
     explanation="""
     ## Why
     `agent_summaries` holds one line per completed agent (its verdict and key output), so that a
@@ -431,6 +480,8 @@ V1_PROSE = register(
     "S014",
     "v1-prose-contradicts-state",
     "A v1.0 section's `current_state` or `next_step` states a position that the workflow's state contradicts.",
+    case=Case.CONTRADICTION,
+    why="The v1.0 prose states a position the workflow's state contradicts.",
     explanation="""
     ## Why
     A v1.0 section has no structured fields, but its prose still says where the workflow is, and
@@ -627,32 +678,54 @@ def _newer_than(found: core.Found, updated: Timestamp) -> str:
     return f"{format_utc(found.stamp.instant)}{found.stamp.note()}, {format_duration(lag)} later"
 
 
+def _newest_behind(ctx: Context, updated: Timestamp, outside: bool) -> core.Found | None:
+    """The newest recorded time later than ``updated`` beyond the window: outside the resumption
+    section, or anywhere in the file (the section's own entries included); None when there is none."""
+    horizon = core.utc_now() + core.DEFAULT_CLOCK_SKEW
+    # Compaction events are the acknowledgement rules' (A011 says what a merged checkpoint left behind).
+    skipped: JsonPath = ("resumption",) if outside else ("resumption", "compaction_events")
+    newest = core.newest_timestamp(
+        ctx.doc.data, exclude=(*RS, "updated_at"), not_after=horizon, also_exclude=(skipped,)
+    )
+    window = timedelta(minutes=ctx.config.staleness_minutes)
+    if newest is None or core.behind(updated.instant, core.earliest_instant(newest.stamp), window) is None:
+        return None
+    return newest
+
+
 def check_behind_file(ctx: Context) -> list[Finding]:
+    """An error when another section records a later change; a warning when only the resumption
+    section itself does (an entry logged in it, `updated_at` not bumped: the section holds the change)."""
     stamp = _updated_at(ctx)
     if stamp is None:
         return []
-    horizon = core.utc_now() + core.DEFAULT_CLOCK_SKEW
-    # Compaction events are the acknowledgement rules' (A011 says what a merged checkpoint left behind).
-    newest = core.newest_timestamp(
-        ctx.doc.data,
-        exclude=(*RS, "updated_at"),
-        not_after=horizon,
-        also_exclude=(("resumption", "compaction_events"),),
-    )
-    window = timedelta(minutes=ctx.config.staleness_minutes)
-    if newest is None or core.behind(stamp.instant, core.earliest_instant(newest.stamp), window) is None:
+    tolerance = f"(tolerance {ctx.config.staleness_minutes} minutes)"
+    newest = _newest_behind(ctx, stamp, outside=True)
+    if newest is not None:
+        return [
+            ctx.finding(
+                BEHIND_FILE,
+                (*RS, "updated_at"),
+                f"`recovery_state.updated_at` is {format_utc(stamp.instant)}{stamp.note()}, but "
+                f"{_at(ctx.doc, newest.path)} records {_newer_than(newest, stamp)}: the resumption section "
+                f"was not updated after that change {tolerance}",
+                f"Bring the resumption section up to date with what line {_line(ctx.doc, newest.path)} records "
+                "and set updated_at to the time of that update.",
+            )
+        ]
+    inside = _newest_behind(ctx, stamp, outside=False)
+    if inside is None:
         return []
-    return [
-        ctx.finding(
-            BEHIND_FILE,
-            (*RS, "updated_at"),
-            f"`recovery_state.updated_at` is {format_utc(stamp.instant)}{stamp.note()}, but "
-            f"{_at(ctx.doc, newest.path)} records {_newer_than(newest, stamp)}: the resumption section "
-            f"was not updated after that change (tolerance {ctx.config.staleness_minutes} minutes)",
-            f"Bring the resumption section up to date with what line {_line(ctx.doc, newest.path)} records "
-            "and set updated_at to the time of that update.",
-        )
-    ]
+    finding = ctx.finding(
+        BEHIND_FILE,
+        (*RS, "updated_at"),
+        f"`recovery_state.updated_at` is {format_utc(stamp.instant)}{stamp.note()}, but "
+        f"{_at(ctx.doc, inside.path)}, inside the resumption section, records {_newer_than(inside, stamp)}: "
+        f"updated_at was not bumped when that entry was written {tolerance}",
+        f"Set updated_at to the time of the last update of the section (at least what line "
+        f"{_line(ctx.doc, inside.path)} records).",
+    )
+    return [finding.replace(severity=Severity.WARNING)]
 
 
 # --- S004/S015: last_checkpoint vs the checkpoints section -----------------------------------
@@ -667,8 +740,14 @@ def _same_time(value: str, other: Any) -> bool:
     return bool(mine and theirs and not mine.date_only and mine.instant == theirs.instant)
 
 
-def _last_checkpoint_problem(ctx: Context, named: str | None, view: CheckpointEntries) -> tuple[str, str] | None:
-    """(what is wrong, what to change), or None when ``named`` is the latest checkpoint."""
+def _last_checkpoint_problem(
+    ctx: Context, named: str | None, view: CheckpointEntries
+) -> tuple[str, str, Severity] | None:
+    """(what is wrong, what to change, how serious), or None when ``named`` is the latest checkpoint.
+
+    The time of the latest checkpoint names the same checkpoint as its id: a warning.
+    """
+    error = LAST_CHECKPOINT.severity
     doc = ctx.doc
     if view.latest is None:
         if named is None or not _CHECKPOINT_ID.match(named):
@@ -678,25 +757,32 @@ def _last_checkpoint_problem(ctx: Context, named: str | None, view: CheckpointEn
             f"({_at(doc, view.latest_path)} is null)",
             "Set last_checkpoint to null, or record the checkpoint in `checkpoints.entries` and "
             "`checkpoints.latest_id`.",
+            error,
         )
     latest = f"{_shown(view.latest)} ({_at(doc, view.latest_path)})"
     fix = f'Set last_checkpoint to "{view.latest}".'
     if named is None:
-        return f"is null, but the latest checkpoint is {latest}", fix
+        return f"is null, but the latest checkpoint is {latest}", fix, error
     if _id(named) == _id(view.latest):
         return None
     for entry_id, entry_path, stamp in view.entries:
         entry = f"{_shown(entry_id)} ({_at(doc, entry_path)})"
         if _id(entry_id) == _id(named):
-            return f"names {entry}, but the latest checkpoint is {latest}", fix
+            return f"names {entry}, but the latest checkpoint is {latest}", fix, error
         if _same_time(named, stamp):
             id_fix = fix[:-1] + " (its id, not its time)."
             if _id(entry_id) == _id(view.latest):
-                return f"is {_shown(named)}, the time of the latest checkpoint, not its id: that is {entry}", id_fix
-            return f"is {_shown(named)}, the time of the older checkpoint {entry}; the latest is {latest}", id_fix
+                same = f"is the time of the latest checkpoint, {_shown(named)}, not its id: use {entry}"
+                return same, id_fix, Severity.WARNING
+            return (
+                f"is {_shown(named)}, the time of the older checkpoint {entry}; the latest is {latest}",
+                id_fix,
+                error,
+            )
     return (
         f"names {_shown(named)}, which the `checkpoints` section does not record; its latest checkpoint is {latest}",
         fix[:-1] + f", or record {named} in `checkpoints.entries` and `checkpoints.latest_id` if it was taken.",
+        error,
     )
 
 
@@ -725,7 +811,8 @@ def check_last_checkpoint(ctx: Context) -> list[Finding]:
     problem = _last_checkpoint_problem(ctx, named, view)
     if problem is None:
         return []
-    return [ctx.finding(LAST_CHECKPOINT, path, f"`{_short(path)}` {problem[0]}", problem[1])]
+    finding = ctx.finding(LAST_CHECKPOINT, path, f"`{_short(path)}` {problem[0]}", problem[1])
+    return [finding.replace(severity=problem[2])]
 
 
 # --- S005-S006: the position the section states, against the workflow and its pipelines ---------

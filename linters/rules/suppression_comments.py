@@ -10,12 +10,15 @@ from collections.abc import Callable, Collection
 
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.registry import RULES, register, selector_problem
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.checking.suppression import EVERY_RULE, Directive, Suppressions
 
 UNKNOWN_CODE = register(
     "I001",
     "unknown-code-in-suppression",
     "A suppression comment names a code that is not a rule code or a prefix of one.",
+    case=Case.TOOL_JOB,
+    why="The check cannot honour a suppression that names no rule.",
     explanation="""
     ## Why
     A suppression comment silences the rules it names on its line (`ctxres: ignore[...]`) or in the
@@ -42,6 +45,8 @@ UNUSED = register(
     "unused-suppression",
     "A suppression comment, or one code of it, silences nothing.",
     Severity.WARNING,
+    case=Case.ADVICE,
+    why="A suppression that silences nothing is harmless, but hides nothing either.",
     explanation="""
     ## Why
     A comment that silences nothing is left over from a finding that was fixed, or sits on another

@@ -13,6 +13,7 @@ from ctxres.config import Config
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.orchestration import is_live
 from ctxres.prompts import (
     TEMPLATE1_BUDGET,
@@ -28,6 +29,8 @@ TEMPLATE1_OVER = register(
     "T001",
     "resumption-prompt-over-budget",
     "The resumption prompt (Template 1) rendered from this section is over 1,000 tokens.",
+    case=Case.TOOL_JOB,
+    why="SessionStart's resumption prompt must fit its budget; over it, the prompt is cut.",
     explanation="""
     ## Why
     A new session that resumes the workflow receives a prompt rendered from the resumption
@@ -49,6 +52,8 @@ TEMPLATE2_OVER_TARGET = register(
     "compaction-alert-over-target",
     "The compaction alert (Template 2) rendered from this checkpoint is over its 400-token target.",
     Severity.WARNING,
+    case=Case.ADVICE,
+    why="400 tokens is a target, not a ceiling: the alert is still injected whole.",
     explanation="""
     ## Why
     After a compaction the session receives a `<compaction-alert>` rendered from the newest
@@ -64,6 +69,8 @@ TEMPLATE2_OVER_CEILING = register(
     "T003",
     "compaction-alert-over-ceiling",
     "The compaction alert (Template 2) is over its 500-token hard ceiling even with its free text shortened.",
+    case=Case.TOOL_JOB,
+    why="Over the ceiling, the compaction alert cannot be injected whole even shortened.",
     explanation="""
     ## Why
     Above 500 tokens the alert's free text is shortened automatically. When the structured

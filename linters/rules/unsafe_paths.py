@@ -17,6 +17,7 @@ from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.roots import root_of
+from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside
 
 TYPE_CHECKING = False
@@ -27,6 +28,8 @@ READ_OUTSIDE = register(
     "X002",
     "file-to-read-outside-project",
     "A `files_to_read` entry is absolute or leaves the project.",
+    case=Case.TOOL_JOB,
+    why="A resuming session reads only files inside the project.",
     explanation="""
     ## Why
     `files_to_read` is the reading list a new session follows first when it resumes an interrupted

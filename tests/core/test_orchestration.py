@@ -84,6 +84,16 @@ def test_workflow_status_prefers_the_recovery_state_then_the_workflow() -> None:
         ("sample-ORCHESTRATION.yaml", True),
         ("docs/ORCHESTRATION.yaml", False),  # another docs folder is the project's own
         ("contemplate/ORCHESTRATION.yaml", False),  # a word that merely contains "template"
+        # test data and deliberately invalid examples
+        ("03-working/test_data/resume-context.md", True),
+        ("pkg/testdata/ORCHESTRATION.yaml", True),
+        ("tests/fixtures/ORCHESTRATION.yaml", True),
+        ("03-working/invalid_nested_precompact_state.json", True),
+        ("Invalid-ORCHESTRATION.yaml", True),
+        ("test_data_notes/ORCHESTRATION.yaml", False),  # a folder whose name merely starts like one
+        ("my_fixtures/ORCHESTRATION.yaml", False),
+        ("ORCHESTRATION.invalid_backup.yaml", False),  # "invalid_" not at the start of the name
+        ("fixtures.yaml", False),  # a file, not a folder, named like one
     ],
 )
 def test_examples_and_templates(rel: str, example: bool) -> None:

@@ -166,10 +166,21 @@ def _of(findings: list[Finding], path: str, prefix: str = "N") -> list[tuple[int
     return [(f.position.line, f.position.col, f.code) for f in findings if f.path == path and f.code.startswith(prefix)]
 
 
-def test_corpus_nested_precompact_state_is_reported_as_such(corpus_findings: list[Finding]) -> None:
+def test_corpus_test_data_is_skipped_unless_examples_are_checked(corpus_findings: list[Finding]) -> None:
+    """`test_data/` holds the project's test inputs, some invalid on purpose: no state of its own."""
+    assert [f for f in corpus_findings if f.path.startswith(TEST_DATA)] == []
+    checked = engine.run([NEXUS], Config(root=NEXUS, check_examples=True), cwd=NEXUS).findings
+    assert {f.path for f in checked if f.path.startswith(TEST_DATA)} == {
+        f"{TEST_DATA}/invalid_nested_precompact_state.json",
+        f"{TEST_DATA}/test-project/01-planning/resume-context.md",
+    }
+
+
+def test_corpus_nested_precompact_state_is_reported_as_such() -> None:
     path = f"{TEST_DATA}/invalid_nested_precompact_state.json"
-    assert _of(corpus_findings, path) == [(2, 3, "N004")]
-    [finding] = [f for f in corpus_findings if f.path == path and f.code == "N004"]
+    found = engine.run([NEXUS], Config(root=NEXUS, check_examples=True), cwd=NEXUS).findings
+    assert _of(found, path) == [(2, 3, "N004")]
+    [finding] = [f for f in found if f.path == path and f.code == "N004"]
     assert 'move `project_detection.project_id` to the top level as `"active_project_id"`' in finding.fix
 
 
@@ -205,6 +216,7 @@ def test_test_files_not_named_resume_context_are_checked_when_configured(tmp_pat
     them, the valid one is clean and the legacy one gets the normalisation warnings."""
     shutil.copytree(NEXUS / TEST_DATA, tmp_path / "test_data")
     (tmp_path / ".ctxres.toml").write_text(
+        "check-examples = true\n"
         '[patterns]\nresume-context = ["resume-context.md", "valid_resume_context.md", "legacy_resume.md"]\n'
     )
     report = engine.run([tmp_path], load_config(tmp_path), cwd=tmp_path)

@@ -14,8 +14,10 @@ from ctxres.linters.rules import all_rules
 from ..conftest import FIXTURES
 
 RULE_DIR = FIXTURES / "rules"
-MARKER = re.compile(r"expect:\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
-EXPECTED_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+|\*):(?P<col>\d+|\*):\s*(?P<code>[A-Z]\d{3})$")
+# `expect: CODE` or `expect: CODE/warning` (the finding's severity is checked when it is given)
+_CODE = r"[A-Z]\d{3}(?:/(?:error|warning))?"
+MARKER = re.compile(rf"expect:\s*({_CODE}(?:\s*,\s*{_CODE})*)")
+EXPECTED_LINE = re.compile(rf"^(?P<file>[^:]+):(?P<line>\d+|\*):(?P<col>\d+|\*):\s*(?P<code>{_CODE})$")
 
 
 def _cases(prefix: str) -> list[Path]:
@@ -53,14 +55,19 @@ def _expected(case: Path) -> set[tuple[str, int | None, int | None, str]]:
 
 
 def _run(case: Path) -> list[tuple[str, int, int, str]]:
+    """(file, line, column, CODE/severity) of every finding."""
     report = engine.run([case], load_config(case), cwd=case)
-    return [(f.path, f.position.line, f.position.col, f.code) for f in report.findings]
+    return [(f.path, f.position.line, f.position.col, f"{f.code}/{f.severity.value}") for f in report.findings]
+
+
+def _code(code: str) -> str:
+    return code.split("/")[0]
 
 
 def _matches(actual: tuple[str, int, int, str], expected: tuple[str, int | None, int | None, str]) -> bool:
     return (
         actual[0] == expected[0]
-        and actual[3] == expected[3]
+        and (actual[3] == expected[3] or _code(actual[3]) == expected[3])
         and expected[1] in (None, actual[1])
         and expected[2] in (None, actual[2])
     )
@@ -70,9 +77,9 @@ def _matches(actual: tuple[str, int, int, str], expected: tuple[str, int | None,
 def test_bad_fixture_triggers_its_rule_where_expected(case: Path) -> None:
     code = case.parent.name
     expected = _expected(case)
-    assert any(e[3] == code for e in expected), f"{case} declares no expected {code} finding"
-    actual = [a for a in _run(case) if a[3] == code]
-    wanted = {e for e in expected if e[3] == code}
+    assert any(_code(e[3]) == code for e in expected), f"{case} declares no expected {code} finding"
+    actual = [a for a in _run(case) if _code(a[3]) == code]
+    wanted = {e for e in expected if _code(e[3]) == code}
     unmatched_expected = [e for e in wanted if not any(_matches(a, e) for a in actual)]
     unexpected = [a for a in actual if not any(_matches(a, e) for e in wanted)]
     assert not unmatched_expected and not unexpected, f"missing: {unmatched_expected}; unexpected: {unexpected}"

@@ -411,7 +411,8 @@ def test_s004_null_unknown_and_time_instead_of_id() -> None:
     unknown = check(v2(last_checkpoint='"CP-005"') + section)
     assert "does not record" in unknown[0].message and "record CP-005" in unknown[0].fix
     timed = check(v2(last_checkpoint='"2026-02-17T09:00:00Z"') + section)
-    assert "the time of the latest checkpoint, not its id" in timed[0].message
+    assert "is the time of the latest checkpoint" in timed[0].message and 'not its id: use "CP-002"' in timed[0].message
+    assert timed[0].severity is Severity.WARNING  # the same fact as the id
     assert timed[0].fix == 'Set last_checkpoint to "CP-002" (its id, not its time).'
 
 
@@ -882,7 +883,17 @@ def test_corpus_030_exact_findings(corpus_findings: list[Finding]) -> None:
 def test_corpus_023_exact_findings(corpus_findings: list[Finding]) -> None:
     rows = _rows(corpus_findings, "023-PROJ-004-context-resilience--feat001-impl-20260220-001.yaml")
     assert [(line, code) for line, code, _m in rows] == [(262, "S006"), (268, "S003")]
-    assert "`decision_log[1].timestamp` on line 317 records 2026-02-20T22:00:00Z, 1 h later" in rows[1][2]
+    # a decision logged in the section after its last update: updated_at not bumped, a warning
+    assert (
+        "`decision_log[1].timestamp` on line 317, inside the resumption section, records 2026-02-20T22:00:00Z"
+        in rows[1][2]
+    )
+    assert "updated_at was not bumped" in rows[1][2]
+    assert [
+        f.severity
+        for f in corpus_findings
+        if f.path.endswith("023-PROJ-004-context-resilience--feat001-impl-20260220-001.yaml") and f.code == "S003"
+    ] == [Severity.WARNING]
 
 
 def test_corpus_v1_last_checkpoint_findings(corpus_findings: list[Finding]) -> None:

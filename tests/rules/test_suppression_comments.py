@@ -41,10 +41,13 @@ def workflow(folder: Path, body: str, config: str = 'ignore = ["V001"]\n') -> Pa
 
 def test_an_unknown_code_in_a_comment_is_an_error_and_silences_nothing(tmp_path: Path) -> None:
     # Before, `ignore[c006]` did not parse as codes and silenced every rule of the line: "All checks passed".
-    workflow(tmp_path, '  disclaimer: "x"  # ctxres: ignore[c006]\n  owner: "y"  # ctxres: ignore[C0006, C006]\n')
+    workflow(
+        tmp_path,
+        '  cross_session_portabel: "x"  # ctxres: ignore[c006]\n  ephemeral_refs: "y"  # ctxres: ignore[C0006, C006]\n',
+    )
     status, findings = check(tmp_path)
     assert status == 1
-    assert where(findings, "I001") == [(6, 37), (7, 32)]
+    assert where(findings, "I001") == [(6, 49), (7, 41)]
     assert where(findings, "C006") == [(6, 3)], "the mistyped code silenced nothing; C006 on line 7 did"
     messages = [f["message"] for f in findings if f["code"] == "I001"]
     assert all("did you mean 'C006'?" in m for m in messages), messages
@@ -53,7 +56,7 @@ def test_an_unknown_code_in_a_comment_is_an_error_and_silences_nothing(tmp_path:
 def test_a_comment_that_silences_nothing_is_reported_with_what_to_remove(tmp_path: Path) -> None:
     workflow(
         tmp_path,
-        '  disclaimer: "x"  # ctxres: ignore[C006, C002]\n'  # line 6: C002 unused
+        '  cross_session_portabel: "x"  # ctxres: ignore[C006, C002]\n'  # line 6: C002 unused
         "  # ctxres: ignore\n"  # line 7: blanket, nothing on its line
         "# ctxres: ignore-file[A001]\n",  # line 8: no A001 in the file
     )
@@ -67,8 +70,11 @@ def test_a_comment_that_silences_nothing_is_reported_with_what_to_remove(tmp_pat
 
 
 def test_only_codes_the_run_selected_can_be_unused(tmp_path: Path) -> None:
-    workflow(tmp_path, '  owner: "y"  # ctxres: ignore[X001]\n  disclaimer: "x"  # ctxres: ignore[C006]\n')
-    assert where(check(tmp_path)[1], "I002") == [(6, 32)]
+    workflow(
+        tmp_path,
+        '  ephemeral_refs: "y"  # ctxres: ignore[X001]\n  cross_session_portabel: "x"  # ctxres: ignore[C006]\n',
+    )
+    assert where(check(tmp_path)[1], "I002") == [(6, 41)]
     # X is not selected: its comment is not "unused"; C006 is silenced, even with only C006 and I selected.
     assert where(check(tmp_path, "--select", "C006,I")[1], "I002") == []
     # With --select C003 the C006 finding is not reported, but the comment is still needed by a full run.
@@ -76,7 +82,7 @@ def test_only_codes_the_run_selected_can_be_unused(tmp_path: Path) -> None:
 
 
 def test_the_new_findings_follow_select_ignore_and_per_file_ignores(tmp_path: Path) -> None:
-    workflow(tmp_path, '  owner: "y"  # ctxres: ignore[C006, C0001, C002]\n')
+    workflow(tmp_path, '  ephemeral_refs: "y"  # ctxres: ignore[C006, C0001, C002]\n')
     assert {f["code"] for f in check(tmp_path)[1]} == {"I001", "I002"}
     assert {f["code"] for f in check(tmp_path, "--ignore", "V001", "--ignore", "I")[1]} == set()
     assert {f["code"] for f in check(tmp_path, "--select", "C,I001")[1]} == {"I001"}
@@ -85,7 +91,7 @@ def test_the_new_findings_follow_select_ignore_and_per_file_ignores(tmp_path: Pa
 
 
 def test_a_file_that_does_not_load_gets_no_unused_report(tmp_path: Path) -> None:
-    workflow(tmp_path, '  owner: "y"  # ctxres: ignore[C006]\n  broken: [\n')
+    workflow(tmp_path, '  ephemeral_refs: "y"  # ctxres: ignore[C006]\n  broken: [\n')
     codes = {f["code"] for f in check(tmp_path)[1]}
     assert "P001" in codes and "I002" not in codes
 
