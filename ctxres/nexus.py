@@ -121,19 +121,20 @@ def target_in_path(path: str) -> str | None:
     return build_target(build) if build is not None else None
 
 
-def builds_in_text(text: str) -> list[str]:
-    """Every build id named by a ``02-builds/[active/|complete/]NN-name`` path in a shell command, in order."""
+def _ids_in_text(text: str, folder: str, stages: tuple[str, ...] = ()) -> list[str]:
+    """Every ``NN-name`` id that follows ``<folder>/`` (and one of ``stages``, when given) in a shell
+    command, in order; a folder name that is the end of a longer word does not count."""
     found: list[str] = []
     normalised = text.replace("\\", "/")
     start = 0
-    marker = BUILDS_FOLDER + "/"
+    marker = folder + "/"
     while True:
         at = normalised.find(marker, start)
         if at < 0:
             return found
         if at == 0 or not (normalised[at - 1].isalnum() or normalised[at - 1] in "-_."):
             rest = normalised[at + len(marker) :]
-            for stage in BUILD_STAGES:
+            for stage in stages:
                 if rest.startswith(stage + "/"):
                     rest = rest[len(stage) + 1 :]
                     break
@@ -145,29 +146,19 @@ def builds_in_text(text: str) -> list[str]:
         start = at + 1
 
 
-def targets_in_text(text: str) -> list[str]:
-    """Every target a shell command names (projects, then builds, each in order)."""
-    return [*projects_in_text(text), *(build_target(build) for build in builds_in_text(text))]
+def builds_in_text(text: str) -> list[str]:
+    """Every build id named by a ``02-builds/[active/|complete/]NN-name`` path in a shell command, in order."""
+    return _ids_in_text(text, BUILDS_FOLDER, BUILD_STAGES)
 
 
 def projects_in_text(text: str) -> list[str]:
     """Every project id named by a ``02-projects/NN-name`` path in a shell command, in order."""
-    found: list[str] = []
-    normalised = text.replace("\\", "/")
-    start = 0
-    marker = PROJECTS_FOLDER + "/"
-    while True:
-        at = normalised.find(marker, start)
-        if at < 0:
-            return found
-        if at == 0 or not (normalised[at - 1].isalnum() or normalised[at - 1] in "-_."):
-            rest = normalised[at + len(marker) :]
-            end = 0
-            while end < len(rest) and (rest[end] in _LOWER_DIGITS or rest[end] == "-"):
-                end += 1
-            if is_project_id(rest[:end]):
-                found.append(rest[:end])
-        start = at + 1
+    return _ids_in_text(text, PROJECTS_FOLDER)
+
+
+def targets_in_text(text: str) -> list[str]:
+    """Every target a shell command names (projects, then builds, each in order)."""
+    return [*projects_in_text(text), *(build_target(build) for build in builds_in_text(text))]
 
 
 def tool_calls(entry: dict[str, Any]) -> list[tuple[str, str]]:
