@@ -105,6 +105,21 @@ def settings_environment(root: Path) -> dict[str, str]:
     return merged
 
 
+def not_found_fix(command: str) -> str:
+    """What makes a command that is not found run: this machine's ``ctxres-hook`` recorded for the portable
+    command; a command that names a path (another machine's, an old venv) replaced by the portable one."""
+    local = (
+        f"ctxres init --local (records this machine's ctxres-hook as {HOOK_ENV} in .claude/settings.local.json, "
+        "which is not committed), or install ctxres with pipx or `uv tool`"
+    )
+    if f"${{{HOOK_ENV}" in command:
+        return local
+    return (
+        "ctxres install-hooks (registers the command every machine runs, "
+        f'"${{{HOOK_ENV}:-ctxres-hook}}" EVENT, in place of this one), then {local}'
+    )
+
+
 def run_hook(root: Path, hook: HookCommand, settings_vars: dict[str, str] | None = None) -> Layer:
     """Run one command as the client does (the settings files' ``env`` passed to it); the row says
     whether it answered."""
@@ -137,8 +152,7 @@ def run_hook(root: Path, hook: HookCommand, settings_vars: dict[str, str] | None
             layer,
             MISCONFIGURED,
             f"{shown} exits with status {done.returncode} ({why}): Claude Code skips this hook silently{said}",
-            f"ctxres init --local (records this machine's ctxres-hook as {HOOK_ENV} in "
-            ".claude/settings.local.json, which is not committed), or install ctxres with pipx or `uv tool`",
+            not_found_fix(hook.command),
             hook.settings,
         )
     if done.returncode != 0:

@@ -97,12 +97,23 @@ def test_a_hook_command_that_is_not_found_fails_the_doctor(project: Path) -> Non
     assert result.returncode == 1
     assert "All layers present" not in result.stdout
     assert "`ctxres-hook PreCompact` (.claude/settings.json) exits with status 127 (command not found)" in result.stdout
-    assert "fix: ctxres init --local" in result.stdout
+    assert "fix: ctxres install-hooks (registers the command every machine runs" in result.stdout
     report = rows(ctxres("doctor", "--output-format", "json", cwd=project, path=MINIMAL_PATH))
     failed = [row for row in report if row["status"] != "present"]
     assert len(failed) == 4 and {row["layer"] for row in failed} == {"hook runs"}
     github = ctxres("doctor", "--output-format", "github", cwd=project, path=MINIMAL_PATH)
     assert github.returncode == 1 and "file=.claude/settings.json" in github.stdout and "L002" in github.stdout
+
+
+def test_a_clone_without_its_local_step_is_told_to_run_it(project: Path) -> None:
+    """The portable commands of the committed file, and no `.claude/settings.local.json` (a teammate's new
+    clone): with a PATH that has no ctxres-hook, each hook exits 127 and the fix is `ctxres init --local`."""
+    (project / ".claude" / "settings.local.json").unlink()
+    result = ctxres("doctor", cwd=project, path=MINIMAL_PATH)
+    assert result.returncode == 1
+    assert '`"${CTXRES_HOOK:-ctxres-hook}" PreCompact` (.claude/settings.json) exits with status 127' in result.stdout
+    assert "fix: ctxres init --local (records this machine's ctxres-hook" in result.stdout
+    assert "install-hooks" not in result.stdout.split("PreCompact` (.claude/settings.json)", 1)[1].splitlines()[1]
 
 
 @pytest.mark.parametrize(
