@@ -361,9 +361,18 @@ def check_options(table: dict[str, tuple[str, Any]], source: Path) -> dict[str, 
     for key, (raw_key, value) in table.items():
         spec = declared.get(key)
         if spec is None:
-            raise ConfigError(f"{source}: unknown setting `{raw_key}` in ctxres configuration")
+            raise ConfigError(f"{source}: unknown setting `{raw_key}` in ctxres configuration{_nearest(key, declared)}")
         checked[key] = spec.check(value, source, raw_key)
     return checked
+
+
+def _nearest(key: str, declared: dict[str, Option]) -> str:
+    """``; did you mean `reinject-budget`?`` for a misspelt setting, among the core settings and the rule options."""
+    import difflib
+
+    known = sorted({name.replace("_", "-") for name in _CORE} | set(declared))
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def find_config(start: Path) -> tuple[dict[str, Any], Path, Path] | None:

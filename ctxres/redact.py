@@ -18,9 +18,10 @@ never diverge. Recognized (see :data:`KINDS`):
   (``https://user:[REDACTED]@host``), and the value of a ``password:``/``secret=``/``api_key:``-style
   assignment (``db_password``, ``client_secret``, ``access_token``, ``apiKey``... ; the name stays).
 
-An assignment counts when its value looks like a credential, not like a placeholder (``null``,
-``${TOKEN}``, ``<set me>``, ``[REDACTED]``, ``changeme``, a path, a URL, ``DB_PASSWORD`` or
-``settings.SECRET_KEY`` (a reference), a count under 8 digits).
+A credential's shape filled with a stand-in (``sk-xxxxxxxx...``, ``AKIAIOSFODNN7EXAMPLE``) is no
+secret. An assignment counts when its value looks like a credential, not like a placeholder (``null``,
+``${TOKEN}``, ``{unique-hash-1}``, ``%API_KEY%``, ``<set me>``, ``[REDACTED]``, ``changeme``, a path,
+a URL, ``DB_PASSWORD`` or ``settings.SECRET_KEY`` (a reference), a count under 8 digits).
 When the name starts a line (a YAML key, an env line, a JSON key) and the value ends it, any value
 of 4 characters or more counts; in the middle of prose ("Fix the token: expired sessions...") the
 value must have at least 8 characters mixing letters and digits.
@@ -75,7 +76,7 @@ _HARMLESS = frozenset(
      "change-me", "change_me", "password", "passwd", "secret", "token", "example", "placeholder", "todo", "tbd",
      "unset", "empty", "required", "optional", "n/a"}
 )  # fmt: skip
-_PLACEHOLDER_STARTS = ("${", "$(", "{{", "<", "[", "%(", "*", "/", "~/", "./", "../", "your", "my_", "my-")
+_PLACEHOLDER_STARTS = ("${", "$(", "{", "<", "[", "%(", "*", "/", "~/", "./", "../", "your", "my_", "my-")
 _NAME_WORDS = ("pass", "token", "key", "credential", "secret")  # a secret name contains one of these
 # How an ASCII name that _SECRET_WORD ends must end (checked before compiling the pattern).
 _NAME_ENDINGS = ("password", "passwd", "passphrase", "secret", "token", "key", "credential", "credentials")
@@ -119,7 +120,14 @@ _PATTERNS = {
     # a reference to where the secret lives: ``DB_PASSWORD``, ``settings.SECRET_KEY``, ``config.api_key``
     "reference": (r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Za-z_]+(?:\.[A-Za-z_]+)+(?:\(\))?", 0),
     "tail": (r"[ \t]*(?:[,;}\]]|#|$)", 0),
+    # the fixed part of a credential's shape, before its random body
+    "prefix": (
+        r"sk-ant-[a-z]+\d*-|sk-proj-|sk-svcacct-|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abprse]-|AIza|"
+        r"[rs]k_live_|npm_|pypi-|glpat-",
+        0,
+    ),
 }
+_FILLER_STARTS = ("your", "example", "placeholder", "dummy", "sample")
 _COMPILED: dict[str, re.Pattern[str]] = {}
 _LABELS = {"slack_webhook": "https://hooks.slack.com/", "bearer": "Bearer ", "basic_auth": "Basic "}
 
@@ -171,7 +179,8 @@ class Secret:
 
 def is_placeholder(value: str) -> bool:
     """Whether an assigned value says "no secret here": empty, ``null``, ``${TOKEN}``, ``<set me>``,
-    ``[REDACTED]``, ``changeme``, ``your-key-here``, a path or a URL, ``xxxxxxxx``, ``$VAR``, or a
+    ``[REDACTED]``, ``changeme``, ``your-key-here``, a path or a URL, ``xxxxxxxx``, ``$VAR``,
+    ``{unique-hash-1}``, ``%API_KEY%``, a credential's shape filled with ``x`` or ``EXAMPLE``, or a
     reference to where it lives (``DB_PASSWORD``, ``settings.SECRET_KEY``) (pure)."""
     clean = value.strip()
     lower = clean.lower()
@@ -179,7 +188,25 @@ def is_placeholder(value: str) -> bool:
         return True
     if len(set(lower)) <= 2 or _pattern("reference").fullmatch(clean):  # "xxxxxxxx", "****", "DB_PASSWORD"
         return True
+    if _wrapped(clean) or is_filler(clean):  # "%API_KEY%", "sk-xxxxxxxxxxxxxxxx", "AKIAIOSFODNN7EXAMPLE"
+        return True
     return lower[:1] == "$" and (lower[1:2].isalpha() or lower[1:2] == "_")
+
+
+def _wrapped(value: str) -> bool:
+    """A variable of a Windows shell or a template: ``%API_KEY%`` (pure)."""
+    return len(value) > 2 and value[0] == value[-1] == "%"
+
+
+def is_filler(value: str) -> bool:
+    """Whether a value in a credential's shape is a stand-in for one: after the format's prefix, one
+    repeated character (``sk-xxxxxxxx``, ``AKIAXXXXXXXXXXXXXXXX``), or a word no key holds
+    (``AKIAIOSFODNN7EXAMPLE``, ``ghp_your_token_here``, ``sk-placeholder...``) (pure)."""
+    prefix = _pattern("prefix").match(value)
+    body = value[prefix.end() if prefix else 0 :].lower()
+    if len(set(body) - set("-_.")) <= 1:
+        return True
+    return body.startswith(_FILLER_STARTS) or body.endswith(("example", "examplekey"))
 
 
 def credential_like(value: str) -> bool:
@@ -299,7 +326,8 @@ def _labelled(kind: str, text: str) -> list[Secret]:
     found = []
     for match in _pattern(kind).finditer(text):
         start, end = match.span("v")
-        if kind != "url_password" or not is_placeholder(text[start:end]):
+        value = text[start:end]
+        if not (is_placeholder(value) if kind == "url_password" else kind == "aws_secret" and is_filler(value)):
             found.append(Secret(start, end, kind))
     return found
 
@@ -331,7 +359,7 @@ def _tokens(text: str) -> list[Secret]:
     found = []
     for match in _matches(_pattern("tokens"), text, _starts(text, _TOKEN_STARTS)):
         kind = match.lastgroup
-        if kind is not None:
+        if kind is not None and not is_filler(match.group(kind)):
             found.append(Secret(match.start(kind), match.end(kind), kind))
     return found
 

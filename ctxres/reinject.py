@@ -403,8 +403,34 @@ def _next_comment(text: str, position: int, line_end: int) -> tuple[int, int | N
             position = _after_code_span(text, tick, line_end)
             continue
         close = text.find("-->", opening + 4)
+        if _is_literal_text(text, opening, close):
+            position = opening + 4
+            continue
         return (opening, None) if close == -1 else (opening, close + 3)
     return None
+
+
+# A paragraph ends at a blank line, or where a line starts a comment (an HTML block interrupts it).
+_PARAGRAPH_END = re.compile(r"\n(?:[ \t]*\r?\n| {0,3}<!--)")
+
+
+def _is_literal_text(text: str, opening: int, close: int) -> bool:
+    """Whether this ``<!--`` is text, not a comment: written inside a line (prose such as ``"<!--"``),
+    not followed by the marker keyword, and not closed before its paragraph ends.
+
+    As in Markdown, a comment that starts a line (up to three spaces in) runs to the line that
+    closes it, blank lines included; one inside a line is a comment only when it closes within its
+    paragraph, otherwise it is the four characters themselves.
+    """
+    line_start = text.rfind("\n", 0, opening) + 1
+    before = text[line_start:opening]
+    if len(before) <= 3 and not before.strip(" "):
+        return False
+    if _KEYWORD.match(text, opening + 4):
+        return False
+    paragraph = _PARAGRAPH_END.search(text, opening)
+    paragraph_end = paragraph.start() if paragraph else len(text)
+    return close == -1 or close >= paragraph_end
 
 
 def _after_code_span(text: str, tick: int, line_end: int) -> int:

@@ -8,7 +8,14 @@ import sys
 from collections.abc import Sequence
 
 from ctxres import __version__
-from ctxres.linters.commands import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, command_module, command_modules
+from ctxres.linters.commands import (
+    COMMAND_MODULES,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    command_module,
+    command_modules,
+)
 
 
 class SubCommandParser(argparse.ArgumentParser):
@@ -25,15 +32,17 @@ class SubCommandParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
-            self.error(unrecognized_message(extras, self.option_strings()))
+            command = self.prog.split()[1] if len(self.prog.split()) == 2 else ""
+            self.error(unrecognized_message(extras, self.option_strings(), command))
         return parsed, extras
 
     def option_strings(self) -> list[str]:
         return [option for action in self._actions for option in action.option_strings]
 
 
-def unrecognized_message(extras: Sequence[str], options: Sequence[str]) -> str:
-    """``unrecognized arguments: ...``, with the closest known option for each misspelt one."""
+def unrecognized_message(extras: Sequence[str], options: Sequence[str], command: str = "") -> str:
+    """``unrecognized arguments: ...``, with, for each unknown option, the command that has it
+    (``check --fix``: ``ctxres reinject --fix``), else the closest option of this command."""
     import difflib
 
     message = f"unrecognized arguments: {' '.join(extras)}"
@@ -42,10 +51,40 @@ def unrecognized_message(extras: Sequence[str], options: Sequence[str]) -> str:
         if not extra.startswith("-"):
             continue
         name = extra.split("=", 1)[0]
+        elsewhere = [other for other in commands_with_option(name) if other != command]
         close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
-        if close:
-            hints.append(f"did you mean {close[0]}?" if len(extras) == 1 else f"{name}: did you mean {close[0]}?")
+        if elsewhere:
+            hint = "did you mean " + " or ".join(f"`ctxres {other} {name}`" for other in elsewhere) + "?"
+        elif close:
+            hint = f"did you mean {close[0]}?"
+        else:
+            continue
+        hints.append(hint if len(extras) == 1 else f"{name}: {hint}")
     return "; ".join([message, *hints])
+
+
+def commands_with_option(option: str) -> list[str]:
+    """The sub-commands that accept ``option`` (every command's parser is built: an error path only)."""
+    if option in ("-h", "--help"):
+        return []
+    found = []
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, parser in action.choices.items():
+                if option in (o for a in parser._actions for o in a.option_strings) and name not in found:
+                    found.append(name)
+    return found
+
+
+def unknown_command(given: str) -> str | None:
+    """The error for a first argument that is no command, with the closest one ("did you mean check?")."""
+    if given.startswith("-") or given in COMMAND_MODULES:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(given, list(COMMAND_MODULES), n=1, cutoff=0.6)
+    hint = f"; did you mean `ctxres {close[0]}`?" if close else f"; the commands: {', '.join(COMMAND_MODULES)}"
+    return f"unknown command {given!r}{hint}"
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -66,6 +105,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
+    unknown = unknown_command(given[0]) if given else None
+    if unknown is not None:
+        print(f"usage: ctxres [-h] [--version] COMMAND ...\nctxres: error: {unknown}", file=sys.stderr)
+        return EXIT_ERROR
     parser = build_parser(given[0] if given and not given[0].startswith("-") else None)
     args = parser.parse_args(given)
     try:

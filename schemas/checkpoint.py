@@ -53,7 +53,7 @@ class OrchestrationState(StrictModel):
 class CheckpointDecision(StrictModel):
     """A decision taken since the previous checkpoint."""
 
-    id: str = Field(description="Decision id, `RD-NNN`.")
+    id: str = Field(description="Decision id, `RD-NNN` or with the project's own prefix (`DL-NNN`).")
     summary: str = Field(description="What was decided.")
     affects_phases: list[int] | None = Field(None, description="Numbers of the phases the decision affects.")
 

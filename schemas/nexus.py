@@ -101,7 +101,9 @@ class ResumeContext(StrictModel):
 
     model_config = StrictModel.model_config | {
         "json_schema_extra": {
-            "required": ["project_id", "project_name"],
+            # what a resuming session reads, and the project's identity (its own required list: the
+            # model's optional `project_id` and version are required by the validator above)
+            "required": ["last_updated", "project_id", "project_name", "current_phase", "next_action", "files_to_load"],
             "allOf": [
                 {"anyOf": [{"required": ["resume_schema_version"]}, {"required": ["resume_version"]}]},
                 {

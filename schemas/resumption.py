@@ -128,7 +128,13 @@ class DefectSummary(StrictModel):
 class Decision(StrictModel):
     """A cross-phase decision taken during execution (appended at T6, conditionally at T3)."""
 
-    id: str = Field(pattern=r"^RD-\d{3,}$", description="Sequential decision id: `RD-001`, `RD-002`, ...")
+    id: str = Field(
+        pattern=r"^[A-Z][A-Z0-9]*-\d{3,}$",
+        examples=["RD-001", "DL-001"],
+        description=(
+            "Sequential decision id, one prefix per log: `RD-001`, `RD-002`, ... or the project's own (`DL-001`)."
+        ),
+    )
     gate: str | None = Field(None, description="Gate where the decision was taken, null if not gate-related.")
     iteration: int | None = Field(None, ge=1, description="Gate iteration of the decision, null if not gate-related.")
     decision: str = Field(description="What was decided.")

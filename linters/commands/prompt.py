@@ -66,8 +66,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--checkpoint",
         type=Path,
-        metavar="PATH",
-        help="the checkpoint for Template 2 (default: the newest unacknowledged one in <state-dir>/checkpoints/)",
+        metavar="CHECKPOINT",
+        help="the checkpoint for Template 2, a path or an id such as cx-001 (default: the newest unacknowledged one "
+        "in <state-dir>/checkpoints/)",
     )
     parser.set_defaults(handler=run)
 
@@ -131,13 +132,16 @@ def template1(args: argparse.Namespace) -> str:
     )
 
 
-def _checkpoint(args: argparse.Namespace, folder: str | None) -> tuple[str, list[str]]:
-    """(the checkpoint to render, every unacknowledged checkpoint)."""
+def _checkpoint(args: argparse.Namespace, folder: str | None, state_dir: Path, root: Path) -> tuple[str, list[str]]:
+    """(the checkpoint to render, every unacknowledged checkpoint). ``--checkpoint`` is a path or an id
+    (``cx-001``, ``CX-001``, ``1``), as `ctxres ack` takes it."""
     pending = prompt_data.pending_checkpoints(folder)
     if args.checkpoint is not None:
-        if not args.checkpoint.is_file():
-            raise PromptError(f"no such file: {args.checkpoint}")
-        return str(args.checkpoint.resolve()), pending
+        try:
+            found = ack.find_checkpoint(str(args.checkpoint), state_dir, root, Path.cwd())
+        except ack.AckUsageError as exc:
+            raise PromptError(str(exc)) from None
+        return str(found), pending
     if not pending:
         return "", pending
     return pending[-1], pending
@@ -157,7 +161,7 @@ def template2(args: argparse.Namespace) -> str | None:
     start = (args.file or args.checkpoint or root).resolve()
     config = load_config(start)
     state_dir = cp.find_state_dir(args.file.resolve() if args.file else start, root, config.state_dir)
-    path, pending = _checkpoint(args, _checkpoints_folder(root, state_dir))
+    path, pending = _checkpoint(args, _checkpoints_folder(root, state_dir), state_dir, root)
     if not path:
         return None
     try:

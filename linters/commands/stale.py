@@ -99,23 +99,28 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
-def _staged_targets(files: list[Path], root: Path, config: Config) -> list[git.Change]:
+def _staged_targets(files: list[Path], root: Path, config: Config) -> tuple[list[git.Change], list[str]]:
+    """The staged changes to compare, and the named files with nothing staged (as the user named them)."""
     staged = {change.path: change for change in git.staged_changes(root)}
     if not files:
-        return [change for change in staged.values() if is_candidate(change, config)]
+        return [change for change in staged.values() if is_candidate(change, config)], []
     targets = []
+    unstaged = []
     for given in files:
         rel = git.repo_path(given, root)
-        change = staged.get(rel, git.Change("M", rel, rel))
-        if not change.added and not change.deleted and rel.endswith(YAML_SUFFIXES):
+        change = staged.get(rel)
+        if change is None:
+            if rel.endswith(YAML_SUFFIXES):
+                unstaged.append(given.as_posix())
+        elif not change.added and not change.deleted and rel.endswith(YAML_SUFFIXES):
             targets.append(change)
-    return targets
+    return targets, unstaged
 
 
 def _check_index(args: argparse.Namespace, root: Path, config: Config) -> list[Comparison]:
     if not git.has_commits(root):
         return []  # the first commit: every file is new
-    targets = _staged_targets(args.files, root, config)
+    targets, args.unstaged = _staged_targets(args.files, root, config)
     specs = [spec for change in targets for spec in (f":{change.path}", f"HEAD:{change.old_path}")]
     blobs = git.read_blobs(specs, root, max_bytes=DEFAULT_MAX_BYTES)  # a hostile 100 MB file is not read
     now = now_utc()
@@ -139,9 +144,17 @@ def _check_pushed(named: pushed_commits.Pushed, files: list[Path], root: Path, c
         return check_revisions(revisions, named.described(), files, root, config, progress)
 
 
-def _print_text(results: list[Comparison], range_mode: bool, scope: str = "") -> None:
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _print_text(results: list[Comparison], range_mode: bool, scope: str = "", unstaged: tuple[str, ...] = ()) -> None:
     blocked = [r for r in results if r.staleness is not None]
     _print_notes(results)
+    for name in unstaged:
+        print(f"ctxres stale: {name}: nothing staged, nothing to compare (`git add {name}` stages it)")
+    skipped = [r for r in results if r.note]
+    results = [r for r in results if not r.note]
     for result in blocked:
         if range_mode and result.commit is not None:
             short = result.commit.short
@@ -154,13 +167,24 @@ def _print_text(results: list[Comparison], range_mode: bool, scope: str = "") ->
         print("\n".join(render_text(result, between, after)))
     count = len(results)
     if range_mode:
-        counted = "1 change to an orchestration file" if count == 1 else f"{count} changes to orchestration files"
+        counted = _plural(count, "change to an orchestration file", "changes to orchestration files")
     else:
-        counted = "1 staged orchestration file" if count == 1 else f"{count} staged orchestration files"
+        counted = _plural(count, "staged orchestration file", "staged orchestration files")
     within = f" in {scope}" if scope else ""
+    not_compared = ""
+    if skipped:
+        what = "change to an orchestration file" if range_mode else "staged orchestration file"
+        not_compared = f"{_plural(len(skipped), what, what.replace('file', 'files').replace('change ', 'changes '))}"
+        not_compared += f"{within} not compared (see above)"
     if blocked:
         verb = "leaves" if len(blocked) == 1 else "leave"
-        print(f"ctxres stale: {len(blocked)} of {counted}{within} {verb} the resumption section stale.")
+        tail = f"; {not_compared}" if skipped else ""
+        print(f"ctxres stale: {len(blocked)} of {counted}{within} {verb} the resumption section stale{tail}.")
+    elif skipped:
+        rest = f"; the other {counted} {'is' if count == 1 else 'are'} up to date" if count else ""
+        print(f"ctxres stale: {not_compared}, so not known to be up to date{rest}.")
+    elif not count and not range_mode:
+        print("ctxres stale: no staged orchestration file to compare.")
     else:
         print(f"ctxres stale: resumption sections are up to date ({counted}{within} checked).")
 
@@ -189,6 +213,12 @@ def _print_notes(results: list[Comparison]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.unstaged = []
+    absent = [path for path in args.files if not path.exists()] if args.since is None else []
+    if absent:
+        listed = ", ".join(path.as_posix() for path in absent)
+        print(f"ctxres stale: error: no such file: {listed}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         root = git.repo_root(Path.cwd())
         config = load_config(root).with_overrides(check_examples=args.include_examples)
@@ -217,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     elif args.output_format == "text":
-        _print_text(results, range_mode, pushing.described() if pushing is not None else "")
+        _print_text(results, range_mode, pushing.described() if pushing is not None else "", tuple(args.unstaged))
     else:
         _print_notes(results)
         print_findings(args.output_format, findings(results, root, range_mode), len(results))

@@ -13,6 +13,7 @@ RULE_MODULES = (
     "ctxres.linters.rules.parsing",
     "ctxres.linters.rules.conformance",
     "ctxres.linters.rules.compatibility",
+    "ctxres.linters.rules.decision_ids",
     "ctxres.linters.rules.acknowledgement",
     "ctxres.linters.rules.staleness",
     "ctxres.linters.rules.stale_commits",

@@ -27,6 +27,7 @@ from ctxres.linters.rules.schema_errors import (
     subject,
     without_extra_keys,
 )
+from ctxres.linters.rules.schema_manifest_keys import MISSING_IDENTITY, collapse_manifest_keys
 from ctxres.linters.rules.schema_validity import compile_validity
 from ctxres.resumption import detect_version
 
@@ -62,6 +63,14 @@ MISSING = register(
     `resumption` section without `quality_trajectory`, `defect_summary`, `agent_summaries` and
     `compaction_events` is one error, not four): the cause is one unfinished section. A mapping
     that misses keys *and* carries unexpected ones has another shape (C007), reported once too.
+
+    ## Nexus manifests written before the versioned format
+    A `resume-context.md` whose front matter misses several keys is one finding that lists every
+    one (the version's `resume_schema_version`/`resume_version` included); its own keys beside
+    them are silent. It is an error when `current_phase`, `next_action`, `files_to_load` or
+    `last_updated` is among them: SessionStart cannot tell what to load. A manifest that misses
+    only its version or its project's id or name is an old version of the format, and the
+    folder still names the project: a **warning**.
 
     ## Fix
     Add the key; the message says what it holds. `ctxres schema show NAME` prints the schema.
@@ -117,8 +126,9 @@ BAD_FORMAT = register(
     explanation="""
     ## Why
     Timestamps must be ISO-8601 (`2026-02-17T12:34:56Z`) so that staleness can be computed, and
-    ids follow fixed patterns (`CX-001`, `RD-001`, `cx-001`) so that they can be matched across
-    files.
+    ids follow fixed patterns (`CX-001`, `cx-001`) so that they can be matched across files.
+    Decision ids are `PREFIX-NNN`: `RD-001` or the project's own prefix (`DL-001`), one per log
+    (C009).
 
     ## Fix
     Rewrite the value in the expected format (the message shows an example).
@@ -263,6 +273,7 @@ NO_SECTION = register(
 
 _RULE_OF_KIND: dict[str, Rule] = {
     "missing": MISSING,
+    MISSING_IDENTITY: MISSING,
     "type": WRONG_TYPE,
     "value": BAD_VALUE,
     "format": BAD_FORMAT,
@@ -364,7 +375,8 @@ def problems(doc: Document) -> list[tuple[Problem, int]]:
         leaves = [leaf for error in validator(name).iter_errors(value) for leaf in expand(error)]
         problems_here = [p for leaf in leaves for p in classify(leaf, base) if p.path not in owned]
         problems_here, recognised = _richer_shapes(name, value, problems_here)
-        found += without_extra_keys(collapse_missing(collapse_shapes(dedupe(problems_here), name))) + recognised
+        problems_here = collapse_manifest_keys(dedupe(problems_here), name)
+        found += without_extra_keys(collapse_missing(collapse_shapes(problems_here, name))) + recognised
     return collapse_repeats(found)
 
 
@@ -430,8 +442,8 @@ def check_document(doc: Document, config: Config | None = None) -> list[Finding]
     findings = missing_section(doc, config)
     for problem, others in problems(doc):
         rule = _RULE_OF_KIND[problem.kind]
-        key_like = problem.kind in ("missing", "unknown", "shape", VARIANT, VARIANT_BLOCKING)
-        if problem.kind == "missing" and problem.group.startswith(SEVERAL_MISSING):
+        key_like = problem.kind in ("missing", MISSING_IDENTITY, "unknown", "shape", VARIANT, VARIANT_BLOCKING)
+        if problem.kind in ("missing", MISSING_IDENTITY) and problem.group.startswith(SEVERAL_MISSING):
             position = doc.locate(problem.path, key=True)  # the mapping that misses them
         elif problem.kind == "missing":
             position = doc.locate(problem.path[:-1], key=True) if problem.path[:-1] else doc.locate((), key=True)
@@ -455,5 +467,6 @@ def check_document(doc: Document, config: Config | None = None) -> list[Finding]
 
 
 def _severity(problem: Problem, rule: Rule) -> Severity:
-    """A recognised richer shape that carries every fact is a warning (the same facts, another shape)."""
-    return Severity.WARNING if problem.kind == VARIANT else rule.severity
+    """A recognised richer shape that carries every fact is a warning (the same facts, another shape); so is a
+    manifest that misses only its version or its project's id or name (an old version of the format)."""
+    return Severity.WARNING if problem.kind in (VARIANT, MISSING_IDENTITY) else rule.severity

@@ -104,6 +104,11 @@ MALFORMED = register(
     The first rank is not a number; the second content contains `-->`, which ends the comment in
     the middle of the content.
 
+    ## What is normal
+    Prose that mentions the opener (`"<!--"` in a sentence or a table, or in inline or fenced
+    code) opens no comment: as in Markdown, a `<!--` inside a line is a comment only when it is
+    closed within its paragraph. A `<!--` that starts a line runs to the line that closes it.
+
     ## Fix
     Write the marker in the canonical form, on one line:
     `<!-- L2-REINJECT: rank=N, tokens=N, content="..." -->`. `rank` and `tokens` are whole
@@ -586,13 +591,22 @@ def _over_budget(group: list[RuleFile], config: Config) -> list[Finding]:
                     marker.start,
                     f"the {len(markers)} {KEYWORD} markers of this project ({files} rule "
                     f"file{'s' if files != 1 else ''}) measure {total} tokens together, {total - limit} over the "
-                    f"budget of {limit} tokens injected on every prompt; in rank order this marker (rank "
+                    f"{_budget_origin(config, limit)} injected on every prompt; in rank order this marker (rank "
                     f"{marker.rank}, {marker.measured} tokens) is the first that does not fit",
-                    "shorten, merge or remove markers, or raise `reinject-budget` if a larger per-prompt cost is "
-                    "intended",
+                    "shorten, merge or remove markers, or raise `reinject-budget` in "
+                    f"{config.source.name if config.source else '`[tool.ctxres]` of pyproject.toml'} if a larger "
+                    "per-prompt cost is intended",
                 )
             ]
     raise AssertionError("the running total must pass the budget")  # pragma: no cover
+
+
+def _budget_origin(config: Config, limit: int) -> str:
+    """``default budget of 600 tokens (`reinject-budget`)`` or where the project set it (pure)."""
+    if BUDGET.name not in config.options:
+        return f"default budget of {limit} tokens (setting `reinject-budget`)"
+    where = f" in {config.source.name}" if config.source else ""
+    return f"budget of {limit} tokens (`reinject-budget`{where})"
 
 
 def _missing_reminder(group: list[RuleFile], config: Config) -> list[Finding]:

@@ -293,7 +293,7 @@ def collapse_shapes(problems: list[Problem], schema_name: str = "NAME") -> list[
     """A mapping with both missing and unknown keys has another shape: one problem, not many."""
     by_parent: dict[JsonPath, list[Problem]] = {}
     for problem in problems:
-        if problem.kind in ("missing", "unknown", EXTRA) and problem.group != "anyOf-required":
+        if problem.kind in ("missing", "unknown", EXTRA) and problem.group != "anyOf-required" and problem.path:
             by_parent.setdefault(problem.path[:-1], []).append(problem)
     replaced: set[int] = set()
     shapes: list[Problem] = []

@@ -39,9 +39,10 @@ SECRET = register(
     (`xoxb-...`, webhook URLs), Google (`AIza...`), Stripe, npm, PyPI and GitLab tokens, JSON Web
     Tokens, `Bearer` and `Basic` authorization values, PEM private key blocks, passwords in URLs,
     and the value of `password:`, `secret=`, `api_key:`, `access_token:`-style assignments.
-    Placeholders are not secrets: `password: null`, `token: ${API_TOKEN}`, `<set me>`,
-    `[REDACTED]`, token counts such as `max_tokens: 4096`, and prose that merely mentions a
-    password or a token.
+    Placeholders are not secrets: `password: null`, `token: ${API_TOKEN}`, `<your-key>`,
+    `{unique-hash-1}`, `%API_KEY%`, `xxx`, `[REDACTED]`, a key's shape filled with one character
+    or marked as an example (`sk-xxxxxxxx...`, `AKIAIOSFODNN7EXAMPLE`, `ghp_your_token_here`),
+    token counts such as `max_tokens: 4096`, and prose that merely mentions a password or a token.
 
     Every discovered file is scanned, including one that is otherwise rejected: binary (a NUL
     byte, P004), not UTF-8 (P003), larger than `max-file-size` (P005) or not parsable (P001). A key

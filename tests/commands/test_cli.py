@@ -13,6 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from ctxres.linters import cli
+
 from ..conftest import CORPUS, FIXTURES
 
 EXAMPLE = FIXTURES / "example"
@@ -295,7 +297,9 @@ def test_check_imports_neither_the_migration_nor_importlib_resources() -> None:
 def test_unknown_and_misspelt_commands_are_reported_by_the_whole_parser() -> None:
     result = ctxres("audit-histry")
     assert result.returncode == 2
-    assert "invalid choice: 'audit-histry'" in result.stderr and "stale" in result.stderr
+    assert "unknown command 'audit-histry'; did you mean `ctxres audit-history`?" in result.stderr
+    unlike = ctxres("nothing-like-it")
+    assert unlike.returncode == 2 and "the commands: check, rule" in unlike.stderr and "stale" in unlike.stderr
 
 
 def test_a_check_of_every_kind_imports_no_dataclasses_typing_or_toml_parser() -> None:
@@ -319,3 +323,30 @@ def test_a_check_of_every_kind_imports_no_dataclasses_typing_or_toml_parser() ->
     assert done.stderr.strip().splitlines()[-1] == "1 []"
     families = {finding["code"][0] for finding in json.loads(done.stdout)["findings"]}
     assert len(families) >= 5, families
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["chekc"], "unknown command 'chekc'; did you mean `ctxres check`?"),
+        (["reinjetc", "--fix"], "did you mean `ctxres reinject`?"),
+        (["check", "--fix"], "unrecognized arguments: --fix; did you mean `ctxres reinject --fix`?"),
+        (["check", "--outptu-format", "json"], "did you mean --output-format?"),
+    ],
+)
+def test_a_mistyped_command_or_an_option_of_another_command_gets_a_did_you_mean(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = cli.main(args)
+    except SystemExit as exc:  # argparse's error
+        code = int(exc.code or 0)
+    assert code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_misspelt_setting_gets_the_nearest_one(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.ctxres]\nreinject-budjet = 500\n")
+    result = ctxres("check", str(tmp_path))
+    assert result.returncode == 2
+    assert "unknown setting `reinject-budjet` in ctxres configuration; did you mean `reinject-budget`?" in result.stderr

@@ -65,6 +65,16 @@ def test_template2_of_a_named_checkpoint_is_the_default_with_checkpoint(
     assert "CHECKPOINT: .jerry/checkpoints/cx-002-checkpoint.json" in out
 
 
+@pytest.mark.parametrize("given", ["cx-002", "CX-002", "2"])
+def test_a_named_checkpoint_may_be_an_id_as_ack_takes_it(
+    project: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    put_checkpoint(project, 2)
+    put_checkpoint(project, 3)
+    assert main(["prompt", "--checkpoint", given]) == 0
+    assert "CHECKPOINT: .jerry/checkpoints/cx-002-checkpoint.json" in capsys.readouterr().out
+
+
 def test_nothing_pending_exits_1(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     put_checkpoint(project, 2, acknowledged=True)
     assert main(["prompt", "--template", "2"]) == 1
@@ -76,7 +86,8 @@ def test_nothing_pending_exits_1(project: Path, capsys: pytest.CaptureFixture[st
     ("args", "said"),
     [
         (["--file", "missing.yaml"], "no such file: missing.yaml"),
-        (["--checkpoint", "missing.json"], "no such file: missing.json"),
+        (["--checkpoint", "missing.json"], "no checkpoint 'missing.json': give a path or an id such as cx-002"),
+        (["--checkpoint", "cx-009"], "no checkpoint 'cx-009'"),
         (["--template", "1", "--checkpoint", "x.json"], "--checkpoint is for Template 2"),
     ],
 )

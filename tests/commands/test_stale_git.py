@@ -303,6 +303,32 @@ def test_a_staged_file_that_does_not_parse_is_left_to_ctxres_check(repo: GitRepo
     )
 
 
+def test_a_staged_file_that_does_not_parse_is_never_up_to_date(repo: GitRepo) -> None:
+    repo.stage("ORCHESTRATION.yaml", ADVANCED + "resumption: [unclosed\n")
+    result = repo.run("stale")
+    assert "up to date" not in result.stdout.replace("not known to be up to date", "")
+    assert result.stdout == (
+        "ctxres stale: 1 staged orchestration file not compared (see above), so not known to be up to date.\n"
+    )
+
+
+def test_a_named_file_that_does_not_exist_is_a_usage_error(repo: GitRepo) -> None:
+    result = repo.run("stale", "ORCHESTRATION.yaml", "missing/ORCHESTRATION.yaml")
+    assert result.returncode == 2
+    assert result.stderr == "ctxres stale: error: no such file: missing/ORCHESTRATION.yaml\n"
+    assert result.stdout == ""
+
+
+def test_a_named_file_with_nothing_staged_says_so(repo: GitRepo) -> None:
+    result = repo.run("stale", "ORCHESTRATION.yaml")
+    assert result.returncode == 0
+    assert result.stdout == (
+        "ctxres stale: ORCHESTRATION.yaml: nothing staged, nothing to compare (`git add ORCHESTRATION.yaml` "
+        "stages it)\nctxres stale: no staged orchestration file to compare.\n"
+    )
+    assert "checked" not in result.stdout
+
+
 def test_a_repository_without_commits_has_nothing_to_compare(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "empty")
     repo.stage("ORCHESTRATION.yaml", ADVANCED)

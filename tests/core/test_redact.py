@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from ctxres.redact import REDACTED, is_secret_name, redact, redact_value
+from ctxres.redact import REDACTED, find_secrets, is_secret_name, redact, redact_value
 
 
 @pytest.mark.parametrize(
@@ -16,13 +16,13 @@ from ctxres.redact import REDACTED, is_secret_name, redact, redact_value
         ("key sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0L end", f"key {REDACTED} end"),
         ("openai sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0Ab.", f"openai {REDACTED}."),
         ("legacy sk-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0AbCdEfGhIj", f"legacy {REDACTED}"),
-        ("id AKIAIOSFODNN7EXAMPLE, temp ASIAY34FZKBOKMUTVV7A", f"id {REDACTED}, temp {REDACTED}"),
+        ("id AKIAQ7ZK2M4N6P8R3T5V, temp ASIAY34FZKBOKMUTVV7A", f"id {REDACTED}, temp {REDACTED}"),
         (
-            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYz8Q4mK2pLw",
             f"aws_secret_access_key = {REDACTED}",
         ),
         (
-            '"aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+            '"aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYz8Q4mK2pLw"',
             f'"aws_secret_access_key": "{REDACTED}"',
         ),
         ("ghp_16C7e42F292c6912E7710c838347Ae178B4a", REDACTED),
@@ -70,6 +70,42 @@ def test_secrets_are_replaced(text: str, expected: str) -> None:
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "api_key: <your-key>",
+        "session_token: {unique-hash-1}",
+        'session_token: "{unique-hash-1}"',
+        "github_token: ${TOKEN}",
+        "password: xxx",
+        'admin_password: "%ADMIN_PASSWORD%"',
+        "ANTHROPIC_API_KEY: sk-ant-api03-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "OPENAI_API_KEY: sk-XXXXXXXXXXXXXXXXXXXXXXXX",
+        "push with ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "AWS AKIAXXXXXXXXXXXXXXXX and AKIAIOSFODNN7EXAMPLE",
+        "aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "api_key: sk-your-key-here",
+    ],
+)
+def test_placeholders_in_a_credentials_place_are_not_secrets(text: str) -> None:
+    assert find_secrets(text) == []
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "session_token: abcd1234{unique}",
+        "push with ghp_5g73f3UpQ4emGDzH7K3hDdn4vYHGcQ3ZeeCp",
+        "AWS AKIAQ7ZK2M4N6P8R3T5V",
+        "password: examinedX9",
+        "slack https://hooks.slack.com/services/T0EXAMPLE/B0EXAMPLE/s5A9UDb6kB9iEHr6S3n4g497",
+    ],
+)
+def test_values_near_a_placeholder_are_still_secrets(text: str) -> None:
+    assert len(find_secrets(text)) == 1
 
 
 def test_redaction_is_idempotent() -> None:

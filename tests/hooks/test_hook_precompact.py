@@ -342,8 +342,8 @@ def test_project_without_workflow_writes_nothing(tmp_path: Path) -> None:
 SECRETS = {
     "anthropic": "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm",
     "openai": "sk-proj-4fGh7Jk9Lm2Np5Qr8St1Uv3Wx6Yz0Ab",
-    "aws": "AKIAIOSFODNN7EXAMPLE",
-    "aws_secret": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "aws": "AKIAQ7ZK2M4N6P8R3T5V",
+    "aws_secret": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYz8Q4mK2pLw",
     "github": "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
     "slack": "xoxb-2048-4096-Zq8Wv7Xu6Ys5",
     "bearer": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl",

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.config import Config, parse
+from ctxres.config import Config, load_config, parse
 from ctxres.document import Document
 from ctxres.findings import Finding, Severity
 from ctxres.linters import cli
+from ctxres.linters.checking import engine
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.commands.reinject import load as load_rule_file
 from ctxres.linters.commands.reinject import rule_files
@@ -20,6 +21,7 @@ from ctxres.linters.rules import reinject as rules
 from ctxres.reinject import (
     Marker,
     apply_edits,
+    comments,
     fix_tokens,
     measure_tokens,
     scan,
@@ -214,9 +216,25 @@ def test_corpus_total_is_measured_and_reported_with_the_number_when_over_the_bud
     (finding,) = [f for f in run_corpus(reinject_budget=450) if f.code == "R006"]
     assert located([finding]) == [("quality-enforcement.md", 47, 1, "R006")]
     assert "the 12 L2-REINJECT markers of this project (3 rule files) measure 493 tokens together" in finding.message
-    assert "43 over the budget of 450" in finding.message
+    assert "43 over the budget of 450 tokens (`reinject-budget` in" in finding.message
+    assert "default" not in finding.message
     assert "(rank 10, 44 tokens)" in finding.message
     assert run_corpus(reinject_budget=493) == run_corpus()
+
+
+def test_over_the_default_budget_says_it_is_the_default_and_names_the_setting() -> None:
+    case = FIXTURES / "rules" / "R006" / "bad"
+    (finding,) = [f for f in engine.run([case], load_config(case), cwd=case).findings if f.code == "R006"]
+    assert "over the default budget of 600 tokens (setting `reinject-budget`)" in finding.message
+    assert "raise `reinject-budget` in `[tool.ctxres]` of pyproject.toml" in finding.fix
+
+
+def test_over_a_budget_set_in_pyproject_names_the_file(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "rules" / "R006" / "bad", tmp_path, dirs_exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("[tool.ctxres]\nreinject-budget = 500\n")
+    (finding,) = [f for f in engine.run([tmp_path], load_config(tmp_path), cwd=tmp_path).findings if f.code == "R006"]
+    assert "over the budget of 500 tokens (`reinject-budget` in pyproject.toml)" in finding.message
+    assert "raise `reinject-budget` in pyproject.toml" in finding.fix
 
 
 # --- the grammar ---------------------------------------------------------------------------------
@@ -305,6 +323,33 @@ def test_a_marker_inside_an_unclosed_earlier_comment_is_a_stray_problem() -> Non
     (stray,) = found.stray
     assert rules.Lines(text).position(stray.offset) == (3, 1)
     assert "opened at line 1, column 1" in stray.message
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        'Markers open with "<!--" and close later.\n\n',
+        "Markers open with <!-- and close later.\n",
+        'A table: | opener | "<!--" |\n',
+        "  Say `<!--` or '<!--' freely.\n\n",
+    ],
+)
+def test_an_opener_written_inside_a_line_and_left_open_in_its_paragraph_is_text(prose: str) -> None:
+    text = prose + '<!-- L2-REINJECT: rank=1, content="a" -->\n'
+    found = scan(text)
+    assert [m.rank for m in found.markers] == [1]
+    assert not found.markers[0].errors and not found.stray
+
+
+def test_an_opener_inside_a_line_closed_in_its_paragraph_is_a_comment() -> None:
+    text = 'A <!-- draft\nnote --> then\n\n<!-- L2-REINJECT: rank=1, content="a" -->\n'
+    assert comments(text)[0] == (2, text.index("-->") + 3)
+    assert [m.rank for m in scan(text).markers] == [1]
+
+
+def test_an_opener_starting_a_line_still_runs_across_blank_lines() -> None:
+    text = ' <!-- open\n\n<!-- L2-REINJECT: rank=1, content="a" -->\n'
+    assert len(scan(text).stray) == 1
 
 
 @pytest.mark.parametrize(

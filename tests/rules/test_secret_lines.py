@@ -28,7 +28,7 @@ PIECES = [
     "Bearer",
     "  abcdefghij0123456789",
     "aws_secret_access_key =",
-    " wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    " wJalrXUtnFEMI/K7MDENG/bPxRfiCYz8Q4mK2pLw",
     "-----BEGIN RSA PRIVATE KEY-----",
     "MIIEowIBAAKCAQEA",
     "-----END RSA PRIVATE KEY-----",
