@@ -20,7 +20,7 @@ from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
 from ctxres.linters.rules import parsing, rule_modules, suppression_comments
 from ctxres.linters.rules import secrets as security
-from ctxres.loading import Limits, load_file
+from ctxres.loading import IssueKind, Limits, LoadIssue, load_file
 from ctxres.records import FrozenRecord, Record, init_field
 
 TYPE_CHECKING = False
@@ -177,11 +177,24 @@ def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
     return checks.per_document, checks.per_workspace
 
 
+def _reported_issues(doc: Document | None, issues: list[LoadIssue]) -> list[LoadIssue]:
+    """The load issues to report: a key that is not a string only where the schema reads keys as text (P007)."""
+    if not any(issue.kind is IssueKind.NON_STRING_KEY for issue in issues):
+        return issues
+    from ctxres.linters.rules.schema_keys import expects_string_key
+
+    return [
+        issue
+        for issue in issues
+        if issue.kind is not IssueKind.NON_STRING_KEY or (doc is not None and expects_string_key(doc, issue.json_path))
+    ]
+
+
 def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None, list[Finding]]:
     """Load one artifact and run the per-document checks on it."""
     limits = Limits(max_bytes=config.max_file_size)
     result = load_file(artifact.fs_path, artifact.kind, artifact.format, limits, artifact.display)
-    findings = parsing.findings_for(artifact.display, result.issues)
+    findings = parsing.findings_for(artifact.display, _reported_issues(result.document, result.issues))
     if result.document is not None:
         for rule_check in _checks()[0]:
             findings += rule_check(result.document, config)

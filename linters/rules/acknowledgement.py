@@ -305,6 +305,38 @@ NOT_REACHED = register(
     """,
 )
 
+NO_RECOVERY_DATA = register(
+    "A012",
+    "checkpoint-without-recovery-state",
+    "A checkpoint records no position of the workflow: the compaction alert built from it cannot re-orient.",
+    case=Case.TOOL_JOB,
+    why=(
+        "After the compaction, SessionStart builds the compaction alert from this checkpoint: without the "
+        "workflow's phase or activity, the alert cannot tell the session what it was doing."
+    ),
+    explanation="""
+    ## Why
+    The compaction alert that the next session receives says "YOU WERE DOING: phase N, activity"
+    from the checkpoint written just before the compaction (`orchestration_state` in
+    `cx-NNN-checkpoint.json`; `resumption_state.recovery_state` in the `cx-NNN.json` layout). A
+    `cx-NNN.json` checkpoint that holds no phase and no activity (`"resumption_state": null`, or a
+    `recovery_state` without `current_phase` and `current_activity`) gives an alert that cannot
+    re-orient anyone. (In `cx-NNN-checkpoint.json` the schema requires
+    `orchestration_state.current_phase`: C001 reports it missing.)
+
+    ## Example
+    ```json
+    {"checkpoint_id": "cx-003", "context_state": {"fill_percentage": 0.82},
+     "resumption_state": null, "created_at": "2026-02-22T02:15:21Z"}
+    ```
+
+    ## Fix
+    Make the PreCompact hook copy the workflow's position into the checkpoint (`ctxres-hook
+    precompact` does); for this checkpoint, fill the position from the resumption section as it
+    was at that time, or acknowledge it (`ctxres ack`) once the section holds its state.
+    """,
+)
+
 EVENTS_OWNER: JsonPath = ("resumption", "compaction_events")
 EVENTS: JsonPath = ("resumption", "compaction_events", "events")
 UPDATED_AT: JsonPath = ("resumption", "recovery_state", "updated_at")
@@ -511,6 +543,7 @@ def _check_checkpoint(doc: Document) -> list[Finding]:
                 "(whichever is wrong), and keep the event that points to it in step",
             )
         )
+    findings += _check_recovery_data(doc, data)
     metadata = data.get("metadata")
     if cp.layout_of(data) == cp.SEED and isinstance(metadata, dict):
         findings += _check_acknowledgement(doc, ("metadata",), metadata, "the checkpoint")
@@ -519,6 +552,33 @@ def _check_checkpoint(doc: Document) -> list[Finding]:
                 doc, ("metadata",), metadata.get("acknowledged_at"), data.get("timestamp"), "the checkpoint"
             )
     return findings
+
+
+def _check_recovery_data(doc: Document, data: dict[str, Any]) -> list[Finding]:
+    """A012: a checkpoint of the `cx-NNN.json` layout without the workflow's phase or activity (in the
+    `cx-NNN-checkpoint.json` layout the schema requires `orchestration_state.current_phase`: C001 says so)."""
+    view = cp.view(data)
+    if view.layout != cp.PEER or view.phase is not None or view.activity is not None or "resumption_state" not in data:
+        return []
+    where: JsonPath = ("resumption_state",)
+    saved = data["resumption_state"]
+    if saved is None:
+        holds = "`resumption_state` is null"
+    elif isinstance(saved, dict) and isinstance(saved.get("recovery_state"), dict):
+        holds = "`resumption_state.recovery_state` has no `current_phase` and no `current_activity`"
+    else:
+        holds = "`resumption_state` has no `recovery_state`"
+    return [
+        _finding(
+            doc,
+            NO_RECOVERY_DATA,
+            f"{holds}: the compaction alert built from this checkpoint cannot say what the session was doing",
+            where,
+            "copy the workflow's position (phase, activity, status) into the checkpoint when it is written, or "
+            "acknowledge it with `ctxres ack` once the resumption section holds its state",
+            key=True,
+        )
+    ]
 
 
 # --- across files -------------------------------------------------------------------------------

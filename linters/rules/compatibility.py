@@ -16,7 +16,7 @@ from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.schema_errors import dotted
 from ctxres.migration_marks import phases_in_prose, placeholders, status_from_prose
-from ctxres.orchestration import WORKFLOW_STATUSES
+from ctxres.orchestration import WORKFLOW_STATUSES, workflow_status_of
 from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_leftovers, v1_view, v1_view_paths
 from ctxres.yamledit import scalar
 
@@ -42,7 +42,9 @@ V1_SECTION = register(
     seven sub-sections, and v1.0 readers still find `last_checkpoint`, `next_step` and
     `files_to_read` in it. v1.0 is accepted, so this is a warning (it fails under `--strict`).
 
-    The version is recognised from the section's keys, not from the file's `schema_version`.
+    The version is recognised from the section's keys, not from the file's `schema_version`. A
+    finished workflow (`workflow.status` COMPLETE) is not reported: nobody resumes it again, so
+    migrating its section gains nothing.
 
     ## Example
     ```yaml
@@ -359,7 +361,8 @@ def check_document(doc: Document, _config: object = None) -> list[Finding]:
     if not isinstance(section, dict) or not section:
         return []
     if detect_version(section) == "1.0":
-        return _v1_section(doc) + _placeholders(doc, section)
+        finished = workflow_status_of(doc.data) == "COMPLETE"  # never resumed again: no migration hint
+        return ([] if finished else _v1_section(doc)) + _placeholders(doc, section)
     return _leftovers(doc, section) + _decisions(doc, section) + _empty_view(doc, section) + _placeholders(doc, section)
 
 

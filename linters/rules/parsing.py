@@ -129,6 +129,10 @@ NON_STRING_KEY = register(
     YAML reads unquoted keys such as `yes`, `on`, `1` or `2026-01-01` as booleans, numbers or
     dates. JSON Schema only has string keys, so the key does not mean what it looks like.
 
+    Only keys where the schema expects a string are reported: the keys of a mapping the schema
+    describes (its known keys, an agent id in `agent_summaries`, a gate id in `score_history`).
+    A project's own mapping (`phase_notes: {1: ...}`) is read by nobody but the project: silent.
+
     ## Fix
     Quote the key: `"yes": ...`.
     """,

@@ -221,6 +221,41 @@ CHECKPOINTS_UNUSED = register(
     workflow takes in `checkpoints.entries` and `checkpoints.latest_id`.
     """,
 )
+LATEST_BEHIND_FOLDER = register(
+    "S016",
+    "latest-checkpoint-behind-folder",
+    "`checkpoints.latest_id` is older than checkpoints that the workflow's own folder records.",
+    case=Case.WRONG_RESUMPTION,
+    why=(
+        "The workflow took a later checkpoint than the section says: a session resuming from "
+        "`latest_id` starts from an older recovery point."
+    ),
+    explanation="""
+    ## Why
+    `checkpoints.latest_id` is the recovery point a resuming session starts from. Workflows keep
+    their checkpoints beside their ORCHESTRATION file, as checkpoint files or documents named by
+    id (`checkpoints/CP-004.json`, `cp-004-phase-3-summary.md`). When that folder holds a file
+    named with a later id of the same prefix than `latest_id`, and the section records no entry
+    for it, the checkpoint was taken and the section never updated.
+
+    Only names that start with the id count (`CP-004...`, `cp_004...`), in the folder of the
+    ORCHESTRATION file and its sub-folders (hidden folders and dependencies are not read). A
+    folder shared with another workflow file is not the workflow's own: it is not read (nor a
+    sub-folder that holds another workflow file).
+
+    ## Example
+    ```yaml
+    checkpoints:
+      latest_id: "CP-003"          # the folder holds checkpoints/CP-004-gate-2.md
+      entries:
+        - {id: "CP-003", timestamp: "2026-03-01T09:00:00Z"}
+    ```
+
+    ## Fix
+    Record the later checkpoint in `checkpoints.entries` and set `latest_id` (and
+    `last_checkpoint`) to it; if the file is not a checkpoint, rename it.
+    """,
+)
 WORKFLOW_STATUS = register(
     "S005",
     "workflow-status-mismatch",
@@ -263,9 +298,13 @@ CURRENT_PHASE = register(
     `current_phase`, `current_phase_name` and `current_activity` tell a resuming session which
     phase to continue. The pipelines record their own `current_phase`; when the section names
     another phase, it was not updated at the last phase transition. Which pipeline is compared:
-    the one that `current_pipeline` (top level or in `workflow`) names; else every pipeline, when
-    they agree. When they disagree and nothing names one, only a phase that none of them is at
-    is reported. The message says which pipeline it compared with.
+    the one that `current_pipeline` (top level, in `workflow` or in `recovery_state`) names; else
+    every pipeline, when they agree. When they disagree and nothing names one, only a phase that
+    none of them is at is reported. The message says which pipeline it compared with.
+
+    When a pipeline's own `current_phase` lags its phases (it names a COMPLETE phase while the one
+    after it runs) and the section names the phase that runs, the section is right: the finding
+    is on the pipeline's `current_phase`.
 
     - `current_phase_name` must not be the name of another phase (names are matched ignoring
       case, punctuation, notes in parentheses and a leading "Phase N:").
@@ -492,6 +531,11 @@ V1_PROSE = register(
     that says the workflow or all its phases are complete while the workflow is still ACTIVE
     with phases to run. A session resuming from it redoes finished work or skips open work.
 
+    "All phases complete, awaiting approval" under a live workflow whose gate (or phase) awaits
+    approval is a normal wait state: the phase the gate closes, each pipeline's current phase, may
+    still read IN_PROGRESS or PENDING until the approval. Any other unfinished phase is still a
+    contradiction, and the message cites that phase.
+
     Only clear statements count: "not started", "initialized", "ready to execute phase N",
     "about to start phase N", "next: phase N", a `next_step` that begins with "Execute phase
     N", "all phases complete", "workflow complete". A phase is "long complete" when it is
@@ -517,6 +561,48 @@ V1_PROSE = register(
     Rewrite `current_state` and `next_step` to say where the workflow really is (or correct the
     state if that is the stale side). Better: run `ctxres migrate --write FILE`, which turns the
     section into v2.0 with structured `recovery_state` fields that the other S rules check.
+    """,
+)
+
+OPEN_WORK = register(
+    "S017",
+    "complete-with-open-work",
+    "A v2.0 section says COMPLETE while the same section says work is still open.",
+    case=Case.CONTRADICTION,
+    why=(
+        "The section's status and its own details contradict each other: a resuming session either "
+        "closes open work or redoes finished work."
+    ),
+    explanation="""
+    ## Why
+    `recovery_state.workflow_status: COMPLETE` tells a resuming session there is nothing left to
+    do. When the same section says otherwise, one of the two was not updated:
+
+    - a defect of `defect_summary` whose own status says it is being worked on
+      (`IN_PROGRESS`, `REVISING`...): ids listed in `unresolved_defects` alone are not reported,
+      since a workflow may finish and carry known defects to later work;
+    - an agent summary that says the agent is not done (`"UNDER REVISION. ..."`,
+      `"IN PROGRESS. ..."`);
+    - `current_activity` or `next_step` that says the workflow has not started or a phase is
+      about to start (`"Workflow not started"`, `"phase-1-ready"`, `"Execute Phase 1 agents"`).
+      S014 reads these statements in a v1.0 section; this rule reads them after `ctxres migrate`.
+
+    Without a `workflow_status` of the enum (absent, or the placeholder `ctxres migrate` writes),
+    `workflow.status` is the status compared.
+
+    ## Example
+    ```yaml
+    resumption:
+      recovery_state:
+        workflow_status: "COMPLETE"
+        next_step: "Execute Phase 1 agents"        # written at planning time
+      agent_summaries:
+        reviewer: "UNDER REVISION. Second pass on chapter 3."
+    ```
+
+    ## Fix
+    Update the stale side: the status (`ACTIVE` while work remains), or the defect, the summary
+    and the prose (what was done, and `None - workflow complete` as the next step).
     """,
 )
 
@@ -815,10 +901,94 @@ def check_last_checkpoint(ctx: Context) -> list[Finding]:
     return [finding.replace(severity=problem[2])]
 
 
+# --- S016: checkpoints.latest_id against the workflow's own folder ----------------------------------
+
+_CHECKPOINT_ID = re.compile(r"\A([A-Za-z]+)[-_]?(\d+)\Z")
+_FOLDER_DEPTH = 3  # sub-folders of the workflow's folder that are read
+_FOLDER_NAMES = 5000  # names read at most: a workflow's folder, not a whole repository
+_NOT_READ = frozenset({"node_modules", "venv", "__pycache__", "site-packages", "vendor"})
+
+
+def _is_workflow_file(name: str) -> bool:
+    return "orchestration" in name.casefold() and name.casefold().endswith((".yaml", ".yml"))
+
+
+def _folder_names(folder: str, own: str) -> list[str]:
+    """The file and folder names under ``folder`` (relative, ``/`` separators), depth-limited; only the
+    workflow's own: none when another workflow file shares the folder, none of a sub-folder that has one."""
+    import os
+
+    found: list[str] = []
+    for here, dirs, files in os.walk(folder):
+        rel = os.path.relpath(here, folder)
+        if any(_is_workflow_file(name) for name in files if os.path.join(here, name) != own):
+            if rel == ".":
+                return []  # a folder of several workflows: which checkpoint is whose cannot be told
+            dirs[:] = []
+            continue
+        depth = 0 if rel == "." else rel.count(os.sep) + 1
+        dirs[:] = (
+            sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_READ) if depth < _FOLDER_DEPTH else []
+        )
+        for name in sorted(files) + dirs:
+            found.append(name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}")
+            if len(found) >= _FOLDER_NAMES:
+                return found
+    return found
+
+
+def _numbers(ids: list[str], prefix: str) -> set[int]:
+    """The numbers of the ids with ``prefix`` (``CP-003`` -> 3)."""
+    matches = (_CHECKPOINT_ID.match(i.strip()) for i in ids)
+    return {int(m.group(2)) for m in matches if m and m.group(1).casefold() == prefix.casefold()}
+
+
+def _later_in_folder(ctx: Context, latest: str, ids: list[str]) -> list[str]:
+    """Names in the workflow's folder that start with a checkpoint id later than ``latest`` and not recorded."""
+    import os
+
+    match = _CHECKPOINT_ID.match(latest.strip())
+    if match is None or not ctx.doc.fs_path:
+        return []
+    prefix, number = match.group(1), int(match.group(2))
+    recorded = _numbers(ids, prefix)
+    named = re.compile(rf"\A{re.escape(prefix)}[-_]?(\d+)(?![0-9])", re.IGNORECASE)
+    later: list[str] = []
+    own = os.path.abspath(ctx.doc.fs_path)
+    for rel in _folder_names(os.path.dirname(own), own):
+        found = named.match(rel.rsplit("/", 1)[-1])
+        if found and int(found.group(1)) > number and int(found.group(1)) not in recorded:
+            later.append(rel)
+    return later
+
+
+def check_latest_behind_folder(ctx: Context) -> list[Finding]:
+    entries = state.checkpoint_entries(ctx.doc.data)
+    if entries is None or not isinstance(entries.latest, str):
+        return []
+    ids = [entry_id for entry_id, _path, _time in entries.entries if isinstance(entry_id, str)]
+    later = _later_in_folder(ctx, entries.latest, ids)
+    if not later:
+        return []
+    return [
+        ctx.finding(
+            LATEST_BEHIND_FOLDER,
+            entries.latest_path,
+            f"`{_short(entries.latest_path)}` is {_shown(entries.latest)}, but the workflow's folder records later "
+            f"checkpoints that the section does not: {_some(later)}",
+            "Record the later checkpoint in checkpoints.entries and set latest_id (and last_checkpoint) to it.",
+        )
+    ]
+
+
 # --- S005-S006: the position the section states, against the workflow and its pipelines ---------
 
 # Where a file names the pipeline the workflow is on.
-_CURRENT_PIPELINE_KEYS: tuple[JsonPath, ...] = (("current_pipeline",), ("workflow", "current_pipeline"))
+_CURRENT_PIPELINE_KEYS: tuple[JsonPath, ...] = (
+    ("current_pipeline",),
+    ("workflow", "current_pipeline"),
+    ("resumption", "recovery_state", "current_pipeline"),
+)
 
 
 class Compared(FrozenRecord):
@@ -1038,11 +1208,66 @@ def _activity_problem(ctx: Context, accepted: frozenset[int], what: str) -> str:
     )
 
 
+def _lagging(pipeline: state.Pipeline) -> state.Phase | None:
+    """The phase a pipeline is really at when its own `current_phase` lags its phases' statuses: its
+    current phase is finished and a later one runs (None when it does not lag)."""
+    number = pipeline.current_phase
+    current = pipeline.phase(number) if number is not None else None
+    if number is None or current is None or current.status not in PASSED_WORDS:
+        return None
+    running = [
+        ph for ph in pipeline.phases if ph.number is not None and ph.number > number and ph.status in RUNNING_WORDS
+    ]
+    return running[0] if len(running) == 1 else None
+
+
+def _pipeline_lag_finding(ctx: Context, mine: int, compared: Compared) -> Finding | None:
+    """S006 on a pipeline's `current_phase` that lags its phases while the section names the phase that runs."""
+    for pipeline in compared.pipelines:
+        running = _lagging(pipeline)
+        if running is None or running.number != mine or pipeline.current_phase_path is None:
+            continue
+        assert pipeline.current_phase is not None
+        finished = pipeline.phase(pipeline.current_phase)
+        assert finished is not None
+        others = [p for p in compared.pipelines if p is not pipeline and p.current_phase_path is not None]
+        if compared.named_by is None and any(mine not in _accepted(p) and _lagging(p) is None for p in others):
+            return None  # the pipelines disagree and nothing names one: no single place to blame
+        message = (
+            f"{_at(ctx.doc, pipeline.current_phase_path)} is {pipeline.current_phase}, but {_phase_is(ctx, finished)} "
+            f"and {_phase_is(ctx, running)}: the pipeline's own current phase lags its phases "
+            f"(`recovery_state.current_phase` {mine} agrees with them; {_which(ctx, compared)})"
+        )
+        fix = f"Set {_short(pipeline.current_phase_path)} to {mine}, the phase that runs."
+        return ctx.finding(CURRENT_PHASE, pipeline.current_phase_path, message, fix)
+    return None
+
+
+def _name_and_activity_findings(ctx: Context, mine: int, pipelines: list[state.Pipeline]) -> list[Finding]:
+    """S006 on a `current_phase_name` or `current_activity` about another phase than ``mine``."""
+    what, accepted = f"phase {mine}", frozenset({mine})
+    problems = [
+        (problem, path)
+        for problem, path in (
+            (_name_problem(ctx, accepted, pipelines, what), (*RS, "current_phase_name")),
+            (_activity_problem(ctx, accepted, what), (*RS, "current_activity")),
+        )
+        if problem
+    ]
+    if not problems:
+        return []
+    fix = f"Set current_phase_name and current_activity to phase {mine}'s."
+    return [ctx.finding(CURRENT_PHASE, problems[0][1], "; ".join(p for p, _path in problems), fix)]
+
+
 def check_current_phase(ctx: Context) -> list[Finding]:
     mine = phase_number(ctx.recovery.get("current_phase"))
     if mine is None or isinstance(ctx.recovery.get("current_phase"), str):
         return []
     compared = _compared(ctx.doc)
+    lag = _pipeline_lag_finding(ctx, mine, compared)
+    if lag is not None:
+        return [lag, *_name_and_activity_findings(ctx, mine, compared.pipelines)]
     at, declared = _state_phase(ctx, compared)
     problems: list[tuple[str, JsonPath]] = []
     if at is not None:
@@ -1375,6 +1600,14 @@ _NOT_A_STATEMENT = re.compile(
     re.IGNORECASE,
 )
 _QUOTED = 100  # characters of prose a message quotes
+# "All phases complete, awaiting approval": the prose says the workflow waits for a person.
+_SAYS_AWAITING_APPROVAL = re.compile(
+    r"\b(?:await(?:ing|s)?|pending|waiting\s+(?:for|on)|needs?|requires?)\s+(?:\w+\s+){0,2}"
+    r"(?:approval|review|sign[\s_-]?off)\b",
+    re.IGNORECASE,
+)
+# A gate (or phase) status that waits for a person's approval: AWAITING_APPROVAL, PENDING_REVIEW...
+_APPROVAL_STATUS = re.compile(r"APPROV|REVIEW|SIGN_?OFF")
 
 
 class Claim(FrozenRecord):
@@ -1472,6 +1705,27 @@ class _V1State(FrozenRecord):
         init_field(self, "compared", compared)
 
 
+def _awaits_approval(status: str) -> bool:
+    return bool(_APPROVAL_STATUS.search(status)) and status not in PASSED_WORDS and status not in FAILED_WORDS
+
+
+def _awaiting_approval(ctx: Context, claim: Claim, st: _V1State) -> list[state.Phase]:
+    """The phases a live workflow holds open while a gate awaits approval, when the prose says it waits.
+
+    "All phases complete, awaiting approval" under an ACTIVE workflow whose gate awaits approval is a
+    normal wait state: the phase that the gate closes (each pipeline's current phase) may still read
+    IN_PROGRESS or PENDING until the approval. Any other unfinished phase is still stale."""
+    if st.workflow not in ("", *state.LIVE_STATUSES) or not _SAYS_AWAITING_APPROVAL.search(claim.text):
+        return []
+    pipelines = st.compared.pipelines
+    waiting_gate = any(_awaits_approval(gate.status) for gate in state.gates(ctx.doc.data))
+    held = [ph for p in pipelines for ph in p.phases if _awaits_approval(ph.status)]
+    if not waiting_gate and not held:
+        return []
+    current = [p.phase(p.current_phase) for p in pipelines if p.current_phase is not None]
+    return [ph for ph in current if ph is not None]
+
+
 def _contradiction(ctx: Context, claim: Claim, st: _V1State) -> str:
     """What in the state contradicts ``claim`` ("" when nothing clearly does)."""
     pipelines = st.compared.pipelines
@@ -1504,6 +1758,7 @@ def _contradiction(ctx: Context, claim: Claim, st: _V1State) -> str:
         return ""
     unfinished = [ph for _p, ph in phases if ph.status in RUNNING_WORDS or ph.status in NOT_STARTED_WORDS]
     if claim.all_phases:
+        unfinished = [ph for ph in unfinished if ph not in _awaiting_approval(ctx, claim, st)]
         if not unfinished or st.workflow not in ("", *state.LIVE_STATUSES):
             return ""
         head = f"{st.workflow_at} is {st.workflow} and " if st.workflow else ""
@@ -1550,6 +1805,91 @@ def check_v1_prose(ctx: Context) -> list[Finding]:
     ]
 
 
+# --- S017: a COMPLETE v2.0 section that says work is open ---------------------------------------------
+
+# "phase-1-ready", "Phase 2 ready": a phase about to begin (S014's statements, plus this v2.0 spelling).
+_SAYS_PHASE_READY = re.compile(rf"\b{_PHASE_N}[\s_-]+(?:is\s+)?ready\b", re.IGNORECASE)
+# A summary (or defect status) that says the agent or the fix is not done.
+_SAYS_NOT_DONE = re.compile(
+    r"\A\W*(?:under[\s_-]+revision|in[\s_-]+progress|revising|in[\s_-]+revision|running|pending|not[\s_-]+started)\b",
+    re.IGNORECASE,
+)
+_DEFECT_WORKED_ON = RUNNING_WORDS | {"FIXING", "UNDER_REVISION", "IN_REVISION"}
+_V2_PROSE = ("current_activity", "next_step")
+
+
+def _section_complete(ctx: Context) -> str:
+    """Where the section (else the workflow) says COMPLETE; "" when it does not."""
+    mine = normalize_status(ctx.recovery.get("workflow_status"))
+    if mine in WORKFLOW_STATUSES:
+        return _at(ctx.doc, (*RS, "workflow_status")) if mine == "COMPLETE" else ""
+    workflow = ctx.doc.get(("workflow", "status"))
+    return _at(ctx.doc, ("workflow", "status")) if workflow_meaning(workflow) == "COMPLETE" else ""
+
+
+def _open_defects(ctx: Context) -> list[tuple[str, JsonPath]]:
+    summary = ctx.section.get("defect_summary")
+    if not isinstance(summary, dict):
+        return []
+    found: list[tuple[str, JsonPath]] = []
+    for key, value in summary.items():
+        for index, item in enumerate(value if isinstance(value, list) else []):
+            status = normalize_status(item.get("status")) if isinstance(item, dict) else ""
+            if status in _DEFECT_WORKED_ON:
+                label = item.get("id") if isinstance(item.get("id"), str) else f"#{index + 1}"
+                found.append((f"defect {label} is {status}", ("resumption", "defect_summary", key, index)))
+    return found
+
+
+def _open_summaries(ctx: Context) -> list[tuple[str, JsonPath]]:
+    summaries = _summaries(ctx) or {}
+    found: list[tuple[str, JsonPath]] = []
+    for agent, text in summaries.items():
+        match = _SAYS_NOT_DONE.match(text) if isinstance(text, str) else None
+        if match:
+            found.append(
+                (
+                    f"the summary of {agent} says {_shown(match.group(0).strip())}",
+                    ("resumption", "agent_summaries", agent),
+                )
+            )
+    return found
+
+
+def _open_prose(ctx: Context) -> list[tuple[str, JsonPath]]:
+    found: list[tuple[str, JsonPath]] = []
+    for field in _V2_PROSE:
+        text = ctx.recovery.get(field)
+        if not isinstance(text, str):
+            continue
+        claims = [c for c in _claims(field, text) if c.kind in ("not-started", "about-to")]
+        ready = _SAYS_PHASE_READY.search(text)
+        if claims or ready:
+            quoted = _quote(claims[0]) if claims else _shown(" ".join(text.split())[:_QUOTED])
+            found.append((f"`recovery_state.{field}` says {quoted}", (*RS, field)))
+    return found
+
+
+def check_open_work(ctx: Context) -> list[Finding]:
+    if ctx.version != "2.0":
+        return []
+    complete_at = _section_complete(ctx)
+    if not complete_at:
+        return []
+    found = [*_open_prose(ctx), *_open_defects(ctx), *_open_summaries(ctx)]
+    if not found:
+        return []
+    return [
+        ctx.finding(
+            OPEN_WORK,
+            found[0][1],
+            f"{complete_at} is COMPLETE, but {_some([what for what, _path in found])}",
+            "Update the stale side: the status (ACTIVE while work remains), or the defect, the agent summary "
+            "and the prose (what was done; the next step after completion).",
+        )
+    ]
+
+
 # --- the rule module's entry point ------------------------------------------------------------
 
 RuleCheck = Callable[[Context], list[Finding]]
@@ -1558,6 +1898,7 @@ CHECKS: tuple[RuleCheck, ...] = (
     check_in_future,
     check_behind_file,
     check_last_checkpoint,
+    check_latest_behind_folder,
     check_workflow_status,
     check_current_phase,
     check_trajectory_gates,
@@ -1567,6 +1908,7 @@ CHECKS: tuple[RuleCheck, ...] = (
     check_summary_unfinished,
     check_summaries_missing,
     check_v1_prose,
+    check_open_work,
 )
 
 

@@ -206,7 +206,7 @@ def test_named_files_pass_with_a_baseline_and_old_findings_elsewhere(team: Sandb
 def test_a_named_folder_still_reports_everything_below_it(team: Sandbox) -> None:
     result = team.ctxres("check", "projects")
     assert result.returncode == 1
-    assert "projects/oss-release/ORCHESTRATION.yaml" in result.stdout
+    assert "projects/bug002-hookfix/ORCHESTRATION.yaml" in result.stdout
 
 
 # --- machine output ------------------------------------------------------------------------------------------

@@ -544,12 +544,15 @@ def test_a_stale_file_gets_no_self_contradicting_status_but_a_placeholder_that_s
     assert gap.reason.startswith("the file is already stale: workflow.status says COMPLETE, but current_state says")
     assert "quality gates are not passed (qg-2)" in gap.reason
     assert any("already stale" in note for note in result.notes)
-    # The migrated section no longer contradicts itself: no S005/S010, only the placeholders to set.
+    # The migrated section no longer contradicts itself (no S005/S010), only the placeholders to set; what the
+    # prose says still contradicts workflow.status, and stays reported (S017, as S014 reported it in v1.0).
     from ctxres.config import Config
     from ctxres.linters.rules import staleness
 
     doc = _doc(result.text)
-    assert [f.code for f in staleness.check_document(doc, Config(root=Path(".")))] == []
+    found = staleness.check_document(doc, Config(root=Path(".")))
+    assert [f.code for f in found] == ["S017"]
+    assert found[0].message.endswith('`recovery_state.current_activity` says "Phase 2 ready: waiting for QG-2"')
     assert {f.code for f in compatibility.check_document(doc)} == {"V007"}
 
 

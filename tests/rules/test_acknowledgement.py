@@ -45,9 +45,37 @@ def test_corpus_v2_file_count_explained_by_an_event_of_another_shape_is_one_c007
     ]
 
 
-def test_corpus_has_no_acknowledgement_findings() -> None:
+def test_corpus_acknowledgement_findings_are_the_checkpoints_without_recovery_state() -> None:
     report = engine.run([CORPUS], Config(root=CORPUS), cwd=CORPUS)
-    assert [(Path(f.path).name, f.code) for f in _a(report.findings)] == []
+    assert {(Path(f.path).parent.name, f.code) for f in _a(report.findings)} == {("checkpoints", "A012")}
+    assert len(_a(report.findings)) == 10
+
+
+def test_a012_a_checkpoint_without_the_workflow_position(tmp_path: Path) -> None:
+    import json
+
+    def a012(saved: object) -> list[str]:
+        data = {
+            "checkpoint_id": "cx-004",
+            "context_state": {"fill_percentage": 0.9},
+            "created_at": "2026-03-01T10:00:00Z",
+        }
+        if saved != "absent":
+            data["resumption_state"] = saved
+        path = tmp_path / "cx-004.json"
+        path.write_text(json.dumps(data, indent=2))
+        found = engine.run([path], Config(root=tmp_path), cwd=tmp_path).findings
+        return [f.message.split(":")[0] for f in found if f.code == "A012"]
+
+    assert a012(None) == ["`resumption_state` is null"]
+    assert a012({"quality_trajectory": {}}) == ["`resumption_state` has no `recovery_state`"]
+    assert a012({"recovery_state": {"next_step": "x"}}) == [
+        "`resumption_state.recovery_state` has no `current_phase` and no `current_activity`"
+    ]
+    # The position is there (a phase, or an activity between phases): the alert can re-orient.
+    assert a012({"recovery_state": {"current_phase": 0}}) == []
+    assert a012({"recovery_state": {"current_activity": "qg-1-iteration-2"}}) == []
+    assert a012("absent") == []  # C001 says the key is missing
 
 
 def test_count_below_the_well_formed_events_is_still_a001_beside_an_odd_event(tmp_path: Path) -> None:

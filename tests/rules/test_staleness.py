@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -831,8 +832,8 @@ def test_every_s_rule_is_documented_with_why_example_and_fix() -> None:
 
     s_rules = {code: rule for code, rule in all_rules().items() if code.startswith("S")}
     assert sorted(s_rules) == [
-        f"S{n:03d}" for n in range(1, 16)
-    ]  # S013: tests/commands/test_stale_git.py; S015: issue 13
+        f"S{n:03d}" for n in range(1, 18)
+    ]  # S013: tests/commands/test_stale_git.py; S015: issue 13; S016, S017: issue 26
     for rule in s_rules.values():
         for heading in ("## Why", "## Example", "## Fix"):
             assert heading in rule.explanation, (rule.code, heading)
@@ -1027,6 +1028,44 @@ def test_s014_is_silent_on_prose_that_agrees_or_says_nothing_clear() -> None:
         assert [f.code for f in check(text) if f.code == "S014"] == [], text
 
 
+def _awaiting(current_status: str, gate_status: str, later: str = "") -> str:
+    phases = (
+        '      - {id: 1, name: "Research", status: "COMPLETE"}\n'
+        f'      - {{id: 2, name: "Build", status: "{current_status}"}}\n{later}'
+    )
+    text = v1("ACTIVE", "All phases complete, awaiting approval.", "Wait for the approval of QG-2.", phases=phases)
+    text = text.replace("    phases:\n", "    current_phase: 2\n    phases:\n", 1)
+    return text.replace("resumption:\n", f'quality_gates:\n  QG-2: {{status: "{gate_status}"}}\nresumption:\n')
+
+
+def test_s014_all_phases_complete_awaiting_approval_is_a_wait_state() -> None:
+    # The gate (or the phase itself) awaits approval: the current phase may still read IN_PROGRESS or PENDING.
+    for current, gate in [
+        ("IN_PROGRESS", "AWAITING_APPROVAL"),
+        ("PENDING", "PENDING_APPROVAL"),
+        ("IN_PROGRESS", "awaiting review"),
+        ("AWAITING_APPROVAL", "PENDING"),
+    ]:
+        assert [f.code for f in check(_awaiting(current, gate))] == [], (current, gate)
+
+
+def test_s014_awaiting_approval_still_cites_the_phase_that_is_stale() -> None:
+    later = '      - {id: 3, name: "Release", status: "PENDING"}\n'
+    found = check(_awaiting("IN_PROGRESS", "AWAITING_APPROVAL", later))
+    assert [f.code for f in found] == ["S014"]
+    assert found[0].message.endswith(
+        'is ACTIVE and phase 3 "Release" (`pipelines.main.phases[2]` on line 9) is PENDING'
+    )
+    # No gate awaits approval (it was approved, or failed): the phase that runs is the stale one.
+    for gate in ("APPROVED", "REJECTED", "PENDING"):
+        found = check(_awaiting("IN_PROGRESS", gate))
+        assert [f.code for f in found] == ["S014"], gate
+        assert 'phase 2 "Build"' in found[0].message
+    # The prose does not say it waits: "all phases complete" is a plain claim, and phase 2 contradicts it.
+    text = _awaiting("IN_PROGRESS", "AWAITING_APPROVAL").replace(", awaiting approval", "")
+    assert [f.code for f in check(text)] == ["S014"]
+
+
 def test_s014_phases_are_compared_in_the_pipeline_current_pipeline_names() -> None:
     text = textwrap.dedent(
         """\
@@ -1061,9 +1100,16 @@ def test_s014_phases_are_compared_in_the_pipeline_current_pipeline_names() -> No
         ("S006/bad-current-pipeline", "(compared with pipeline `backend`, the one `current_pipeline` on line 3 names)"),
         ("S006/bad-none-started", 'no phase has started yet, the next is phase 1 "Literature Survey"'),
         ("S006/bad-phase-name", '"Schema" is the name of phase 1 "Schema"'),
+        (
+            "S006/bad-recovery-current-pipeline",
+            "(compared with pipeline `backend`, the one `recovery_state.current_pipeline` on line 19 names)",
+        ),
+        ("S006/bad-pipeline-phase-lags", '`pipelines.main.current_phase` on line 5 is 2, but phase 2 "Migration"'),
         ("S014/bad-not-started", '`workflow.status` on line 5 is COMPLETE and phase 1 "Research"'),
         ("S014/bad-complete", '`workflow.status` on line 4 is ACTIVE and phase 2 "Migration"'),
         ("S014/bad-phase-long-complete", 'phase 1 "Audit" (`pipelines.main.phases[0]` on line 10) is COMPLETE'),
+        ("S014/bad-awaiting-approval-later-phase", 'is ACTIVE and phase 4 "Announcement"'),
+        ("S014/bad-awaiting-approval-gate-passed", 'is ACTIVE and phase 3 "Release"'),
     ],
 )
 def test_position_fixtures_say_what_they_compared(case: str, expected: str) -> None:
@@ -1095,3 +1141,113 @@ def test_some_of_shows_the_first_items_only() -> None:
     assert rules._some_of(items, show) == rules._some([f"<{i}>" for i in items])
     assert shown == items[: rules._LISTED]
     assert rules._some_of([1, 2], str) == rules._some(["1", "2"])
+
+
+def test_s006_blames_a_pipeline_current_phase_that_lags_its_phases() -> None:
+    from ..conftest import FIXTURES
+
+    text = (FIXTURES / "rules" / "S006" / "bad-pipeline-phase-lags" / "ORCHESTRATION.yaml").read_text()
+    found = [f for f in check(text) if f.code == "S006"]
+    assert [(f.json_path, f.position.line) for f in found] == [("$.pipelines.main.current_phase", 5)]
+    assert "lags its phases (`recovery_state.current_phase` 3 agrees with them" in found[0].message
+    # The section's name still follows the old phase: a second finding, on the section's name.
+    stale_name = text.replace('current_phase_name: "Verification"', 'current_phase_name: "Migration"')
+    found = [f for f in check(stale_name) if f.code == "S006"]
+    assert [f.json_path for f in found] == [
+        "$.pipelines.main.current_phase",
+        "$.resumption.recovery_state.current_phase_name",
+    ]
+    # The section agrees with the lagging field: the section is compared as before (no finding on it).
+    both_lag = text.replace("    current_phase: 3\n", "    current_phase: 2\n").replace(
+        '"Verification"\n', '"Migration"\n'
+    )
+    both_lag = both_lag.replace("phase-3-agent", "phase-2-agent").replace(
+        'current_phase_name: "Verification"', 'current_phase_name: "Migration"'
+    )
+    assert [f.code for f in check(both_lag) if f.code == "S006"] == []
+    # Two phases run after the finished one: which one the pipeline is at is not clear, the section is compared.
+    two = text.replace(
+        '- {id: 3, name: "Verification", status: "IN_PROGRESS"}',
+        '- {id: 3, name: "Verification", status: "IN_PROGRESS"}\n      - {id: 4, name: "Docs", status: "IN_PROGRESS"}',
+    )
+    assert [f.json_path for f in check(two) if f.code == "S006"] == ["$.resumption.recovery_state.current_phase"]
+
+
+# --- S016: checkpoints.latest_id against the workflow's own folder ---------------------------------
+
+
+def _s016(folder: Path) -> list[Finding]:
+    from ctxres.config import load_config
+
+    return [f for f in engine.run([folder], load_config(folder), cwd=folder).findings if f.code == "S016"]
+
+
+def test_s016_lists_the_later_checkpoints_of_the_folder(tmp_path: Path) -> None:
+    from ..conftest import FIXTURES
+
+    (tmp_path / "ORCHESTRATION.yaml").write_text(
+        (FIXTURES / "rules" / "S016" / "good" / "ORCHESTRATION.yaml").read_text()
+    )
+    assert _s016(tmp_path) == []  # a folder with nothing else: the normal state
+    for rel in ["CP-003.md", "a/CP-004.json", "a/b/cp-5-notes.md", "a/b/c/CP-006.md", "a/b/c/d/CP-009.md"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    (found,) = _s016(tmp_path)
+    assert found.severity is Severity.ERROR and found.position.line == 3
+    # three levels of sub-folders are read (CP-009 is deeper); the first three names and how many more
+    assert found.message.endswith(
+        "records later checkpoints that the section does not: CP-003.md, a/CP-004.json, a/b/cp-5-notes.md and 1 more"
+    )
+    # Only a name deeper than three levels left: nothing is reported.
+    for rel in ["CP-003.md", "a/CP-004.json", "a/b/cp-5-notes.md", "a/b/c/CP-006.md"]:
+        (tmp_path / rel).unlink()
+    assert _s016(tmp_path) == []
+
+
+# --- S017: a COMPLETE v2.0 section that says work is open ---------------------------------------------
+
+
+def _complete_v2(**recovery: str) -> str:
+    from ..conftest import FIXTURES
+
+    text = (FIXTURES / "rules" / "S017" / "good" / "ORCHESTRATION.yaml").read_text()
+    for key, value in recovery.items():
+        text = re.sub(rf"(?m)^(    {key}: ).*$", lambda m, v=value: m.group(1) + v, text)
+    return text
+
+
+def test_s017_prose_that_says_not_started_or_phase_ready_under_complete() -> None:
+    for field, prose in [
+        ("next_step", '"Execute Phase 1 agents"'),
+        ("next_step", '"Next: Phase 2 drafting"'),
+        ("current_activity", '"phase-1-ready"'),
+        ("current_activity", '"Workflow not started"'),
+        ("current_activity", '"Phase 2 ready to start"'),
+    ]:
+        found = [f for f in check(_complete_v2(**{field: prose})) if f.code == "S017"]
+        assert [(f.json_path, f.severity) for f in found] == [
+            (f"$.resumption.recovery_state.{field}", Severity.ERROR)
+        ], prose
+        assert found[0].message.startswith("`recovery_state.workflow_status` on line 10 is COMPLETE, but "), prose
+
+
+def test_s017_is_silent_on_a_finished_workflow_and_on_live_ones() -> None:
+    quiet = [
+        _complete_v2(),
+        _complete_v2(next_step='"Archive the workflow; the phase 1 notes were merged into the guide."'),
+        _complete_v2(current_activity='"workflow-complete (phase 3 done)"'),
+        # A live workflow: "phase 2 ready" and an agent under revision are its normal state.
+        _complete_v2(workflow_status='"ACTIVE"', next_step='"Phase 2 ready to start"').replace(
+            'status: "COMPLETE"', 'status: "ACTIVE"'
+        ),
+    ]
+    for text in quiet:
+        assert [f for f in check(text) if f.code == "S017"] == [], text
+
+
+def test_s017_compares_workflow_status_when_the_section_has_none_of_the_enum() -> None:
+    text = _complete_v2(
+        workflow_status='"<ctxres migrate: not inferred; set this>"', next_step='"Execute Phase 1 agents"'
+    )
+    found = [f for f in check(text) if f.code == "S017"]
+    assert len(found) == 1 and found[0].message.startswith("`workflow.status` on line 4 is COMPLETE, but ")
