@@ -70,7 +70,14 @@ def user_prompt_submit(payload: dict[str, Any], state: str) -> dict[str, Any]:
         _write_json(cache_file, {"workflow": {"path": "ORCHESTRATION.yaml"}})
     cache = _read_json(cache_file)
     os.listdir(os.path.join(state, "checkpoints"))  # the cache is keyed on the checkpoint listing
-    os.stat(os.path.join(payload["cwd"], cache["workflow"]["path"]))  # and on the workflow file's mtime
+    # The live workflow is chosen from the files' content, remembered by size and mtime: a walk for the
+    # workflow files and a stat of each (none is parsed again while none changed).
+    for folder, folders, names in os.walk(payload["cwd"]):
+        folders[:] = [f for f in folders if f not in (".git", ".venv", "venv", "node_modules", "__pycache__")]
+        for name in names:
+            if "ORCHESTRATION" in name:
+                os.stat(os.path.join(folder, name))
+    assert cache["workflow"]["path"]
     reading = {"session_id": payload["session_id"], "tokens": tokens, "fill": tokens / 180_000}
     _write_json(os.path.join(state, "context-monitor-state.json"), reading)
     text = f"<context-monitor>\nTokens used: {tokens:,}\n</context-monitor>"

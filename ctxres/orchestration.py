@@ -289,16 +289,31 @@ def workflow_files(
     wanted = tuple(patterns)
     found: list[str] = []
     visited = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in skip)
-        visited += len(dirnames) + len(filenames)
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            rel = _relative(path, root)
-            if matches_any(rel, wanted) and not is_example_path(rel):
-                found.append(path)
-        if visited > limit:
-            break
+    # One scandir per folder, its entries' types from the directory listing (os.walk also lstat()s every
+    # folder it enters): the hooks walk the project on every prompt. Symlinked folders are not entered.
+    folders = [(root, "")]
+    while folders and visited <= limit:
+        dirpath, folder = folders.pop()
+        try:
+            entries = list(os.scandir(dirpath))
+        except OSError:
+            continue
+        visited += len(entries)
+        subfolders = []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+                if not is_folder and entry.is_symlink() and entry.is_dir():
+                    continue  # a link to a folder: neither entered nor a file
+            except OSError:
+                continue
+            rel = f"{folder}/{entry.name}" if folder else entry.name
+            if is_folder:
+                if entry.name not in skip:
+                    subfolders.append((entry.path, rel))
+            elif matches_any(rel, wanted) and not is_example_path(rel):
+                found.append(entry.path)
+        folders.extend(sorted(subfolders, reverse=True))  # visited in name order, as os.walk sorted would
     found.sort()
     return found
 
@@ -340,6 +355,7 @@ def _live_candidates(
     """The live workflows among the workflow files, in rank order (:func:`find_live_workflow`)."""
     seen: Known = {}
     live: list[_Candidate] = []
+    prefix = len(os.path.join(root, ""))  # every file found is under root: its relative path is a slice
     for path in workflow_files(root, patterns, skipped=skipped):
         if accept is not None and not accept(path):
             continue
@@ -347,7 +363,7 @@ def _live_candidates(
             info = os.stat(path)
         except OSError:
             continue
-        rel = _relative(path, root)
+        rel = path[prefix:].replace(os.sep, "/")
         entry = _remembered(known.get(rel), info) if known is not None else None
         data = None
         if entry is None:
