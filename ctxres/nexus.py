@@ -55,20 +55,26 @@ def is_project_id(value: object) -> bool:
     return all(word and set(word) <= _LOWER_DIGITS for word in words) and value[:2].isascii()
 
 
-def project_in_path(path: str) -> str | None:
-    """The project id of a path inside ``02-projects/NN-name/`` (``\\`` separators too), else None."""
+def _id_in_path(path: str, folder: str, stages: tuple[str, ...] = ()) -> str | None:
+    """The ``NN-name`` id of a path inside ``<folder>/[<stage>/]NN-name/`` (``\\`` separators too), else None."""
     text = path.replace("\\", "/")
     start = 0
-    marker = PROJECTS_FOLDER + "/"
+    marker = folder + "/"
     while True:
         found = text.find(marker, start)
         if found < 0:
             return None
         if found == 0 or text[found - 1] == "/":
-            candidate = text[found + len(marker) :].split("/", 1)[0]
+            parts = text[found + len(marker) :].split("/", 2)
+            candidate = parts[1] if parts[0] in stages and len(parts) > 1 else parts[0]
             if is_project_id(candidate):
                 return candidate
         start = found + 1
+
+
+def project_in_path(path: str) -> str | None:
+    """The project id of a path inside ``02-projects/NN-name/`` (``\\`` separators too), else None."""
+    return _id_in_path(path, PROJECTS_FOLDER)
 
 
 def build_target(build: str) -> str:
@@ -97,19 +103,7 @@ def build_folders(build: str) -> tuple[str, str, str]:
 def build_in_path(path: str) -> str | None:
     """The build id of a path inside ``02-builds/active/NN-name/``, ``02-builds/complete/NN-name/`` or
     ``02-builds/NN-name/`` (``\\`` separators too), else None."""
-    text = path.replace("\\", "/")
-    start = 0
-    marker = BUILDS_FOLDER + "/"
-    while True:
-        found = text.find(marker, start)
-        if found < 0:
-            return None
-        if found == 0 or text[found - 1] == "/":
-            parts = text[found + len(marker) :].split("/", 2)
-            candidate = parts[1] if parts[0] in BUILD_STAGES and len(parts) > 1 else parts[0]
-            if is_project_id(candidate):
-                return candidate
-        start = found + 1
+    return _id_in_path(path, BUILDS_FOLDER, BUILD_STAGES)
 
 
 def target_in_path(path: str) -> str | None:
