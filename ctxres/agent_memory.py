@@ -552,8 +552,8 @@ def describe_unmapped(event: RunEvent) -> str:
     if not event.event_type:
         return f"an event{task} without `event_type` is ignored: {effect}"
     return (
-        f"event type {event.event_type!r}{task} is in neither seed 003's nor the agent pack's vocabulary: "
-        f"ignored, {effect}"
+        f"event type {event.event_type!r}{task} is in neither the agent-memory format's nor the agent pack's "
+        f"vocabulary: ignored, {effect}"
     )
 
 

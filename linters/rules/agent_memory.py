@@ -244,7 +244,7 @@ SPELLING = register(
 UNMAPPED = register(
     "M011",
     "unknown-event-type",
-    "An event type is in neither seed 003's vocabulary nor the agent pack's: it changes no state.",
+    "An event type is in neither the agent-memory format's vocabulary nor the agent pack's: it changes no state.",
     Severity.WARNING,
     case=Case.CONVENTION,
     why="An event type of the project's own changes no state; a near miss of a known type is worth a look.",
@@ -253,7 +253,7 @@ UNMAPPED = register(
     A task's state is derived from its newest lifecycle event, and the run's phase from run-level
     events. Two vocabularies are understood, in both spellings (`task_started`, `task-started`):
 
-    - seed 003: `task_started`, `task_completed`, `task_failed`, `task_blocked`;
+    - the agent-memory format: `task_started`, `task_completed`, `task_failed`, `task_blocked`;
     - the agent pack (`event-format.md`, `agentic-event-schema.yaml`): `task-claimed`,
       `task-implemented`, `task-verified`, `task-failed`, `task-blocked`, `phase-complete`,
       `run-complete`, and the catalog's `task-created`, `task-ready`, `task-started`,
@@ -380,8 +380,8 @@ def _check_log(doc: Document, config: Config) -> list[Finding]:
                 _finding(
                     doc,
                     UNMAPPED,
-                    f"event type {event.event_type!r} is in neither seed 003's nor the agent pack's vocabulary: "
-                    f"{effect}",
+                    f"event type {event.event_type!r} is in neither the agent-memory format's nor the agent "
+                    f"pack's vocabulary: {effect}",
                     (event.item, "event_type"),
                     "write future events with a known type (`task-verified` or `task_completed` for a finished "
                     "task); append a corrected event rather than editing this line",
@@ -563,7 +563,7 @@ REWRITTEN = register(
     explanation="""
     ## Why
     The task states of an agent-memory run are derived from its event logs
-    (`events/<actor>/*.jsonl`), which are append-only (seed 003): a session that resumes reads
+    (`events/<actor>/*.jsonl`), which are append-only by the format's definition: a session that resumes reads
     every committed event again. Changing, deleting or inserting a committed line, or deleting or
     moving a committed log, changes the history that other sessions already acted on.
 

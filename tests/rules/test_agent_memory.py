@@ -492,8 +492,8 @@ def test_unknown_event_types_and_events_without_a_type_are_listed_not_silently_d
     untyped = event("", "T1", "2026-01-15T10:20:00Z", line=3)
     assert am.unmapped_events([*known, unknown, untyped]) == [unknown, untyped]
     assert am.describe_unmapped(unknown) == (
-        "event type 'task-done' for task T1 is in neither seed 003's nor the agent pack's vocabulary: ignored, "
-        "the state of task T1 may be wrong"
+        "event type 'task-done' for task T1 is in neither the agent-memory format's nor the agent pack's "
+        "vocabulary: ignored, the state of task T1 may be wrong"
     )
     assert am.describe_unmapped(untyped) == (
         "an event for task T1 without `event_type` is ignored: the state of task T1 may be wrong"
@@ -534,8 +534,8 @@ def test_runs_warns_about_unknown_event_types_and_events_without_a_type(
     where = f".agent-memory/runs/{PACK_RUN_ID}/events/executor/20260301-0930.jsonl"
     lines = out.splitlines()
     assert (
-        f"- {where}:6: event type 'task-done' for task T004 is in neither seed 003's nor the agent pack's "
-        "vocabulary: ignored, the state of task T004 may be wrong"
+        f"- {where}:6: event type 'task-done' for task T004 is in neither the agent-memory format's nor the agent "
+        "pack's vocabulary: ignored, the state of task T004 may be wrong"
     ) in lines
     assert (
         f"- {where}:7: an event for task T004 without `event_type` is ignored: the state of task T004 may be wrong"
