@@ -63,15 +63,26 @@ def test_jobs_must_be_a_positive_number() -> None:
         assert "Traceback" not in done.stderr
 
 
+def _command_name(pid: int) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.index("(") + 1 : stat.rindex(")")]
+
+
 def _children(pid: int) -> list[int]:
+    """The pool's worker processes of ``pid``: its children that run what it runs (forked from it), not the
+    short-lived commands it starts (``git`` to find the files or the top of the work tree)."""
     found = []
+    name = _command_name(pid)
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 stat = Path(f"/proc/{entry}/stat").read_text()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and _command_name(int(entry)) == name:
                 found.append(int(entry))
     return found
 
