@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from ctxres.config import Config
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
+from ctxres.linters.rules.precommit_setup import run_git
 from ctxres.records import FrozenRecord, init_field
 
 LAYER = "git keeps"  # the row of `ctxres doctor` (no longer than the other layers' names)
@@ -63,15 +64,7 @@ def ignoring_rule(root: Path, relpath: str) -> tuple[bool, IgnoreRule | None]:
     """Whether ``root`` is in a git work tree, and the rule that makes git ignore ``relpath`` (tracked or
     not; None when git keeps it)."""
     try:
-        done = subprocess.run(
-            ["git", "check-ignore", "--verbose", "--no-index", "--", relpath],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=_SECONDS,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "LC_ALL": "C"},
-        )
+        done = run_git(["check-ignore", "--verbose", "--no-index", "--", relpath], root, _SECONDS)
     except (OSError, subprocess.TimeoutExpired):
         return False, None
     if done.returncode not in (0, 1):  # 128: not a git repository

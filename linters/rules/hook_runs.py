@@ -64,15 +64,23 @@ def harmless_payload(event: str, root: Path) -> dict[str, Any]:
     return {**common, **extra.get(event, {})}
 
 
+def settings_files(root: Path) -> list[tuple[str, Any]]:
+    """(name, parsed JSON) of each of the project's settings files that exists and parses, in the order the
+    client merges them (a file that does not parse is reported by the hook layers)."""
+    found = []
+    for name in SETTINGS:
+        try:
+            found.append((name, json.loads((root / name).read_text("utf-8"))))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+    return found
+
+
 def configured(root: Path) -> list[HookCommand]:
     """The ctxres handlers of the project's settings files (a command registered twice is run once)."""
     found: list[HookCommand] = []
     seen: set[tuple[str, str]] = set()
-    for name in SETTINGS:
-        try:
-            data = json.loads((root / name).read_text("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
-            continue  # missing, or reported by the hook layers as not valid JSON
+    for name, data in settings_files(root):
         if statusline_is_ours(data):
             command = str((statusline_entry(data) or {}).get("command"))
             if (STATUSLINE_ARG, command) not in seen:
@@ -97,11 +105,8 @@ def configured(root: Path) -> list[HookCommand]:
 def settings_environment(root: Path) -> dict[str, str]:
     """The ``env`` of the project's settings files, merged as the client merges them (the local file last)."""
     merged: dict[str, str] = {}
-    for name in SETTINGS:
-        try:
-            merged.update(settings_env(json.loads((root / name).read_text("utf-8"))))
-        except (OSError, UnicodeDecodeError, ValueError):
-            continue
+    for _name, data in settings_files(root):
+        merged.update(settings_env(data))
     return merged
 
 

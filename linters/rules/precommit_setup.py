@@ -59,7 +59,8 @@ def ctxres_repos(root: Path) -> list[dict[str, Any]]:
     return found
 
 
-def _git(args: list[str], cwd: Path, seconds: float) -> subprocess.CompletedProcess[str]:
+def run_git(args: list[str], cwd: Path, seconds: float) -> subprocess.CompletedProcess[str]:
+    """``git ARGS`` in ``cwd`` that never prompts, with C-locale messages; its output as text."""
     return subprocess.run(
         ["git", *args],
         cwd=cwd,
@@ -75,7 +76,7 @@ def hook_script(root: Path) -> Path | None:
     """The pre-commit git hook of the repository at ``root`` (``core.hooksPath`` honoured); None
     outside a git repository."""
     try:
-        done = _git(["rev-parse", "--git-path", "hooks"], root, LOCAL_SECONDS)
+        done = run_git(["rev-parse", "--git-path", "hooks"], root, LOCAL_SECONDS)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0 or not done.stdout.strip():
@@ -153,7 +154,7 @@ def _check_local(layer: str, url: str, rev: str, folder: Path) -> Layer:
             layer, MISCONFIGURED, f"repo {url}: no such folder", "fix repo: in .pre-commit-config.yaml", CONFIG
         )
     try:
-        done = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], folder, LOCAL_SECONDS)
+        done = run_git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], folder, LOCAL_SECONDS)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Layer(layer, UNVERIFIED, f"repo {url}: could not verify rev {rev} ({exc})", "", CONFIG)
     if done.returncode != 0:
@@ -170,7 +171,7 @@ def _check_local(layer: str, url: str, rev: str, folder: Path) -> Layer:
 def _check_remote(layer: str, url: str, rev: str) -> Layer:
     unverified = f"could not verify rev {rev} of {url}"
     try:
-        done = _git(["ls-remote", url], Path.cwd(), REMOTE_SECONDS)
+        done = run_git(["ls-remote", url], Path.cwd(), REMOTE_SECONDS)
     except subprocess.TimeoutExpired:
         return Layer(layer, UNVERIFIED, f"{unverified}: no answer within {REMOTE_SECONDS:g} s", "", CONFIG)
     except OSError as exc:

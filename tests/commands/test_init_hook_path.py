@@ -22,6 +22,7 @@ import pytest
 
 from ctxres.claude_settings import HOOK_ENV, HOOKS, PORTABLE_COMMAND
 from ctxres.hooks import monitor, statemoves
+from ctxres.linters.rules.hook_runs import settings_environment  # the settings' env, as the client merges it
 
 from ..conftest import ROOT
 
@@ -64,16 +65,6 @@ def commands(settings: Path) -> list[tuple[str, str]]:
     ]
 
 
-def client_env(root: Path) -> dict[str, str]:
-    """The variables the client gives a hook: the settings files' ``env`` (the local file last)."""
-    env: dict[str, str] = {}
-    for name in ("settings.json", "settings.local.json"):
-        path = root / ".claude" / name
-        if path.is_file():
-            env.update(json.loads(path.read_text()).get("env", {}))
-    return env
-
-
 def run_as_the_client(command: str, event: str, root: Path) -> subprocess.CompletedProcess[bytes]:
     payload = {**PAYLOADS[event], "session_id": "s1", "cwd": str(root)}
     return subprocess.run(
@@ -81,7 +72,7 @@ def run_as_the_client(command: str, event: str, root: Path) -> subprocess.Comple
         input=json.dumps(payload).encode(),
         capture_output=True,
         cwd=root,
-        env={"PATH": MINIMAL_PATH, "CLAUDE_PROJECT_DIR": str(root), "HOME": str(root), **client_env(root)},
+        env={"PATH": MINIMAL_PATH, "CLAUDE_PROJECT_DIR": str(root), "HOME": str(root), **settings_environment(root)},
         timeout=60,
     )
 
@@ -117,7 +108,7 @@ def test_a_teammate_runs_init_local_and_no_committed_file_changes(repo: Path, tm
     result = ctxres("init", "--local", cwd=repo)
     assert result.returncode == 0, result.stderr
     assert settings.read_text() == committed
-    assert client_env(repo)[HOOK_ENV] == str(Path(sys.executable).parent / "ctxres-hook")
+    assert settings_environment(repo)[HOOK_ENV] == str(Path(sys.executable).parent / "ctxres-hook")
     for event, command in commands(settings):
         assert run_as_the_client(command, event, repo).returncode == 0, command
     again = ctxres("init", "--local", cwd=repo)

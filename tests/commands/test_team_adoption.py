@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ctxres.claude_settings import HOOK_ENV
+from ctxres.linters.rules.hook_runs import settings_environment  # the settings' env, as the client merges it
 
 from ..conftest import FIXTURES
 from ..git_sandbox import Sandbox, executable
@@ -125,17 +126,14 @@ class Clone(Sandbox):
         data = json.loads((self.root / ".claude" / "settings.json").read_text())
         return [(event, h["command"]) for event, groups in data["hooks"].items() for g in groups for h in g["hooks"]]
 
-    def client_env(self) -> dict[str, str]:
-        env: dict[str, str] = {}
-        for name in ("settings.json", "settings.local.json"):
-            path = self.root / ".claude" / name
-            if path.is_file():
-                env.update(json.loads(path.read_text()).get("env", {}))
-        return env
-
     def run_hook_as_the_client(self, command: str, event: str) -> subprocess.CompletedProcess[str]:
         payload = {"hook_event_name": event, "session_id": "team", "cwd": str(self.root), **PAYLOADS[event]}
-        env = {"PATH": MINIMAL_PATH, "HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.root), **self.client_env()}
+        env = {
+            "PATH": MINIMAL_PATH,
+            "HOME": str(self.home),
+            "CLAUDE_PROJECT_DIR": str(self.root),
+            **settings_environment(self.root),
+        }
         return subprocess.run(
             ["sh", "-c", command], input=json.dumps(payload), cwd=self.root, env=env, capture_output=True, text=True
         )
@@ -232,7 +230,7 @@ def test_a_team_adopts_ctxres(team: tuple[Clone, Clone]) -> None:
     local = bob.run("ctxres", "init", "--local")
     assert local.returncode == 0, local.stdout + local.stderr
     assert bob.status() == "", bob.status()
-    assert bob.client_env()[HOOK_ENV] == str(bob.bin / "ctxres-hook")
+    assert settings_environment(bob.root)[HOOK_ENV] == str(bob.bin / "ctxres-hook")
     for event, command in bob.hook_commands():
         done = bob.run_hook_as_the_client(command, event)
         assert done.returncode == 0, (event, command, done.stderr)
