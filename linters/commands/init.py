@@ -126,9 +126,9 @@ def plan_l2(root: Path, rule_file: str) -> list[Change]:
     would measure more than the L2 budget, the budget raised to what they measure (said on stdout:
     the markers are re-sent with every prompt, so a team shortens them and lowers it again)."""
     config = load_config(root)
-    if check_l2(root, config).status != "missing":
-        return []
     files = rule_files(root, config)
+    if check_l2(root, config, files).status != "missing":
+        return []
     target = root / rule_file
     text = target.read_text("utf-8") if target.exists() else "# Rules for Claude Code\n"
     rank = free_rank({m.rank for f in files for m in f.markers if m.rank is not None})

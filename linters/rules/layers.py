@@ -174,8 +174,9 @@ def rule_files(root: Path, config: Config) -> list[RuleFile]:
     return found
 
 
-def check_l2(root: Path, config: Config) -> Layer:
-    files = rule_files(root, config)
+def check_l2(root: Path, config: Config, files: list[RuleFile] | None = None) -> Layer:
+    """The L2 row; ``files`` are the project's rule files when the caller has found them already."""
+    files = rule_files(root, config) if files is None else files
     total = 0
     reminder = ""
     for rule_file in files:
