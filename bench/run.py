@@ -846,7 +846,7 @@ def _many_workflows_workspace(project: Path) -> dict[str, dict[str, Any]]:
     chosen among 35 files on every prompt. Its payload is named ``prompt-many``."""
     import yaml  # here: this section's only use of PyYAML and ctxres
 
-    from ctxres.orchestration import is_live
+    from ctxres.state.orchestration import is_live
 
     project.mkdir()
     payload = _workspace(project)["prompt"]

@@ -5,14 +5,41 @@ It imports only the standard library and PyYAML so that hooks start fast.
 """
 
 import os as _os
+import sys as _sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 __version__ = "0.1.0"
 
-# Installed, the sub-packages sit inside this folder (ctxres/linters, ctxres/hooks, ...). In a
-# plain clone of the repository they are the top-level folders beside it (linters/, hooks/,
-# schemas/), which setuptools maps at install time; make them importable from a clone too, so
-# that a Claude Code plugin can run the hooks without installing anything.
+# Installed, the package's rooms sit inside this folder (ctxres/linters, ctxres/hooks, ctxres/schemas).
+# In a plain clone of the repository they are the top-level folders beside it, which setuptools maps at
+# install time (pyproject.toml, package-dir); a Claude Code plugin runs the hooks from such a clone
+# without installing anything. Only those three folders import as ``ctxres.<room>`` from a clone: the
+# repository's other folders (tests/, e2e/, bench/, fixtures/) are not part of the package.
+ROOMS = ("linters", "hooks", "schemas")
+
 _here = _os.path.dirname(__file__)
 _root = _os.path.dirname(_here)
+
+
+class _CloneRooms:
+    """Finds ``ctxres.linters``, ``ctxres.hooks`` and ``ctxres.schemas`` in the folders beside this one."""
+
+    @staticmethod
+    def find_spec(
+        fullname: str, path: "Sequence[str] | None" = None, target: "ModuleType | None" = None
+    ) -> "ModuleSpec | None":
+        package, _, room = fullname.rpartition(".")
+        if package != __name__ or room not in ROOMS:
+            return None
+        from importlib.machinery import PathFinder
+
+        return PathFinder.find_spec(fullname, [_root])
+
+
 if not _os.path.isdir(_os.path.join(_here, "hooks")) and _os.path.isfile(_os.path.join(_root, "hooks", "main.py")):
-    __path__.append(_root)
+    _sys.meta_path.append(_CloneRooms())

@@ -21,20 +21,20 @@ from pathlib import Path
 
 import yaml
 
-from ctxres import checkpoints as cp
-from ctxres import orchestration
 from ctxres.atomic import write_all_atomic
 from ctxres.config import Config
-from ctxres.document import JsonPath
-from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
-from ctxres.jsonpos import JsonPosError, parse_json
-from ctxres.loading import DEFAULT_MAX_BYTES, Format, Limits, load_file
+from ctxres.formats.document import JsonPath
+from ctxres.formats.filereading import FileTooLarge, NotRegularFile, read_regular
+from ctxres.formats.jsonpos import JsonPosError, parse_json
+from ctxres.formats.loading import DEFAULT_MAX_BYTES, Format, Limits, load_file
+from ctxres.formats.yamledit import EditError, append_item, set_key
+from ctxres.formats.yamlguard import YamlGuardError
+from ctxres.formats.yamlguard import load as guarded_load
 from ctxres.project import inside
 from ctxres.records import FrozenRecord, Record, init_field
-from ctxres.resumption import detect_version
-from ctxres.yamledit import EditError, append_item, set_key
-from ctxres.yamlguard import YamlGuardError
-from ctxres.yamlguard import load as guarded_load
+from ctxres.state import checkpoints as cp
+from ctxres.state import orchestration
+from ctxres.state.resumption import detect_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
@@ -311,14 +311,14 @@ def find_checkpoint(spec: str, state_dir: Path, root: Path, cwd: Path) -> Path:
 
 def read_workflow(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
     """The parsed data of a workflow file, None when it cannot be read or parsed (the reader
-    :func:`ctxres.orchestration.find_live_workflow` takes)."""
+    :func:`ctxres.state.orchestration.find_live_workflow` takes)."""
     result = load_file(path, "orchestration", Format.YAML, Limits(max_bytes=max_bytes))
     return result.document.data if result.document is not None else None
 
 
 def live_workflow(root: Path, config: Config) -> orchestration.WorkflowChoice | None:
     """The live workflow of the project at ``root``, chosen as the hooks choose it
-    (:func:`ctxres.orchestration.find_live_workflow` over the configured ``orchestration`` patterns;
+    (:func:`ctxres.state.orchestration.find_live_workflow` over the configured ``orchestration`` patterns;
     a file that a symlink takes out of the project is skipped, as the hooks skip it). None when
     there is none. ``choice.note()`` says which file and why, in the words every command uses."""
 

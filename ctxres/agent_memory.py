@@ -27,7 +27,7 @@ lists them so that they are reported rather than ignored. A task is *runnable* w
 dependency is done and the task itself is neither done nor blocked.
 
 Everything here is pure except the readers at the end (:func:`read_run`, :func:`find_runs`).
-Standard library only (plus :mod:`ctxres.loading` for the positions of every value).
+Standard library only (plus :mod:`ctxres.formats.loading` for the positions of every value).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ import os
 from collections.abc import Iterable, Sequence
 
 from ctxres.artifacts import Format
-from ctxres.document import Document
-from ctxres.loading import IssueKind, load_file
+from ctxres.formats.document import Document
+from ctxres.formats.loading import IssueKind, load_file
 from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.timestamps import format_duration, format_utc, parse_datetime
 

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from enum import Enum
 
-from ctxres.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
-from ctxres.orchestration import ORCHESTRATION_PATTERNS
+from ctxres.state.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
+from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
 
 class Format(str, Enum):

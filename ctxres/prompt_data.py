@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 
-from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, list_checkpoints
 from ctxres.project import within
+from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, list_checkpoints
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
@@ -62,7 +62,7 @@ def load_checkpoint(path: str) -> dict[str, Any]:
 
 def json_object(text: str) -> dict[str, Any]:
     """The JSON object of a checkpoint's text; :class:`CheckpointUnreadable` (one line) otherwise. The one
-    parser of checkpoint text: the hooks and ``ctxres.checkpoints`` (the linters, ``ack``) use it."""
+    parser of checkpoint text: the hooks and ``ctxres.state.checkpoints`` (the linters, ``ack``) use it."""
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -129,7 +129,7 @@ def template1_input(data: dict[str, Any]) -> dict[str, Any]:
     """The workflow data as Template 1 reads it (pure): a v2.0 section as it is; a v1.0 section (or the
     flat spelling) with its top-level fields seen as ``recovery_state``, and ``workflow.status`` as the
     workflow status when the section has none."""
-    from ctxres.orchestration import workflow_status_of
+    from ctxres.state.orchestration import workflow_status_of
 
     section = data.get("resumption")
     section = dict(section) if isinstance(section, dict) else {}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from enum import Enum
 
 from ctxres.records import FrozenRecord, init_field
-from ctxres.resumption import V2_SUBSECTIONS
+from ctxres.state.resumption import V2_SUBSECTIONS
 
 
 class Urgency(str, Enum):

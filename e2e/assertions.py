@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, FILE_GLOB, file_id, file_name
+from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, FILE_GLOB, file_id, file_name
 from e2e.stand_in_api import Request, texts_in
 
 RESUMPTION_MARKER = "SessionStart hook additional context: You are resuming a workflow"

@@ -5,7 +5,7 @@ copies of ``fixtures/ack/two-unacknowledged`` (the workflow file, a checkpoint, 
 
 Property: exit code 0, 1 or 2 and no internal error; every file the command changed still parses
 (a checkpoint as JSON; the workflow file as YAML ctxres reads, and with ``yaml.safe_load`` and
-without load issues (``ctxres.loading.parse_text``: duplicate key, ...) if the old one did); when
+without load issues (``ctxres.formats.loading.parse_text``: duplicate key, ...) if the old one did); when
 the command refused (exit code not 0) every file of the workspace is byte-identical; no file is
 created or deleted. For ``migrate``, a second ``migrate --write`` of a migrated file changes nothing.
 """
@@ -39,8 +39,8 @@ from fuzzkit import (
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from ctxres.loading import Format, parse_text
-from ctxres.resumption import detect_version
+from ctxres.formats.loading import Format, parse_text
+from ctxres.state.resumption import detect_version
 
 NOW = "2026-03-02T11:30:00Z"
 ACK_WORKSPACE = FIXTURES / "ack" / "two-unacknowledged"

@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 
 from ctxres import prompt_data
-from ctxres.checkpoint_names import list_checkpoints
 from ctxres.hooks.context import HookContext, HookError, find_workflow
 from ctxres.prompt_data import orchestration_reference
+from ctxres.state.checkpoint_names import list_checkpoints
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)

@@ -6,7 +6,7 @@ payload's ``cwd``, else the process's working directory).
 Start-up cost is the budget here: UserPromptSubmit runs on every prompt. This module imports only
 ``os`` (and ``ctxres.defaults``, which imports nothing); ``datetime`` when a hook asks for the time;
 pathlib, dataclasses, tomllib and PyYAML are imported only when they are needed (a project with a ctxres configuration;
-reading a YAML file), and the workflow model (``ctxres.orchestration``) only when a hook looks for
+reading a YAML file), and the workflow model (``ctxres.state.orchestration``) only when a hook looks for
 the live workflow.
 """
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported a
     from collections.abc import Callable
     from typing import Any
 
-    from ctxres.orchestration import WorkflowChoice
+    from ctxres.state.orchestration import WorkflowChoice
 
 MAX_CONTEXT_CHARS = 10_000  # Claude Code caps injected text at 10,000 characters
 MAX_STATE_FILE_BYTES = 2 * 1024 * 1024  # a state file larger than this is not read by a hook
@@ -79,10 +79,10 @@ class Settings:
     @property
     def orchestration_patterns(self) -> tuple[str, ...]:
         """The configured ``orchestration`` file patterns (``[tool.ctxres.patterns]``), else the
-        default of ``ctxres.orchestration`` (imported only when a hook looks for a workflow file)."""
+        default of ``ctxres.state.orchestration`` (imported only when a hook looks for a workflow file)."""
         if self._orchestration_patterns is not None:
             return self._orchestration_patterns
-        from ctxres.orchestration import ORCHESTRATION_PATTERNS
+        from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
         return ORCHESTRATION_PATTERNS
 
@@ -260,7 +260,7 @@ def additional_context(event: str, text: str) -> dict[str, Any]:
 
 def read_bytes(path: str, limit: int = MAX_STATE_FILE_BYTES) -> bytes:
     """A state file's bytes, refusing one over ``limit``; :class:`HookError` when it cannot be read."""
-    from ctxres.filereading import FileTooLarge, read_regular
+    from ctxres.formats.filereading import FileTooLarge, read_regular
 
     try:
         return read_regular(path, limit)
@@ -275,7 +275,7 @@ def read_yaml(path: str) -> Any:
     """A YAML file's data (C loader when available); :class:`HookError` when it cannot be read."""
     import yaml
 
-    from ctxres.yamlguard import load
+    from ctxres.formats.yamlguard import load
 
     raw = read_bytes(path)
     try:
@@ -286,7 +286,7 @@ def read_yaml(path: str) -> Any:
 
 
 def _reader(errors: list[str]) -> Callable[[str], Any]:
-    """``read(path)`` for :func:`ctxres.orchestration.find_live_workflow`: the file's data, or None
+    """``read(path)`` for :func:`ctxres.state.orchestration.find_live_workflow`: the file's data, or None
     (the reason kept in ``errors``) when it cannot be read."""
 
     def read(path: str) -> Any:
@@ -311,7 +311,7 @@ def pin_problem(ctx: HookContext) -> str:
 def find_workflow(
     ctx: HookContext, *, known: dict[str, list[Any]] | None = None, load: bool = True
 ) -> WorkflowChoice | None:
-    """The live workflow of the project (``ctxres.orchestration.find_live_workflow``, the one every
+    """The live workflow of the project (``ctxres.state.orchestration.find_live_workflow``, the one every
     command uses): ``$CTXRES_ORCHESTRATION``, else the file the ``live-workflow`` setting pins, else,
     among the files matching the configured ``orchestration`` patterns (examples and templates
     aside) whose workflow is ACTIVE or PAUSED, the most recently updated by the files' own update
@@ -324,7 +324,7 @@ def find_workflow(
     ``known``: what the hooks' cache remembers of each candidate (its status and update time by size
     and mtime), updated in place; ``load=False`` leaves :attr:`WorkflowChoice.data` None unless the
     search parsed the chosen file (the caller has its facts cached)."""
-    from ctxres.orchestration import WORKFLOW_ENV, find_live_workflow
+    from ctxres.state.orchestration import WORKFLOW_ENV, find_live_workflow
 
     errors: list[str] = []
     named = os.environ.get(WORKFLOW_ENV)

@@ -8,7 +8,7 @@ Two files live in the state directory (``.jerry/`` by default):
   match :data:`CACHE_VERSION` is ignored). It remembers what would otherwise cost YAML parsing or a
   walk of the project on every prompt: the workflow file (path, mtime, size and the few fields the
   monitor shows), every workflow file's status and update time (``candidates``, by path, size and
-  mtime: the live workflow is chosen from them, ``ctxres.orchestration.find_live_workflow``), the
+  mtime: the live workflow is chosen from them, ``ctxres.state.orchestration.find_live_workflow``), the
   unacknowledged checkpoints (keyed on the checkpoint folder's listing), when
   the session started, and what was already said once (the re-sent compaction alert, the hint to
   migrate a v1.0 section). The monitor state's schema admits no extra keys, hence a second file.
@@ -16,7 +16,7 @@ Two files live in the state directory (``.jerry/`` by default):
 Everything here is either a pure function (texts, facts taken from loaded data) or a small read or
 write of those files. Start-up cost matters (this runs on every prompt): only ``json``, ``os``,
 ``sys`` and ``contextlib`` (which the dispatcher imports anyway) are imported up front;
-``ctxres.atomic`` when a file is written, ``ctxres.resumption`` and ``ctxres.timestamps`` only on
+``ctxres.atomic`` when a file is written, ``ctxres.state.resumption`` and ``ctxres.timestamps`` only on
 the rarer paths that need them.
 """
 
@@ -76,7 +76,7 @@ def load_json(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
     """A small JSON object file, or None when it is missing, too large, not an object, not a regular file
     (a FIFO or a device) or a symbolic link
     (which may lead out of the project; the next write replaces the link with a regular file)."""
-    from ctxres.filereading import open_regular
+    from ctxres.formats.filereading import open_regular
 
     try:
         with open(open_regular(path, nofollow=True), "rb") as handle:
@@ -184,13 +184,13 @@ def _text(value: Any) -> str | None:
 
 def phase_started_at(data: Any, current_phase: Any = None) -> str | None:
     """``started_at`` of the phase the workflow is in, to tell a section written in a previous phase
-    (seed 000: STALE). In each pipeline (``ctxres.orchestration.pipelines``) the phase the *state*
+    (seed 000: STALE). In each pipeline (``ctxres.state.orchestration.pipelines``) the phase the *state*
     says is current wins: the pipeline's ``current_phase``, else its running phases; only when the
     state does not say is ``current_phase`` (the section's, which may be the stale part itself) used.
     The earliest start when pipelines disagree (fewer false STALE)."""
     if not isinstance(data, dict):
         return None
-    from ctxres.orchestration import phase_number, pipelines
+    from ctxres.state.orchestration import phase_number, pipelines
 
     named = phase_number(current_phase)
     starts = []
@@ -211,7 +211,7 @@ def phase_started_at(data: Any, current_phase: Any = None) -> str | None:
 
 
 def _running() -> frozenset[str]:
-    from ctxres.orchestration import RUNNING_WORDS
+    from ctxres.state.orchestration import RUNNING_WORDS
 
     return RUNNING_WORDS
 
@@ -220,8 +220,8 @@ def workflow_facts(data: Any) -> dict[str, Any] | None:
     """What the hooks need from an ORCHESTRATION file's data; None without a ``resumption`` mapping."""
     if not isinstance(data, dict) or not isinstance(data.get("resumption"), dict):
         return None
-    from ctxres.orchestration import is_live, workflow_status_of
-    from ctxres.resumption import detect_version
+    from ctxres.state.orchestration import is_live, workflow_status_of
+    from ctxres.state.resumption import detect_version
 
     section = data["resumption"]
     version = detect_version(section)
@@ -251,7 +251,7 @@ def workflow_facts(data: Any) -> dict[str, Any] | None:
 
 
 def is_active(facts: dict[str, Any]) -> bool:
-    """Whether the workflow is live (ACTIVE, PAUSED: ``ctxres.orchestration.LIVE_STATUSES``) or its
+    """Whether the workflow is live (ACTIVE, PAUSED: ``ctxres.state.orchestration.LIVE_STATUSES``) or its
     status is not recorded at all. ``live`` is decided when the file is parsed, so the cached facts of
     every prompt need no workflow model."""
     status = facts.get("status")
@@ -259,7 +259,7 @@ def is_active(facts: dict[str, Any]) -> bool:
         return True
     if isinstance(facts.get("live"), bool):
         return bool(facts["live"])
-    from ctxres.orchestration import LIVE_STATUSES, workflow_meaning
+    from ctxres.state.orchestration import LIVE_STATUSES, workflow_meaning
 
     return (workflow_meaning(status) or status) in LIVE_STATUSES
 
@@ -280,7 +280,7 @@ def _first_timestamp(path: str | None) -> tuple[str | None, bool]:
     """
     if not path:
         return None, False
-    from ctxres.filereading import open_regular
+    from ctxres.formats.filereading import open_regular
 
     try:  # never a FIFO or a device: Claude Code's transcript is a regular file
         with os.fdopen(open_regular(path), "rb") as handle:
@@ -317,7 +317,7 @@ def session_started(cache: dict[str, Any], session_id: str, transcript_path: str
 def checkpoint_listing(folder: str) -> list[list[Any]]:
     """``[name, mtime_ns, size]`` of each checkpoint file in the checkpoints folder of the state folder
     ``folder``, by name ([] when none): the signature that tells whether the checkpoints changed."""
-    from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, number_of_name
+    from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, number_of_name
 
     try:
         with os.scandir(os.path.join(folder, CHECKPOINTS_FOLDER)) as entries:

@@ -166,7 +166,7 @@ def _front(text: str) -> tuple[dict[str, Any] | None, str]:
         return None, text
     import yaml
 
-    from ctxres.yamlguard import load
+    from ctxres.formats.yamlguard import load
 
     try:
         data = load(split[0])  # never crashes on deep nesting; refuses alias bombs

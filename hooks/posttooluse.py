@@ -5,7 +5,7 @@ Runs after Write and Edit (the hook matcher is ``Write|Edit``: the tools the cli
 file is a workflow file when it matches the configured ``orchestration`` patterns
 (``*ORCHESTRATION*.yaml`` by default), or when it is any other YAML file whose top level has a
 ``resumption:`` key (the rule ``ctxres check`` uses; see ``ctxres/artifacts.py``); examples and
-templates (``ctxres.orchestration.is_example_path``) are never a live workflow and are not checked.
+templates (``ctxres.state.orchestration.is_example_path``) are never a live workflow and are not checked.
 Other tools and files, and files outside the project, get ``{}`` before anything but ``os`` is used.
 
 Seed 000 "Staleness Detection": STALE is "``updated_at`` is from a previous phase *or* more than 30
@@ -14,7 +14,7 @@ minutes old". For a running workflow (ACTIVE or PAUSED, or no status recorded) t
 1. **The state moved, the section did not.** The written file's state is compared with the last
    state the hooks saw for that file (``<state_dir>/orchestration-snapshot.json``), or, when there
    is none yet, with the file at git ``HEAD`` (``git show``; no git, or a file git does not track:
-   this check is skipped), through the workflow model (``ctxres.statediff.moved_state`` and
+   this check is skipped), through the workflow model (``ctxres.state.statediff.moved_state`` and
    ``resumption_moved``). When a state-bearing value moved (a gate PENDING -> COMPLETE, a phase
    started, a score recorded) and the resumption section did not (``recovery_state.updated_at``
    did not advance; a v1.0 section did not change), the answer is a warning at once, whatever the

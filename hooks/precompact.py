@@ -10,7 +10,7 @@ resumption section):
   the end of the transcript, else unknown (nulls);
 - ``orchestration_state``, ``accumulated_context``, ``recovery_instructions``: from the resumption
   section (v2.0 sub-sections; a v1.0 section gives what it has) and the quality gates of the
-  live workflow (``ctxres.orchestration.find_live_workflow``: ACTIVE or PAUSED).
+  live workflow (``ctxres.state.orchestration.find_live_workflow``: ACTIVE or PAUSED).
 
 With no ACTIVE or PAUSED workflow nothing is written (that is normal, so nothing is said). Secrets
 are redacted before the file is written. The content is written to a temporary file that is then
@@ -27,10 +27,10 @@ from __future__ import annotations
 import json
 import os
 
-from ctxres import orchestration
-from ctxres.checkpoint_names import CHECKPOINTS_FOLDER, file_id, file_name, number_of_id, number_of_name
 from ctxres.hooks.context import HookContext, HookError, find_workflow, iso, now, read_bytes
 from ctxres.prompt_data import recovery_fields
+from ctxres.state import orchestration
+from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, file_id, file_name, number_of_id, number_of_name
 from ctxres.timestamps import parse_datetime
 
 TYPE_CHECKING = False

@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import os
 
-from ctxres import orchestration, prompt_data
+from ctxres import prompt_data
 from ctxres.hooks.context import HookContext, HookError, additional_context, find_workflow, warn
 from ctxres.prompt_data import template1_input as template1_input  # re-exported: the view Template 1 reads
+from ctxres.state import orchestration
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from typing import Any
 
-    from ctxres.orchestration import WorkflowChoice
+    from ctxres.state.orchestration import WorkflowChoice
     from ctxres.transcript import FillReading
 
 EVENT = "SessionStart"
@@ -175,8 +176,8 @@ def after_compaction(ctx: HookContext, after_fill: list[str] | None = None) -> s
     found = active_workflow(ctx)
     if found is None:
         return None  # no workflow: the compaction concerns no state of ours
-    from ctxres.checkpoint_names import CHECKPOINTS_FOLDER
     from ctxres.prompts import render_generic_alert
+    from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER
 
     folder = os.path.join(ctx.settings.state_dir, CHECKPOINTS_FOLDER)
     reason = f"there is no unacknowledged checkpoint in {folder}/; the PreCompact hook did not write one"

@@ -2,7 +2,7 @@
 
 Seed 000 "Staleness Detection": a section written before the state it describes moved is STALE at
 once, whatever its age. The written file's data is compared, through the workflow model
-(``ctxres.statediff.moved_state`` and ``resumption_moved``), with its *baseline*: the last state the
+(``ctxres.state.statediff.moved_state`` and ``resumption_moved``), with its *baseline*: the last state the
 hooks saw of that file, kept in ``<state_dir>/orchestration-snapshot.json``
 (``{"version": 1, "files": {"<path relative to the project>": {"state": <data>}}}``, the data
 redacted and in JSON types, at most :data:`MAX_SNAPSHOT_FILES` files, written atomically), or,
@@ -14,7 +14,7 @@ it was, so every later write warns until the section catches up. Otherwise the w
 becomes the baseline.
 
 Imported only after a write to a workflow file (the Bash calls and other files never compile it);
-``ctxres.statediff`` only when the data differs from the baseline.
+``ctxres.state.statediff`` only when the data differs from the baseline.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def git_head_version(ctx: HookContext, rel: str) -> Any:
         return None
     import yaml
 
-    from ctxres.yamlguard import load
+    from ctxres.formats.yamlguard import load
 
     try:
         return load(done.stdout)
@@ -128,7 +128,7 @@ def state_moves(
         baseline = comparable(git_head_version(ctx, rel))
         source = "the file at git HEAD"
     if baseline is not None and baseline != current:
-        from ctxres.statediff import moved_state, resumption_moved  # only for a workflow file: not light
+        from ctxres.state.statediff import moved_state, resumption_moved  # only for a workflow file: not light
 
         moves = moved_state(baseline, current)
         if moves and not resumption_moved(baseline, current):

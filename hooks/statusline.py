@@ -8,9 +8,9 @@ the first line the command prints (ANSI colours allowed). This one prints::
 
 - the context figure the client shows as ``N% context used``, computed from the ``current_usage``
   the client sends (``ctxres.tiers.percent_used`` against its ``context_window_size``), and its tier;
-- the live workflow (``ctxres.orchestration.find_live_workflow``, the chooser every command uses),
+- the live workflow (``ctxres.state.orchestration.find_live_workflow``, the chooser every command uses),
   its phase number and name, the current quality gate and iteration;
-- how fresh its resumption section is (``ctxres.staleness.classify``: FRESH, STALE with the age or
+- how fresh its resumption section is (``ctxres.state.staleness.classify``: FRESH, STALE with the age or
   the phase it lags, CRITICAL), and the compactions whose checkpoint is not acknowledged yet;
 - in the ``nexus`` profile, the Nexus project and its phase instead of the workflow.
 
@@ -118,7 +118,7 @@ def _mapping(value: object) -> dict[str, Any]:
 def position(data: Any) -> dict[str, Any]:
     """Where the workflow stands: its id, the phase (number and name) and the quality gate (id and
     iteration), as the state sections say, else as the resumption section says."""
-    from ctxres.orchestration import gates, phase_number, pipelines
+    from ctxres.state.orchestration import gates, phase_number, pipelines
 
     workflow = _mapping(data.get("workflow"))
     section = _mapping(data.get("resumption"))
@@ -221,7 +221,7 @@ def freshness(
     if facts.get("version") != "2.0":
         return None
     from ctxres.hooks.monitor import session_started
-    from ctxres.staleness import Level, classify
+    from ctxres.state.staleness import Level, classify
     from ctxres.timestamps import parse_datetime
 
     session = ctx.payload.get("session_id")
@@ -280,7 +280,7 @@ def nexus_position(ctx: HookContext) -> tuple[str, str | None] | None:
 
         split = nexus.split_manifest(read_bytes(manifest, 256 * 1024).decode("utf-8", "replace"))
         if split is not None:
-            from ctxres.yamlguard import load
+            from ctxres.formats.yamlguard import load
 
             front = load(split[0].encode("utf-8"))
             if isinstance(front, dict):

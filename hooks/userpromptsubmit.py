@@ -234,7 +234,7 @@ def _workflow(
     Otherwise the search runs as every command's does (the workflow files' own update times, then
     their paths), with what the cache remembers of each candidate: only their ``stat`` is paid
     while none changed."""
-    from ctxres.defaults import WORKFLOW_ENV  # not ctxres.orchestration: a cached workflow needs no model
+    from ctxres.defaults import WORKFLOW_ENV  # not ctxres.state.orchestration: a cached workflow needs no model
 
     named = os.environ.get(WORKFLOW_ENV)
     cached = cache.get("workflow") if isinstance(cache.get("workflow"), dict) else None
@@ -286,7 +286,7 @@ def _monitor_text(
     actions = [action_for(tier)]
     age = staleness = None
     if facts is not None and facts.get("version") == "2.0":
-        from ctxres.staleness import Level, classify
+        from ctxres.state.staleness import Level, classify
 
         verdict = classify(
             facts.get("updated_at"),

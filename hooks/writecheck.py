@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
 
 def is_workflow_file(ctx: HookContext, path: str) -> bool:
     """Whether a written YAML file is a workflow file to check (see the module docstring)."""
-    from ctxres.orchestration import is_example_path, matches_pattern
+    from ctxres.state.orchestration import is_example_path, matches_pattern
 
     rel = ctx.relative(path)
     if is_example_path(rel):
@@ -60,9 +60,9 @@ def _check(ctx: HookContext, path: str, problems: list[str]) -> dict[str, Any]:
 
 
 def _verdict(ctx: HookContext, facts: dict[str, Any], moment: Any, problems: list[str]) -> Any:
-    """The age classification of ``updated_at`` (``ctxres.staleness.classify``)."""
+    """The age classification of ``updated_at`` (``ctxres.state.staleness.classify``)."""
     from ctxres.hooks import monitor
-    from ctxres.staleness import classify
+    from ctxres.state.staleness import classify
 
     session = ctx.payload.get("session_id")
     transcript = ctx.payload.get("transcript_path")
@@ -83,7 +83,7 @@ def _verdict(ctx: HookContext, facts: dict[str, Any], moment: Any, problems: lis
 
 def _staleness(ctx: HookContext, rel: str, facts: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     from ctxres.hooks import monitor
-    from ctxres.staleness import Level
+    from ctxres.state.staleness import Level
 
     moment = now()
     verdict = _verdict(ctx, facts, moment, problems)
@@ -152,7 +152,7 @@ def _state_moved(
     moment = now()
     level, age = "STALE", None
     if facts.get("version") == "2.0":
-        from ctxres.staleness import Level
+        from ctxres.state.staleness import Level
 
         verdict = _verdict(ctx, facts, moment, problems)
         if verdict.level is not Level.FRESH:

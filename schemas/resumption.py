@@ -11,8 +11,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ctxres.resumption import V2_SUBSECTIONS as V2_SUBSECTIONS  # re-exported
 from ctxres.schemas.base import IsoDateTime, OpenModel, StrictModel
+from ctxres.state.resumption import V2_SUBSECTIONS as V2_SUBSECTIONS  # re-exported
 
 Fill = Annotated[
     float,

@@ -1,5 +1,5 @@
 """Comparing versions of an orchestration file across git: which commits moved the workflow state
-without updating the resumption section (the comparison itself is :mod:`ctxres.statediff`).
+without updating the resumption section (the comparison itself is :mod:`ctxres.state.statediff`).
 
 Shared by ``ctxres stale`` (staged changes and ``--since``), ``ctxres audit-history`` and rule S013
 (``ctxres check --since``).
@@ -20,13 +20,13 @@ from pathlib import Path
 
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES, has_resumption_key
-from ctxres.document import Document, JsonPath
+from ctxres.formats.document import Document, JsonPath
+from ctxres.formats.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.globs import is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
-from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.records import FrozenRecord, Record, init_field
-from ctxres.staleness import utc_now
-from ctxres.statediff import Extraction, Move, Staleness, assess, extract
+from ctxres.state.staleness import utc_now
+from ctxres.state.statediff import Extraction, Move, Staleness, assess, extract
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ctxres.config import Config
-    from ctxres.statediff import EntryExtractions, SectionExtractions
+    from ctxres.state.statediff import EntryExtractions, SectionExtractions
 
 MAX_MOVES_SHOWN = 10
 

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from ctxres.artifacts import BY_KIND, KINDS, SNIFFED
 from ctxres.config import Config
-from ctxres.filereading import read_regular
 from ctxres.findings import Finding
+from ctxres.formats.filereading import read_regular
+from ctxres.formats.loading import Format
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.path_runs import PathRun, pack
-from ctxres.loading import Format
-from ctxres.orchestration import is_example_path
 from ctxres.records import FrozenRecord, init_field
+from ctxres.state.orchestration import is_example_path
 
 
 class Artifact(FrozenRecord):
@@ -178,7 +178,7 @@ def _excluded_path(relpath: str, config: Config) -> bool:
 
 def skipped_example(relpath: str, config: Config) -> bool:
     """Whether a file found below a folder (``relpath``: from that folder) is left out as an example or a
-    template: what the hooks never take for the live workflow (:func:`ctxres.orchestration.is_example_path`),
+    template: what the hooks never take for the live workflow (:func:`ctxres.state.orchestration.is_example_path`),
     unless ``check-examples`` is set."""
     return not config.check_examples and is_example_path(relpath)
 

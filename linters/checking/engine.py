@@ -8,9 +8,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from ctxres.config import Config
-from ctxres.document import Document
-from ctxres.filereading import read_at_most
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document
+from ctxres.formats.filereading import read_at_most
+from ctxres.formats.loading import IssueKind, Limits, LoadIssue, load_file
 from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression
 from ctxres.linters.checking.discovery import Artifact, Compared, Found, find_artifacts, one_listing
@@ -20,7 +21,6 @@ from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
 from ctxres.linters.rules import parsing, rule_modules, suppression_comments
 from ctxres.linters.rules import secrets as security
-from ctxres.loading import IssueKind, Limits, LoadIssue, load_file
 from ctxres.records import FrozenRecord, Record, init_field
 
 TYPE_CHECKING = False
@@ -181,7 +181,7 @@ def _reported_issues(doc: Document | None, issues: list[LoadIssue]) -> list[Load
     """The load issues to report: a key that is not a string only where the schema reads keys as text (P007)."""
     if not any(issue.kind is IssueKind.NON_STRING_KEY for issue in issues):
         return issues
-    from ctxres.linters.rules.schema_keys import expects_string_key
+    from ctxres.linters.validation.schema_keys import expects_string_key
 
     return [
         issue

@@ -26,10 +26,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxres import agent_memory as am
-from ctxres import checkpoints as cp
 from ctxres.config import Config
 from ctxres.linters.checking import roots
 from ctxres.linters.checking.discovery import Artifact, discover
+from ctxres.state import checkpoints as cp
 
 STATE_KINDS = frozenset({"orchestration", "checkpoint", "monitor-state"})
 RUN_KINDS = frozenset({"task-graph", "event-log"})

@@ -6,7 +6,7 @@ resumption section), yet parsing each version whole costs the same as parsing th
 version written in plain block style is cut where its block structure says it may be cut: the
 entries of a block mapping (``key:`` lines at the mapping's indentation) and the items of a block
 sequence (``-`` lines at its indentation), recursively. A piece is parsed (by
-:func:`ctxres.yamlpos.parse_yaml`, so scalars mean what they mean to ``ctxres check``) only the
+:func:`ctxres.formats.yamlpos.parse_yaml`, so scalars mean what they mean to ``ctxres check``) only the
 first time its text is seen; the version's data is assembled from the pieces.
 
 A version with as many lines as the version parsed before it is not searched for its cuts again
@@ -18,7 +18,7 @@ when it can be), so that the next change to it reads only the lines that changed
 line ``key: value`` whose value is a plain word or number, or a quoted string without escapes, is
 read without the parser (:func:`_simple_entry`, what the parser reads there).
 
-The result is the data of :func:`ctxres.yamlpos.parse_yaml` on the whole text, or :data:`WHOLE`
+The result is the data of :func:`ctxres.formats.yamlpos.parse_yaml` on the whole text, or :data:`WHOLE`
 when that cannot be guaranteed and the caller must parse the whole text itself: anything but plain
 block structure at a cut (a ``---`` line, a quoted or complex key, a tab or a YAML line break other
 than ``\\n``), a piece that does not parse on its own (an alias of an anchor in another piece, a
@@ -40,8 +40,8 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from ctxres.yamlguard import C_SAFE_DEPTH
-from ctxres.yamlpos import YamlPosError, parse_yaml
+from ctxres.formats.yamlguard import C_SAFE_DEPTH
+from ctxres.formats.yamlpos import YamlPosError, parse_yaml
 
 # Depth past which a version is parsed whole (yamlpos refuses 200; real files nest about 8 deep).
 MAX_DEPTH = 64
@@ -70,7 +70,7 @@ def _plain_tag(word: str) -> str:
 
 
 def _simple_value(double: str | None, single: str | None, plain: str | None) -> Any:
-    """The value :func:`ctxres.yamlpos.parse_yaml` reads from a matched value of :data:`_VALUE_PATTERN`:
+    """The value :func:`ctxres.formats.yamlpos.parse_yaml` reads from a matched value of :data:`_VALUE_PATTERN`:
     a quoted string, a plain word that is a string, a plain decimal integer (no leading zero, as
     yamlpos reads it); :data:`_NOT_SIMPLE` for any other plain word (true, null, 1_000...)."""
     if plain is None:
@@ -84,7 +84,7 @@ def _simple_value(double: str | None, single: str | None, plain: str | None) -> 
 
 
 def _simple_entry(text: str) -> tuple[str, Any] | None:
-    """The ``(key, value)`` that :func:`ctxres.yamlpos.parse_yaml` reads from ``text``, a piece of one
+    """The ``(key, value)`` that :func:`ctxres.formats.yamlpos.parse_yaml` reads from ``text``, a piece of one
     line ``key: value`` (its line break, if any, last) whose value is simple (:func:`_simple_value`);
     None for anything else (the parser reads it)."""
     match = _SIMPLE_ENTRY.fullmatch(text)
@@ -96,7 +96,7 @@ def _simple_entry(text: str) -> tuple[str, Any] | None:
 
 
 def _simple_item(text: str) -> Any:
-    """The value :func:`ctxres.yamlpos.parse_yaml` reads from ``text``, an item of one line (its dash
+    """The value :func:`ctxres.formats.yamlpos.parse_yaml` reads from ``text``, an item of one line (its dash
     blanked) whose value is simple (:func:`_simple_value`); :data:`_NOT_SIMPLE` for anything else."""
     match = _SIMPLE_ITEM.fullmatch(text)
     return _NOT_SIMPLE if match is None else _simple_value(*match.groups())
@@ -249,7 +249,7 @@ class SectionParser:
         self.cut_as_before = 0  # versions cut as the version before them was
 
     def parse(self, text: str) -> Any:
-        """The data of ``text`` (as :func:`ctxres.yamlpos.parse_yaml` builds it), or :data:`WHOLE`."""
+        """The data of ``text`` (as :func:`ctxres.formats.yamlpos.parse_yaml` builds it), or :data:`WHOLE`."""
         last = self._last
         against = None if last is None else lines_against(text, last.text, last.lines, last.runs)
         if last is not None and against is not None:

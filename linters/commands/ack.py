@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ctxres import ack
-from ctxres import checkpoints as cp
 from ctxres.config import ConfigError, load_config
 from ctxres.project import inside, project_root
+from ctxres.state import checkpoints as cp
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 

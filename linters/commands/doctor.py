@@ -9,8 +9,6 @@ from pathlib import Path
 
 from ctxres.config import load_config
 from ctxres.linters.reporters import add_format_option, print_findings
-from ctxres.linters.rules.checkpoints_tracked import check_checkpoints_tracked
-from ctxres.linters.rules.hook_runs import check_hook_runs
 from ctxres.linters.rules.layers import (
     MISCONFIGURED,
     MISSING,
@@ -20,8 +18,10 @@ from ctxres.linters.rules.layers import (
     layer_findings,
     live_workflow,
 )
-from ctxres.linters.rules.precommit_setup import check_precommit_setup
-from ctxres.linters.rules.statusline import statusline_note
+from ctxres.linters.setup.checkpoints_tracked import check_checkpoints_tracked
+from ctxres.linters.setup.hook_runs import check_hook_runs
+from ctxres.linters.setup.precommit_setup import check_precommit_setup
+from ctxres.linters.setup.statusline import statusline_note
 
 SUMMARY = ((MISSING, "Not present"), (MISCONFIGURED, "Misconfigured"), (UNVERIFIED, "Warning: could not verify"))
 

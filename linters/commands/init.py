@@ -14,6 +14,7 @@ import yaml
 from ctxres import protocol
 from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE
 from ctxres.config import Config, load_config
+from ctxres.formats.yamledit import EditError, append_item
 from ctxres.linters.commands._config_edit import option_change
 from ctxres.linters.commands._precommit_hooks import local_repo
 from ctxres.linters.commands.install import (
@@ -25,20 +26,19 @@ from ctxres.linters.commands.install import (
     plan_shared,
     write_changes,
 )
-from ctxres.linters.rules.checkpoints_tracked import (
+from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, rule_files
+from ctxres.linters.rules.reinject import BUDGET, reminder_marker
+from ctxres.linters.rules.reinject import budget as reinject_budget
+from ctxres.linters.setup.checkpoints_tracked import (
     check_checkpoints_tracked,
     checkpoint_sample,
     fixed_gitignore,
     ignoring_rule,
     state_folder,
 )
-from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, rule_files
-from ctxres.linters.rules.precommit_setup import check_installed
-from ctxres.linters.rules.reinject import BUDGET, reminder_marker
-from ctxres.linters.rules.reinject import budget as reinject_budget
-from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
+from ctxres.linters.setup.precommit_setup import check_installed
 from ctxres.reinject import scan
-from ctxres.yamledit import EditError, append_item
+from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
 
 BUDGET_OPTION = BUDGET.name
 BUDGET_STEP = 50  # a raised budget is rounded up to this many tokens
@@ -60,7 +60,7 @@ STATE_FILES_NOT_COMMITTED = (
 NEXUS_STATE_FILE = "00-system/.cache/precompact_state.json"  # the nexus profile's PreCompact state
 GITIGNORE_HEADER = "# ctxres: the hooks' per-machine state (commit the checkpoints, not these)"
 LOCAL_SETTINGS_IGNORED = f"/.claude/{LOCAL_SETTINGS_FILE}"  # Claude Code's per-clone settings (CTXRES_HOOK)
-# Under the documentation folder, which ctxres.orchestration never takes for a live workflow.
+# Under the documentation folder, which ctxres.state.orchestration never takes for a live workflow.
 TEMPLATE_PATH = f"{PROTOCOL_DOCS_FOLDER}/orchestration-template.yaml"
 PRECOMMIT_HEADER = (
     "# pre-commit runs these hooks on every commit (`pre-commit install` once per clone).\n"
@@ -178,7 +178,7 @@ def ignored_state(config: Config) -> list[str]:
 def plan_gitignore(root: Path) -> list[Change]:
     """``.gitignore``: the hooks' per-machine state and ``.claude/settings.local.json`` out of git; and,
     when the repository ignores its whole state folder, the checkpoints back in (see
-    :mod:`ctxres.linters.rules.checkpoints_tracked`)."""
+    :mod:`ctxres.linters.setup.checkpoints_tracked`)."""
     target = root / ".gitignore"
     text = target.read_text("utf-8") if target.exists() else ""
     config = load_config(root)
@@ -278,7 +278,7 @@ resumption:
 
 def editor_globs(config: Config) -> list[str]:
     """The workflow file patterns (configured, else the default) as globs from the repository's root."""
-    from ctxres.orchestration import ORCHESTRATION_PATTERNS
+    from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
     patterns = config.patterns.get("orchestration") or ORCHESTRATION_PATTERNS
     return [p if p.startswith("**/") or "/" in p else f"**/{p}" for p in patterns]

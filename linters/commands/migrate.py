@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from ctxres.atomic import write_atomic
-from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
-from ctxres.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
-from ctxres.migrate import Migration, Outcome, migrate_text
+from ctxres.formats.filereading import FileTooLarge, NotRegularFile, read_regular
+from ctxres.formats.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
+from ctxres.formats.yamledit import scalar
+from ctxres.migration.migrate import Migration, Outcome, migrate_text
 from ctxres.records import FrozenRecord, init_field
-from ctxres.yamledit import scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

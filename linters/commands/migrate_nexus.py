@@ -29,8 +29,9 @@ from pathlib import Path
 
 import yaml
 
-from ctxres import nexus, yamledit, yamlguard
+from ctxres import nexus
 from ctxres.atomic import write_atomic
+from ctxres.formats import yamledit, yamlguard
 from ctxres.records import Record
 
 TYPE_CHECKING = False

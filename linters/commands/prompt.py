@@ -14,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from ctxres import ack, prompt_data, yamlguard
-from ctxres import checkpoints as cp
+from ctxres import ack, prompt_data
 from ctxres.config import ConfigError, load_config
+from ctxres.formats import yamlguard
 from ctxres.project import inside, project_root
 from ctxres.prompts import (
     TEMPLATE1_BUDGET,
@@ -27,6 +27,7 @@ from ctxres.prompts import (
     render_template2,
 )
 from ctxres.redact import redact, redact_value
+from ctxres.state import checkpoints as cp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

@@ -10,15 +10,15 @@ from pathlib import Path
 
 from ctxres.atomic import write_atomic
 from ctxres.config import Config, ConfigError, load_config
-from ctxres.document import Document
 from ctxres.findings import Finding, Position
+from ctxres.formats.document import Document
+from ctxres.formats.loading import IssueKind, LoadIssue, decode
 from ctxres.linters.checking import engine
 from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.checking.report import Report
 from ctxres.linters.reporters import FORMATS, render
 from ctxres.linters.rules import parsing
 from ctxres.linters.rules import reinject as rules
-from ctxres.loading import IssueKind, LoadIssue, decode
 from ctxres.reinject import RULE_FILE_KIND, RULE_FILE_PATTERNS, Edit, apply_edits, scan, token_fix
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

@@ -11,7 +11,7 @@ updating its resumption section.
   ``--since`` does.
 
 What counts as "the state moved" and "the section moved" is defined (and justified) in
-:mod:`ctxres.statediff`. A new file, a deleted file and a file without a resumption section are
+:mod:`ctxres.state.statediff`. A new file, a deleted file and a file without a resumption section are
 never blocked. Comparing the index with HEAD needs no history, so the hook works in a shallow
 clone; ``--since`` needs the commits of the range and their parents, and in a shallow clone that
 lacks them it stops with an error that says how to fetch them. Exit status: 0 clean, 1 blocked,
@@ -30,6 +30,7 @@ from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES
 from ctxres.config import Config, load_config
 from ctxres.findings import Finding
+from ctxres.formats.loading import DEFAULT_MAX_BYTES
 from ctxres.linters.checking import pushed_commits
 from ctxres.linters.checking.commit_comparison import (
     Comparison,
@@ -44,7 +45,6 @@ from ctxres.linters.checking.commit_comparison import (
 from ctxres.linters.checking.discovery import force_excluded
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option, print_findings
-from ctxres.loading import DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import yaml
 
+from ctxres.formats.yamledit import EditError, set_key
 from ctxres.records import FrozenRecord, Record, init_field
-from ctxres.yamledit import EditError, set_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
@@ -65,7 +65,7 @@ class FixtureError(Exception):
 
 class Edit(FrozenRecord):
     """A change the workflow made before a step: write a whole file, replace text once, set YAML keys
-    (byte-preserving, ``ctxres.yamledit``), or delete the file."""
+    (byte-preserving, ``ctxres.formats.yamledit``), or delete the file."""
 
     __slots__ = ("content", "delete", "path", "replacements", "sets")
 

@@ -13,18 +13,18 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from ctxres import checkpoints as cp
 from ctxres.config import Config
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import ORIGIN, Finding, Position
+from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
-from ctxres.orchestration import LIVE_STATUSES, workflow_status_of
 from ctxres.project import inside
 from ctxres.records import Record
-from ctxres.resumption import detect_version
+from ctxres.state import checkpoints as cp
+from ctxres.state.orchestration import LIVE_STATUSES, workflow_status_of
+from ctxres.state.resumption import detect_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,11 +14,11 @@ import os
 from ctxres import agent_memory as am
 from ctxres.artifacts import Format
 from ctxres.config import Config, Option
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Position, Severity
+from ctxres.formats.document import Document, JsonPath, format_json_path
+from ctxres.formats.loading import load_file
 from ctxres.linters.checking.registry import Rule, family_option, register
 from ctxres.linters.checking.severity_policy import Case
-from ctxres.loading import load_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

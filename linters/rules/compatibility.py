@@ -1,6 +1,6 @@
 """V rules: resumption sections in v1.0 and v2.0, and the move from one to the other.
 
-The version of a section is detected from its shape (``ctxres.resumption.detect_version``), never
+The version of a section is detected from its shape (``ctxres.state.resumption.detect_version``), never
 from the file's ``schema_version``, which real files set to unrelated values. Schema problems
 (a missing key, a wrong type) are the conformance rules' business; these rules report what only
 makes sense across the two versions.
@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document, JsonPath, format_json_path
+from ctxres.formats.yamledit import scalar
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
-from ctxres.linters.rules.schema_errors import dotted
-from ctxres.migration_marks import phases_in_prose, placeholders, status_from_prose
-from ctxres.orchestration import WORKFLOW_STATUSES, workflow_status_of
-from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_leftovers, v1_view, v1_view_paths
-from ctxres.yamledit import scalar
+from ctxres.linters.validation.schema_errors import dotted
+from ctxres.migration.migration_marks import phases_in_prose, placeholders, status_from_prose
+from ctxres.state.orchestration import WORKFLOW_STATUSES, workflow_status_of
+from ctxres.state.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_leftovers, v1_view, v1_view_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

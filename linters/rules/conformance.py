@@ -9,13 +9,13 @@ from functools import cache
 
 from ctxres.artifacts import BY_KIND
 from ctxres.config import Config, Option
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.compatibility import owned_paths
-from ctxres.linters.rules.richer_shapes import VARIANT, VARIANT_BLOCKING, under, variants
-from ctxres.linters.rules.schema_errors import (
+from ctxres.linters.validation.richer_shapes import VARIANT, VARIANT_BLOCKING, under, variants
+from ctxres.linters.validation.schema_errors import (
     SEVERAL_MISSING,
     Problem,
     classify,
@@ -27,15 +27,15 @@ from ctxres.linters.rules.schema_errors import (
     subject,
     without_extra_keys,
 )
-from ctxres.linters.rules.schema_manifest_keys import MISSING_IDENTITY, collapse_manifest_keys
-from ctxres.linters.rules.schema_validity import compile_validity
-from ctxres.resumption import detect_version
+from ctxres.linters.validation.schema_manifest_keys import MISSING_IDENTITY, collapse_manifest_keys
+from ctxres.linters.validation.schema_validity import compile_validity
+from ctxres.state.resumption import detect_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
     from typing import Any
 
-    from ctxres.linters.rules.schema_validity import Valid
+    from ctxres.linters.validation.schema_validity import Valid
 
 MISSING = register(
     "C001",
@@ -315,7 +315,7 @@ def validator(name: str) -> Any:
     """What explains why a value is not valid against schema ``name`` (made only for such a value): jsonschema's
     errors, found without jsonschema for the schemas ctxres ships, else by jsonschema (imported then); both skip
     the parts of a value that are valid (schema_explaining)."""
-    from ctxres.linters.rules.schema_explaining import explainer, validator_class
+    from ctxres.linters.validation.schema_explaining import explainer, validator_class
 
     validity(name)  # its parts compiled first
     return explainer(schema(name), _PARTS) or validator_class(_PARTS)(schema(name))

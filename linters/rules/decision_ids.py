@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.severity_policy import Case
 

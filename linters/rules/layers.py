@@ -24,10 +24,10 @@ from ctxres.linters.checking.discovery import discover
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.reinject import budget as reinject_budget
-from ctxres.orchestration import PROTOCOL_DOCS_FOLDER
 from ctxres.project import project_root
 from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import resumption_reminder, scan
+from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

@@ -15,13 +15,13 @@ from pathlib import Path
 from ctxres import nexus
 from ctxres.artifacts import Format
 from ctxres.config import Config
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Position, Severity
+from ctxres.formats.document import Document, JsonPath, format_json_path
+from ctxres.formats.loading import load_file
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.discovery import find_named
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
-from ctxres.loading import load_file
 from ctxres.project import inside
 
 TYPE_CHECKING = False

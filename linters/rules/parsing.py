@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ctxres.document import format_json_path
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import format_json_path
+from ctxres.formats.loading import IssueKind, LoadIssue
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.severity_policy import Case
-from ctxres.loading import IssueKind, LoadIssue
 
 SYNTAX = register(
     "P001",

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from ctxres import protocol
 from ctxres.config import Config, Option
-from ctxres.document import Document
 from ctxres.findings import Finding, Position, Severity
+from ctxres.formats.document import Document
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside, project_root

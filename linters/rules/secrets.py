@@ -10,8 +10,8 @@ the hooks redact with, so a value the hooks would redact is exactly a value this
 from __future__ import annotations
 
 from ctxres.config import Config
-from ctxres.document import Document
 from ctxres.findings import Finding, Position
+from ctxres.formats.document import Document
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.secret_lines import may_hold_secrets

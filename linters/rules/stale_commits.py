@@ -1,7 +1,7 @@
 """S013: a commit in a range moved the workflow state without updating the resumption section.
 
 Reported by ``ctxres check --since REF`` only (it needs the git history, not the files on disk):
-the same comparison as ``ctxres stale --since REF`` (see :mod:`ctxres.statediff`), turned into
+the same comparison as ``ctxres stale --since REF`` (see :mod:`ctxres.state.statediff`), turned into
 findings so that the range check prints through the usual reporters (text, json, github, sarif).
 """
 

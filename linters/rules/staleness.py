@@ -2,8 +2,8 @@
 
 Every rule compares two places of one ORCHESTRATION.yaml and only where the file's structure
 says unambiguously what the other place means; when a section has a shape we do not recognise
-the rule says nothing. The time rules use the pure core in :mod:`ctxres.staleness` (which the
-hooks reuse); the clock is read through :func:`ctxres.staleness.utc_now` only.
+the rule says nothing. The time rules use the pure core in :mod:`ctxres.state.staleness` (which the
+hooks reuse); the clock is read through :func:`ctxres.state.staleness.utc_now` only.
 """
 
 from __future__ import annotations
@@ -14,16 +14,17 @@ from collections.abc import Callable
 from datetime import timedelta
 from functools import cache
 
-from ctxres import orchestration as state
-from ctxres import staleness as core
 from ctxres.config import Config
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.conformance import schema_text
-from ctxres.linters.rules.schema_errors import dotted
-from ctxres.orchestration import (
+from ctxres.linters.validation.schema_errors import dotted
+from ctxres.records import FrozenRecord, init_field
+from ctxres.state import orchestration as state
+from ctxres.state import staleness as core
+from ctxres.state.orchestration import (
     FAILED_WORDS,
     NOT_STARTED_WORDS,
     PASSED_WORDS,
@@ -36,8 +37,7 @@ from ctxres.orchestration import (
     score_value,
     workflow_meaning,
 )
-from ctxres.records import FrozenRecord, init_field
-from ctxres.resumption import detect_version
+from ctxres.state.resumption import detect_version
 from ctxres.timestamps import Timestamp, format_duration, format_utc, invalid_reason, parse_timestamp
 
 TYPE_CHECKING = False

@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 
 from ctxres.config import Config
-from ctxres.document import Document
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.severity_policy import Case
-from ctxres.orchestration import is_live
 from ctxres.prompts import (
     TEMPLATE1_BUDGET,
     TEMPLATE2_BUDGET,
@@ -23,7 +22,8 @@ from ctxres.prompts import (
     render_template1,
     render_template2,
 )
-from ctxres.resumption import detect_version
+from ctxres.state.orchestration import is_live
+from ctxres.state.resumption import detect_version
 
 TEMPLATE1_OVER = register(
     "T001",

@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctxres.checkpoints import reference_problem
 from ctxres.config import Config
-from ctxres.document import Document, JsonPath, format_json_path
 from ctxres.findings import Finding
+from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside
+from ctxres.state.checkpoints import reference_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from ctxres import ack
-from ctxres import checkpoints as cp
 from ctxres.config import load_config
 from ctxres.linters.checking import engine
 from ctxres.linters.cli import main
+from ctxres.state import checkpoints as cp
 
 from ..conftest import CORPUS, FIXTURES
 

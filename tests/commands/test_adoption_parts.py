@@ -15,7 +15,7 @@ from ctxres.config import load_config
 from ctxres.linters.commands._config_edit import option_change, set_option
 from ctxres.linters.commands._precommit_hooks import HOOKS, local_repo
 from ctxres.linters.commands.init import free_rank
-from ctxres.linters.rules.checkpoints_tracked import IgnoreRule, fixed_gitignore, ignoring_rule
+from ctxres.linters.setup.checkpoints_tracked import IgnoreRule, fixed_gitignore, ignoring_rule
 
 from ..conftest import ROOT
 from ..git_sandbox import executable

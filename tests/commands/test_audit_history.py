@@ -5,7 +5,7 @@ named `<commit time>-<commit>.yaml`. The fixture commits them in order (commit d
 names, a fixed author) into one repository; PROJ-003's file is renamed (and edited) by its third
 version so that following renames is exercised.
 
-Reviewed by hand (`diff` of each consecutive pair; see the docstring of ctxres.statediff):
+Reviewed by hand (`diff` of each consecutive pair; see the docstring of ctxres.state.statediff):
 PROJ-001, 7 transitions: each one moved phases/agents/gates/checkpoints AND rewrote
 `current_state`/`next_step` (and `last_checkpoint` at each gate pass): none is stale.
 PROJ-003, 3 transitions: 97b10396 started phase 1, completed its four agents and recorded the
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.loading import Format, parse_text
-from ctxres.statediff import moved_state
+from ctxres.formats.loading import Format, parse_text
+from ctxres.state.statediff import moved_state
 
 from ..conftest import CORPUS
 from .test_stale_git import GitRepo

@@ -274,12 +274,12 @@ def test_audit_history_imports_no_more_than_it_uses(tmp_path: Path) -> None:
 
 
 def test_check_imports_neither_the_migration_nor_importlib_resources() -> None:
-    """Start-up: the V rules read placeholders and prose through `ctxres.migration_marks`, not the
+    """Start-up: the V rules read placeholders and prose through `ctxres.migration.migration_marks`, not the
     migration itself, and the schemas are read as files, without `importlib.resources` (which imports
     tempfile, shutil and random): a check of v1.0 files and placeholders, which it reports, loads neither."""
     code = (
         "import sys; from ctxres.linters import cli; status = cli.main(sys.argv[1:]); "
-        "names = ('ctxres.migrate', 'importlib.resources', 'ctxres.migration_marks'); "
+        "names = ('ctxres.migration.migrate', 'importlib.resources', 'ctxres.migration.migration_marks'); "
         "loaded = [m for m in names if m in sys.modules]; "
         "print(status, loaded, file=sys.stderr)"
     )
@@ -290,7 +290,7 @@ def test_check_imports_neither_the_migration_nor_importlib_resources() -> None:
         text=True,
         check=False,
     )
-    assert done.stderr.strip().splitlines()[-1] == "1 ['ctxres.migration_marks']"
+    assert done.stderr.strip().splitlines()[-1] == "1 ['ctxres.migration.migration_marks']"
     assert "V00" in done.stdout and "C00" in done.stdout
 
 

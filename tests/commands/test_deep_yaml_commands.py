@@ -1,5 +1,5 @@
 """`ctxres prompt` and `ctxres migrate-nexus` on YAML nested deep enough to crash libyaml (a segfault,
-exit 139, before they read through ctxres.yamlguard): one line and a usage exit code instead."""
+exit 139, before they read through ctxres.formats.yamlguard): one line and a usage exit code instead."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import yaml
 
 from ctxres.linters.commands.init import TEMPLATE_PATH
 from ctxres.linters.rules.layers import matcher_covers
-from ctxres.orchestration import PROTOCOL_DOCS_FOLDER, no_live_workflow
+from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER, no_live_workflow
 
 from ..conftest import ROOT
 

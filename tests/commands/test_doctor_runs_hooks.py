@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from ctxres.linters.commands.init import TEMPLATE_PATH
-from ctxres.linters.rules.hook_runs import harmless_payload
+from ctxres.linters.setup.hook_runs import harmless_payload
 
 PRECOMMIT = Path(sys.executable).parent / "pre-commit"
 MINIMAL_PATH = "/usr/bin:/bin"

@@ -6,7 +6,7 @@ each version section by section without changing what they report.
   to an earlier version asks for it once), and no `git show`.
 * A history with reverts, an invalid version and a stale commit that restores an older state is
   reported as the comparison defines it (verdicts, notes and lines of the version in that commit).
-* `SectionParser` (the section-by-section parse) gives exactly the data of `ctxres.yamlpos.parse_yaml`
+* `SectionParser` (the section-by-section parse) gives exactly the data of `ctxres.formats.yamlpos.parse_yaml`
   on every YAML file of the fixtures and on thousands of mutations of them, or says to parse whole.
 """
 
@@ -24,8 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxres.formats.yamlpos import YamlPosError, parse_yaml
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
-from ctxres.yamlpos import YamlPosError, parse_yaml
 
 from .test_stale_git import ADVANCED, ORCH, UPDATED, GitRepo, line_of
 
@@ -519,7 +519,7 @@ def _unit_fields(unit: Any) -> tuple[Any, ...]:
 def test_entries_remembered_across_versions_extract_as_a_fresh_walk() -> None:
     """`extract` with the sections and entries of earlier versions remembered (their values shared by
     `SectionParser`) gives exactly what a fresh extraction of the version gives, facts in the same order."""
-    from ctxres.statediff import extract
+    from ctxres.state.statediff import extract
 
     rng = random.Random(7)
     texts = [text for name, text in _fixture_texts() if "resumption:" in text]

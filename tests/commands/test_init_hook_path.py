@@ -22,7 +22,7 @@ import pytest
 
 from ctxres.claude_settings import HOOK_ENV, HOOKS, PORTABLE_COMMAND
 from ctxres.hooks import monitor, statemoves
-from ctxres.linters.rules.hook_runs import settings_environment  # the settings' env, as the client merges it
+from ctxres.linters.setup.hook_runs import settings_environment  # the settings' env, as the client merges it
 
 from ..conftest import ROOT
 

@@ -1,7 +1,7 @@
 """Every command names the same live workflow, in the same words, as the hooks do.
 
 `ctxres ack`, `ctxres prompt` and `ctxres doctor` find the workflow through
-``ctxres.orchestration.find_live_workflow`` (the function the hooks use): the configured
+``ctxres.state.orchestration.find_live_workflow`` (the function the hooks use): the configured
 orchestration patterns, ACTIVE or PAUSED, never an example or a template, the most recently
 modified first, ``$CTXRES_ORCHESTRATION`` naming one outright. Each says which one it chose and why
 with the core's sentence (``WorkflowChoice.note``). Everything runs through the real processes.
@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 import yaml
 
-from ctxres import orchestration
 from ctxres.ack import read_workflow
 from ctxres.config import load_config
 from ctxres.linters.checking import engine
+from ctxres.state import orchestration
 from tests.conftest import FIXTURES
 from tests.hooks.test_hook_precompact import answer, payload
 

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
-from ctxres.document import Document, format_json_path
+from ctxres.formats.document import Document, format_json_path
+from ctxres.formats.loading import Format, parse_text
+from ctxres.formats.yamledit import top_level_span
 from ctxres.linters.cli import main
 from ctxres.linters.rules import compatibility, conformance
-from ctxres.loading import Format, parse_text
-from ctxres.migrate import (
+from ctxres.migration.migrate import (
     PLACEHOLDER,
     Outcome,
     infer_agent_summaries,
@@ -27,8 +28,7 @@ from ctxres.migrate import (
     placeholders,
     status_from_prose,
 )
-from ctxres.resumption import detect_version, v1_view
-from ctxres.yamledit import top_level_span
+from ctxres.state.resumption import detect_version, v1_view
 
 from ..conftest import CORPUS
 

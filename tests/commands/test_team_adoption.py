@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ctxres.claude_settings import HOOK_ENV
-from ctxres.linters.rules.hook_runs import settings_environment  # the settings' env, as the client merges it
+from ctxres.linters.setup.hook_runs import settings_environment  # the settings' env, as the client merges it
 
 from ..conftest import FIXTURES
 from ..git_sandbox import Sandbox, executable

@@ -12,6 +12,8 @@ counts too.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,7 +66,7 @@ def test_the_schemas_import_neither_linters_nor_hooks() -> None:
     assert violations(ROOT / "schemas", "ctxres.schemas", ("ctxres.linters", "ctxres.hooks")) == []
 
 
-@pytest.mark.parametrize("room", ["rules", "checking", "reporters"])
+@pytest.mark.parametrize("room", ["rules", "checking", "reporters", "validation", "setup"])
 def test_rules_and_checking_never_import_a_command_or_the_replay(room: str) -> None:
     """A rule family is a library of checks: commands use it, never the reverse (S013 once imported
     the `stale` command)."""
@@ -80,7 +82,35 @@ def test_every_linters_module_sits_in_a_room() -> None:
 
 def test_the_core_imports_no_room_built_on_it() -> None:
     forbidden = ("ctxres.linters", "ctxres.hooks", "ctxres.schemas")
-    assert violations(ROOT / "ctxres", "ctxres", forbidden, recursive=False) == []
+    assert violations(ROOT / "ctxres", "ctxres", forbidden) == []
+
+
+def test_the_core_keeps_at_most_25_modules_loose() -> None:
+    """The core's families (``formats``, ``state``, ``migration``) are folders; what is left loose is
+    few enough to read as a list."""
+    loose = [p.name for p in (ROOT / "ctxres").glob("*.py") if p.name != "__init__.py"]
+    assert len(loose) <= 25, sorted(loose)
+
+
+def test_in_a_plain_clone_only_the_package_rooms_import_under_ctxres() -> None:
+    """A plain clone (the Claude Code plugin) imports ``ctxres.hooks``, ``ctxres.linters`` and
+    ``ctxres.schemas`` from the folders beside ``ctxres/``; the repository's other folders are not
+    part of the package."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from importlib.util import find_spec; "
+        "print(' '.join(f'{n}={find_spec(n) is not None}' for n in sys.argv[2:]))"
+    )
+    names = ["ctxres.hooks", "ctxres.linters", "ctxres.schemas", "ctxres.linters.rules", "ctxres.e2e", "ctxres.bench"]
+    names += ["ctxres.tests", "ctxres.fixtures", "ctxres.fuzz", "ctxres.docs"]
+    out = subprocess.run([sys.executable, "-S", "-c", code, str(ROOT), *names], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    found = dict(item.split("=") for item in out.stdout.split())
+    assert {name for name, there in found.items() if there == "True"} == {
+        "ctxres.hooks",
+        "ctxres.linters",
+        "ctxres.schemas",
+        "ctxres.linters.rules",
+    }
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import yaml
 
-from ctxres.linters.rules.close_match import close_match
-from ctxres.linters.rules.schema_errors import _closest
-from ctxres.yamlpos import _composer
+from ctxres.formats.yamlpos import _composer
+from ctxres.linters.validation.close_match import close_match
+from ctxres.linters.validation.schema_errors import _closest
 
 _IMPLICIT = (True, False)
 

@@ -13,7 +13,6 @@ import yaml
 
 from ctxres import artifacts
 from ctxres.artifacts import BY_KIND, CATALOG, DEFAULT_PATTERNS, KINDS, OTHER_SCHEMAS
-from ctxres.checkpoint_names import FILE_GLOB
 from ctxres.config import Config
 from ctxres.globs import matches_any
 from ctxres.linters.checking.discovery import discover
@@ -21,7 +20,8 @@ from ctxres.linters.checking.engine import check_artifact
 from ctxres.linters.cli import build_parser, main
 from ctxres.linters.commands import catalog as cmd_catalog
 from ctxres.linters.rules.conformance import targets
-from ctxres.orchestration import ORCHESTRATION_PATTERNS
+from ctxres.state.checkpoint_names import FILE_GLOB
+from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA_DIR = ROOT / "schemas"

@@ -1,4 +1,4 @@
-"""Checkpoint naming, discovery and the normalized view of both layouts (ctxres.checkpoints)."""
+"""Checkpoint naming, discovery and the normalized view of both layouts (ctxres.state.checkpoints)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxres import checkpoints as cp
+from ctxres.state import checkpoints as cp
 
 from ..conftest import CORPUS, FIXTURES
 
@@ -195,7 +195,7 @@ def test_read_reports_corrupt_files_in_one_line(tmp_path: Path) -> None:
 
 def test_the_module_imports_only_the_standard_library() -> None:
     code = (
-        "import sys; import ctxres.checkpoints; "
+        "import sys; import ctxres.state.checkpoints; "
         "print(','.join(m for m in ('yaml', 'pydantic', 'jsonschema') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

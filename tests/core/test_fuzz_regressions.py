@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from ctxres.findings import Finding, Position, Severity
+from ctxres.formats.loading import Format, parse_text
 from ctxres.hooks import posttooluse
 from ctxres.hooks.main import run
 from ctxres.linters.cli import main
 from ctxres.linters.reporters import text as text_reporter
-from ctxres.loading import Format, parse_text
 
 NOW = "2026-02-17T12:00:00Z"
 

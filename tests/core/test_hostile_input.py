@@ -734,7 +734,7 @@ def test_real_files_keep_the_fast_parser_and_load_as_before() -> None:
     same data as ``yaml.safe_load``."""
     import yaml
 
-    from ctxres import yamlguard
+    from ctxres.formats import yamlguard
 
     files = sorted((FIXTURES / "corpus").rglob("*.yaml"))
     assert len(files) > 20
@@ -753,7 +753,7 @@ def test_real_files_keep_the_fast_parser_and_load_as_before() -> None:
 def test_the_guards_refuse_bombs_and_deep_nesting_without_building_anything() -> None:
     import yaml
 
-    from ctxres import yamlguard
+    from ctxres.formats import yamlguard
 
     with pytest.raises(yamlguard.YamlGuardError, match="alias bomb"):
         yamlguard.load(_bomb())

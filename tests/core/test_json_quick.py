@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.document import LazyPositions
-from ctxres.jsonpos import JsonPosError, parse_json, parse_json_quick
+from ctxres.formats.document import LazyPositions
+from ctxres.formats.jsonpos import JsonPosError, parse_json, parse_json_quick
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ctxres.findings import Position
-from ctxres.loading import Format, IssueKind, Limits, load_file, parse_text
+from ctxres.formats.loading import Format, IssueKind, Limits, load_file, parse_text
 
 
 def _yaml(text: str) -> tuple[object, list[IssueKind]]:

@@ -1,5 +1,5 @@
 """One definition per concept: the live-status set, the status vocabularies and the checkpoint file
-pattern live in the core (``ctxres/orchestration.py``, the checkpoint naming module), nowhere else.
+pattern live in the core (``ctxres/state/orchestration.py``, the checkpoint naming module), nowhere else.
 
 The hooks, the linters and the git checks once carried their own copies and disagreed (the list
 of live workflow statuses existed four times with different values). These tests read the source
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from ctxres import orchestration
+from ctxres.state import orchestration
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PACKAGES = ("ctxres", "hooks", "linters")
-CORE_STATUS_MODULE = Path("ctxres/orchestration.py")
+CORE_STATUS_MODULE = Path("ctxres/state/orchestration.py")
 # Literal sets of status words, each word set by what identifies it.
 _VOCABULARIES = {
     "live/workflow statuses": {"ACTIVE", "PAUSED"},
@@ -87,7 +87,7 @@ def test_status_vocabularies_are_defined_once_in_the_core() -> None:
             continue
         for line, name in _status_literals(ast.parse(path.read_text("utf-8"))):
             found.append(f"{rel}:{line}: a second list of {name}")
-    assert not found, "use the sets of ctxres.orchestration instead:\n" + "\n".join(found)
+    assert not found, "use the sets of ctxres.state.orchestration instead:\n" + "\n".join(found)
 
 
 def test_the_core_defines_the_vocabularies_the_guard_looks_for() -> None:

@@ -1,4 +1,4 @@
-"""The core model of a workflow (ctxres.orchestration): statuses, the live workflow, the readers."""
+"""The core model of a workflow (ctxres.state.orchestration): statuses, the live workflow, the readers."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres import orchestration as o
+from ctxres.state import orchestration as o
 
 LIVE = "workflow: {status: ACTIVE}\n"
 DONE = "workflow: {status: COMPLETE}\n"
@@ -323,7 +323,7 @@ def test_the_core_imports_only_the_standard_library_lightly() -> None:
     heavy = ("dataclasses", "typing", "pathlib", "yaml", "pydantic", "jsonschema")
     show = f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
     before = subprocess.run([sys.executable, "-c", f"import sys; {show}"], capture_output=True, text=True, check=True)
-    code = f"import sys, ctxres.orchestration as o; o.workflow_files('.'); o.is_example_path('a/b.yaml'); {show}"
+    code = f"import sys, ctxres.state.orchestration as o; o.workflow_files('.'); o.is_example_path('a/b.yaml'); {show}"
     after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert set(after.stdout.split()) - set(before.stdout.split()) == set()
 

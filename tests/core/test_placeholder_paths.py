@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres.document import JsonPath
-from ctxres.migrate import PLACEHOLDER_PREFIX, is_placeholder, placeholders
+from ctxres.formats.document import JsonPath
+from ctxres.migration.migrate import PLACEHOLDER_PREFIX, is_placeholder, placeholders
 
 
 def _reference(value: Any, path: JsonPath = ()) -> Iterator[JsonPath]:

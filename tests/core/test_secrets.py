@@ -23,12 +23,12 @@ import pytest
 import yaml
 
 from ctxres.config import load_config
+from ctxres.formats.loading import Format, parse_text
 from ctxres.hooks import monitor
 from ctxres.hooks.context import additional_context
 from ctxres.hooks.statemoves import SNAPSHOT_FILE
 from ctxres.linters.checking import engine
 from ctxres.linters.rules import secrets as security
-from ctxres.loading import Format, parse_text
 from ctxres.redact import REDACTED, find_secrets, masked, redact, redact_value
 
 from ..conftest import CORPUS, FIXTURES

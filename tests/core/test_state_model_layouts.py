@@ -1,4 +1,4 @@
-"""The generic state extraction of ctxres.statediff on the layouts of issue 12 (parts 2 and 4).
+"""The generic state extraction of ctxres.state.statediff on the layouts of issue 12 (parts 2 and 4).
 
 Two synthetic lineages under fixtures/state-model/, each version a commit:
 
@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from ctxres.document import Document
-from ctxres.loading import Format, parse_text
-from ctxres.statediff import Move, assess, moved_state, resumption_moved, state_facts
+from ctxres.formats.document import Document
+from ctxres.formats.loading import Format, parse_text
+from ctxres.state.statediff import Move, assess, moved_state, resumption_moved, state_facts
 
 from ..commands.test_stale_git import GitRepo
 from ..conftest import FIXTURES
@@ -393,8 +393,9 @@ def test_statediff_imports_neither_dataclasses_nor_typing() -> None:
     import subprocess
 
     code = (
-        "import sys; import ctxres.statediff; "
-        "print(' '.join(m for m in ('dataclasses', 'typing', 'pathlib', 'ctxres.document') if m in sys.modules))"
+        "import sys; import ctxres.state.statediff; "
+        "names = ('dataclasses', 'typing', 'pathlib', 'ctxres.formats.document'); "
+        "print(' '.join(m for m in names if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-S", "-c", code],

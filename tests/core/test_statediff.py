@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from ctxres.loading import Format, parse_text
-from ctxres.statediff import assess, moved_state, parse_timestamp, resumption_moved, state_facts
+from ctxres.formats.loading import Format, parse_text
+from ctxres.state.statediff import assess, moved_state, parse_timestamp, resumption_moved, state_facts
 
 from ..conftest import CORPUS
 
@@ -392,7 +392,7 @@ def test_timestamps_parse_with_z_offsets_and_dates() -> None:
 
 def test_parse_timestamp_remembers_texts_with_the_same_result() -> None:
     """A text is parsed once and its instant remembered: the same answer as parse_datetime, each time."""
-    from ctxres import statediff
+    from ctxres.state import statediff
     from ctxres.timestamps import parse_datetime
 
     texts = ["2026-02-20T09:00:00Z", "2026-02-20T10:00:00+01:00", "2026-02-20", "2026-02-31T00:00:00Z", "nope", ""]
@@ -482,7 +482,7 @@ def test_sections_extracted_once_give_the_same_facts_and_moves(project: str) -> 
     are those of extracting every version whole, along the history, back again (the same sections
     reappear) and with one section swapped between two versions."""
     from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
-    from ctxres.statediff import extract, moves_between
+    from ctxres.state.statediff import extract, moves_between
 
     parser = SectionParser()
     texts = [path.read_text("utf-8") for path in versions(project)]
@@ -524,7 +524,7 @@ def test_moves_located_after_the_comparison_are_those_of_a_comparison_with_lines
     """`assess` given both versions extracted without lines and `locate` (what the history commands
     do for a blocked change) says exactly what `assess` says extracting the new version with lines:
     the moves, their order and lines (a removed key: its unit's line, or none), the verdict."""
-    from ctxres.statediff import extract
+    from ctxres.state.statediff import extract
 
     new_text = V2
     for before, after in edits:
@@ -553,7 +553,7 @@ def test_moves_located_after_the_comparison_are_those_of_a_comparison_with_lines
 
 @pytest.mark.parametrize("project", ["PROJ-001-oss-release", "PROJ-003-je-ne-sais-quoi"])
 def test_moves_located_after_the_comparison_in_the_real_histories(project: str) -> None:
-    from ctxres.statediff import extract
+    from ctxres.state.statediff import extract
 
     paths = versions(project)
     for old_path, new_path in itertools.pairwise(paths):

@@ -16,12 +16,12 @@ import pytest
 
 from ctxres.artifacts import Format
 from ctxres.config import Config
-from ctxres.document import Document
 from ctxres.findings import Position
+from ctxres.formats.document import Document
+from ctxres.formats.loading import Limits, load_file
 from ctxres.linters.checking import engine
 from ctxres.linters.checking.discovery import Artifact, discover, find_artifacts
 from ctxres.linters.rules import acknowledgement
-from ctxres.loading import Limits, load_file
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CORPUS = ROOT / "fixtures" / "corpus"

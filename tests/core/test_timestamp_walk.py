@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres.staleness import Found, is_planned_key, iter_timestamps
+from ctxres.state.staleness import Found, is_planned_key, iter_timestamps
 from ctxres.timestamps import parse_timestamp
 
 Path = tuple[str | int, ...]

@@ -10,9 +10,17 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres.document import Document, LazyPositions
-from ctxres.loading import split_front_matter
-from ctxres.yamlpos import _ALIAS, _Builder, _composer, _scalar_value, may_hold_alias, may_hold_anchor, parse_yaml
+from ctxres.formats.document import Document, LazyPositions
+from ctxres.formats.loading import split_front_matter
+from ctxres.formats.yamlpos import (
+    _ALIAS,
+    _Builder,
+    _composer,
+    _scalar_value,
+    may_hold_alias,
+    may_hold_anchor,
+    parse_yaml,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -271,7 +279,7 @@ def test_quick_build_at_the_depth_limit_answers_as_the_exact_builder(
 ) -> None:
     """Scalars that are not strings (numbers, booleans, null, timestamps) at and below the nesting limit: the quick
     build gives the document or leaves it to the exact builder, whose answer (the data, or its error) is the same."""
-    from ctxres import yamlpos
+    from ctxres.formats import yamlpos
 
     def outcome() -> object:
         try:

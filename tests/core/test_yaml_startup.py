@@ -1,5 +1,5 @@
 """PyYAML's pattern of non-printable characters is compiled when first used, not when the command
-line imports ``yaml`` (ctxres.yaml_startup): the pure Python reader still finds the same characters
+line imports ``yaml`` (ctxres.formats.yaml_startup): the pure Python reader still finds the same characters
 and reports them as it did, and a history command's parse never compiles it."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxres.yaml_startup import NON_PRINTABLE, DeferredPattern
+from ctxres.formats.yaml_startup import NON_PRINTABLE, DeferredPattern
 
 SAMPLES = [
     "",
@@ -75,7 +75,7 @@ def test_a_parse_by_libyaml_leaves_the_pattern_uncompiled() -> None:
     code = (
         "import ctxres.linters\n"
         "import yaml\n"
-        "from ctxres.yamlpos import parse_yaml\n"
+        "from ctxres.formats.yamlpos import parse_yaml\n"
         "print(parse_yaml('a: 1\\nb: [x, y]\\nc: 2026-02-20T10:00:00Z\\n').data)\n"
         "print(yaml.reader.Reader.NON_PRINTABLE._compiled)\n"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from ctxres.yamledit import EditError, append_item, render, replace_value, set_key, top_level_span
+from ctxres.formats.yamledit import EditError, append_item, render, replace_value, set_key, top_level_span
 
 DOC = """\
 # header comment

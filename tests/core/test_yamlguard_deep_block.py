@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres.yamlguard import _BLOCK_PREFIX, C_SAFE_DEPTH, has_deep_block
+from ctxres.formats.yamlguard import _BLOCK_PREFIX, C_SAFE_DEPTH, has_deep_block
 
 HALF = C_SAFE_DEPTH // 2
 RUNS = st.builds(

@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 
 from ctxres.hooks import monitor
-from ctxres.staleness import classify
+from ctxres.state.staleness import classify
 from ctxres.tiers import Tier, action_for
 from ctxres.tokens import estimate_tokens
 from ctxres.transcript import read_fill

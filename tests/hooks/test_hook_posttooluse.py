@@ -278,14 +278,14 @@ def test_other_files_are_ignored_before_anything_heavy_is_imported(tmp_path: Pat
     assert "ctxres.hooks.posttooluse" in modules
     light = (
         "yaml",
-        "ctxres.staleness",
+        "ctxres.state.staleness",
         "ctxres.timestamps",
         "ctxres.hooks.monitor",
         "ctxres.transcript",
-        "ctxres.orchestration",
+        "ctxres.state.orchestration",
         "ctxres.hooks.writecheck",
         "ctxres.hooks.statemoves",
-        "ctxres.statediff",
+        "ctxres.state.statediff",
     )
     assert [m for m in modules if m.startswith(HEAVY) or m in light] == []
 
@@ -295,14 +295,14 @@ def test_a_state_move_imports_no_heavy_module(tmp_path: Path) -> None:
     assert run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project).output == {}  # baseline
     _edit(project, *GATE_DONE)
     modules = _modules_after_dispatch(tool_payload(project, _path(project), tool="Edit"), project)
-    assert "ctxres.statediff" in modules  # it did compare
+    assert "ctxres.state.statediff" in modules  # it did compare
     assert [m for m in modules if m.startswith(HEAVY)] == []
 
 
 def test_a_checked_write_imports_no_heavy_module(tmp_path: Path) -> None:
     project = workspace(tmp_path, updated_at="2026-02-17T11:00:00Z")
     modules = _modules_after_dispatch(tool_payload(project, _path(project)), project)
-    assert "ctxres.staleness" in modules  # it did check
+    assert "ctxres.state.staleness" in modules  # it did check
     assert [m for m in modules if m.startswith(HEAVY)] == []
 
 

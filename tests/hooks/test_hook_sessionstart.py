@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from ctxres import checkpoint_names
 from ctxres.hooks import alerts, sessionstart
 from ctxres.hooks.context import HookContext, Settings
 from ctxres.prompts import TEMPLATE2_CEILING, estimate_tokens
+from ctxres.state import checkpoint_names
 from tests.conftest import FIXTURES
 from tests.hooks.test_hook_precompact import (
     SECRETS,

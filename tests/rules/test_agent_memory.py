@@ -11,7 +11,7 @@ import pytest
 
 from ctxres import agent_memory as am
 from ctxres.config import Config, load_config
-from ctxres.document import Document
+from ctxres.formats.document import Document
 from ctxres.linters.checking import engine
 from ctxres.linters.cli import main
 
@@ -373,7 +373,7 @@ def test_the_configured_spelling_is_enforced_once_per_type_and_file(tmp_path: Pa
 
 
 def test_events_of_a_document_keep_their_file_lines() -> None:
-    from ctxres.loading import Format, load_file
+    from ctxres.formats.loading import Format, load_file
 
     path = RUN / "events" / "executor" / "20260115-1030.jsonl"
     doc = load_file(str(path), "event-log", Format.JSONL).document

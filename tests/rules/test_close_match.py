@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres.linters.rules.close_match import close_match
+from ctxres.linters.validation.close_match import close_match
 
 KEYS = (
     "schema_version",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ctxres.document import Document
 from ctxres.findings import Severity
+from ctxres.formats.document import Document
+from ctxres.formats.loading import Format, parse_text
 from ctxres.linters.rules import all_rules, compatibility
-from ctxres.loading import Format, parse_text
-from ctxres.migrate import PLACEHOLDER
-from ctxres.resumption import detect_version, v1_leftovers, v1_view, v1_view_paths
+from ctxres.migration.migrate import PLACEHOLDER
+from ctxres.state.resumption import detect_version, v1_leftovers, v1_view, v1_view_paths
 
 V2 = """\
 schema_version: "1.0"
@@ -188,7 +188,7 @@ def test_owned_paths_name_what_the_v_rules_report() -> None:
     assert compatibility.owned_paths(None) == frozenset()
 
 
-# --- the v1.0 reader's view (ctxres.resumption) --------------------------------------------------
+# --- the v1.0 reader's view (ctxres.state.resumption) --------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ctxres.config import Config, load_config, parse
-from ctxres.document import Document
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document
 from ctxres.linters import cli
 from ctxres.linters.checking import engine
 from ctxres.linters.checking.registry import RULES

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from ctxres.linters.rules.schema_explaining import Explainer, explainer
-from ctxres.linters.rules.schema_validity import compile_validity
+from ctxres.linters.validation.schema_explaining import Explainer, explainer
+from ctxres.linters.validation.schema_validity import compile_validity
 
 from .schema_error_fields import flat_errors
 

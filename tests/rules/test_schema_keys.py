@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ctxres.document import Document
-from ctxres.linters.rules.schema_keys import expects_string_key
-from ctxres.loading import Format, parse_text
+from ctxres.formats.document import Document
+from ctxres.formats.loading import Format, parse_text
+from ctxres.linters.validation.schema_keys import expects_string_key
 
 V2 = """\
 phase_notes: {1: "x"}

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from ctxres.config import load_config
+from ctxres.formats.loading import Limits, load_file
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.rules import conformance
-from ctxres.linters.rules.schema_explaining import Explainer
-from ctxres.linters.rules.schema_validity import compile_validity, equal
-from ctxres.loading import Limits, load_file
+from ctxres.linters.validation.schema_explaining import Explainer
+from ctxres.linters.validation.schema_validity import compile_validity, equal
 
 from .schema_error_fields import flat_errors
 

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from ctxres import orchestration
-from ctxres import staleness as core
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
+from ctxres.formats.loading import Format, parse_text
 from ctxres.linters.checking import engine
 from ctxres.linters.rules import staleness as rules
-from ctxres.loading import Format, parse_text
-from ctxres.staleness import Level, classify, earliest_instant, iter_timestamps, newest_timestamp
+from ctxres.state import orchestration
+from ctxres.state import staleness as core
+from ctxres.state.staleness import Level, classify, earliest_instant, iter_timestamps, newest_timestamp
 from ctxres.timestamps import (
     format_duration,
     format_utc,
@@ -214,7 +214,7 @@ def test_utc_now_is_aware_utc() -> None:
 
 def test_the_core_imports_only_the_standard_library() -> None:
     code = (
-        "import sys, ctxres.staleness; "
+        "import sys, ctxres.state.staleness; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'yaml', 'jsonschema', 'pydantic'} "
         "or m.startswith('ctxres.linters')))"
     )

@@ -2,7 +2,7 @@
 
 Informative only (a repository without our statusline loses nothing the hooks enforce): the doctor
 prints it after the layers, and the statusline's command is run with the hook commands
-(:mod:`ctxres.linters.rules.hook_runs`), where one that does not answer is a failure.
+(:mod:`ctxres.linters.setup.hook_runs`), where one that does not answer is a failure.
 """
 
 from __future__ import annotations

@@ -17,15 +17,15 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ctxres.checkpoint_names import CHECKPOINTS_FOLDER as CHECKPOINTS_FOLDER  # the one definition, re-exported
-from ctxres.checkpoint_names import file_id as file_id
-from ctxres.checkpoint_names import file_name as file_name
-from ctxres.checkpoint_names import list_checkpoints as _list_in
-from ctxres.checkpoint_names import next_number as next_number
-from ctxres.checkpoint_names import number_of_id as number_of_id
-from ctxres.checkpoint_names import number_of_name as number_of_name
-from ctxres.checkpoint_names import section_id as section_id
 from ctxres.records import FrozenRecord, init_field
+from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER as CHECKPOINTS_FOLDER  # the one definition, re-exported
+from ctxres.state.checkpoint_names import file_id as file_id
+from ctxres.state.checkpoint_names import file_name as file_name
+from ctxres.state.checkpoint_names import list_checkpoints as _list_in
+from ctxres.state.checkpoint_names import next_number as next_number
+from ctxres.state.checkpoint_names import number_of_id as number_of_id
+from ctxres.state.checkpoint_names import number_of_name as number_of_name
+from ctxres.state.checkpoint_names import section_id as section_id
 from ctxres.timestamps import parse_timestamp
 
 TYPE_CHECKING = False
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
     from typing import Any
 
 SEED, PEER = "seed", "peer"
-MAX_READ_BYTES = 10 * 1024 * 1024  # as ctxres.loading.DEFAULT_MAX_BYTES: a checkpoint is a few KB
+MAX_READ_BYTES = 10 * 1024 * 1024  # as ctxres.formats.loading.DEFAULT_MAX_BYTES: a checkpoint is a few KB
 
 
 class CheckpointError(ValueError):

@@ -1,7 +1,7 @@
 """PyYAML's pure Python reader compiles, when ``yaml`` is imported, one regular expression of every
 non-printable character (``yaml.reader.Reader.NON_PRINTABLE``): 57M instructions, a sixth of what a
 history command runs before its work, for a reader that reads only what libyaml cannot (see
-:func:`ctxres.yamlguard.loader_for`). :func:`defer_non_printable_pattern` has that pattern compiled
+:func:`ctxres.formats.yamlguard.loader_for`). :func:`defer_non_printable_pattern` has that pattern compiled
 the first time it is used instead: ``re.compile`` returns what its cache holds for a pattern, and
 the cache is given a stand-in that compiles the pattern (with the same flags) when first searched.
 

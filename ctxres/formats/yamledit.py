@@ -12,8 +12,8 @@ import re
 
 import yaml
 
-from ctxres.document import JsonPath
-from ctxres.yamlguard import YamlGuardError, loader_for
+from ctxres.formats.document import JsonPath
+from ctxres.formats.yamlguard import YamlGuardError, loader_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

@@ -6,7 +6,7 @@ checkpoints; the number is at least three ASCII digits. The resumption section r
 compaction as ``CX-NNN``.
 
 Everything here works on ``str`` paths and imports only ``os`` and ``re``: the hooks list the
-checkpoints on every prompt (``ctxres.checkpoints`` adds the ``pathlib`` view for the linters).
+checkpoints on every prompt (``ctxres.state.checkpoints`` adds the ``pathlib`` view for the linters).
 """
 
 from __future__ import annotations

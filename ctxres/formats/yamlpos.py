@@ -16,10 +16,17 @@ from collections.abc import Callable
 
 import yaml
 
-from ctxres.document import JsonPath, LazyPositions, PositionMap
 from ctxres.findings import Position
+from ctxres.formats.document import JsonPath, LazyPositions, PositionMap
+from ctxres.formats.yamlguard import (
+    TAB_FIX,
+    YamlGuardError,
+    deep_block_offset,
+    loader_for,
+    tab_error_place,
+    tab_message,
+)
 from ctxres.records import Record
-from ctxres.yamlguard import TAB_FIX, YamlGuardError, deep_block_offset, loader_for, tab_error_place, tab_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
@@ -101,7 +108,7 @@ def _compose(text: str, loader_class: Any) -> yaml.Node | None:
 
 class _ConstructorLoader(yaml.SafeLoader):
     """A loader that reads no text: its empty text is not searched for non-printable characters (the
-    search would compile PyYAML's pattern of them, which ctxres.yaml_startup defers)."""
+    search would compile PyYAML's pattern of them, which ctxres.formats.yaml_startup defers)."""
 
     def check_printable(self, data: str) -> None:
         pass

@@ -30,21 +30,21 @@ from enum import Enum
 
 import yaml
 
-from ctxres import orchestration as state
-from ctxres.document import JsonPath
-from ctxres.loading import Format, IssueKind, parse_text
-from ctxres.migration_marks import PLACEHOLDER as PLACEHOLDER
-from ctxres.migration_marks import PLACEHOLDER_PREFIX as PLACEHOLDER_PREFIX
-from ctxres.migration_marks import is_placeholder as is_placeholder
-from ctxres.migration_marks import phases_in_prose as phases_in_prose
-from ctxres.migration_marks import placeholders as placeholders
-from ctxres.migration_marks import status_from_prose as status_from_prose
-from ctxres.orchestration import WORKFLOW_STATUSES as WORKFLOW_STATUSES  # the v2.0 enum; the V rules import it
-from ctxres.orchestration import normalize_status, workflow_meaning
+from ctxres.formats.document import JsonPath
+from ctxres.formats.loading import Format, IssueKind, parse_text
+from ctxres.formats.yamledit import EditError, find, key_text, scalar, top_level_span
+from ctxres.formats.yamlguard import YamlGuardError, loader_for
+from ctxres.migration.migration_marks import PLACEHOLDER as PLACEHOLDER
+from ctxres.migration.migration_marks import PLACEHOLDER_PREFIX as PLACEHOLDER_PREFIX
+from ctxres.migration.migration_marks import is_placeholder as is_placeholder
+from ctxres.migration.migration_marks import phases_in_prose as phases_in_prose
+from ctxres.migration.migration_marks import placeholders as placeholders
+from ctxres.migration.migration_marks import status_from_prose as status_from_prose
 from ctxres.records import FrozenRecord, init_field
-from ctxres.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_view
-from ctxres.yamledit import EditError, find, key_text, scalar, top_level_span
-from ctxres.yamlguard import YamlGuardError, loader_for
+from ctxres.state import orchestration as state
+from ctxres.state.orchestration import WORKFLOW_STATUSES as WORKFLOW_STATUSES  # the v2.0 enum; the V rules import it
+from ctxres.state.orchestration import normalize_status, workflow_meaning
+from ctxres.state.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_view
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

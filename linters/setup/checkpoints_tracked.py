@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from ctxres.config import Config
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
-from ctxres.linters.rules.precommit_setup import run_git
+from ctxres.linters.setup.precommit_setup import run_git
 from ctxres.records import FrozenRecord, init_field
 
 LAYER = "git keeps"  # the row of `ctxres doctor` (no longer than the other layers' names)

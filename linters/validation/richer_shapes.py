@@ -14,7 +14,7 @@ recognised sub-section and reports the one problem instead.
 
 from __future__ import annotations
 
-from ctxres.document import JsonPath
+from ctxres.formats.document import JsonPath
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False

@@ -13,7 +13,7 @@ Two dangers are not handled by PyYAML itself:
   loading is cheap, but any later walk over the data (redaction, rendering, ``json.dumps``) visits
   every shared value as many times as aliases reach it: exponential time and memory.
   :func:`load` measures how many values the aliases add *before* building anything and refuses a
-  document over the limit, as :mod:`ctxres.yamlpos` does for the linters.
+  document over the limit, as :mod:`ctxres.formats.yamlpos` does for the linters.
 
 Standard library and PyYAML only, imported lazily: the hooks use this module.
 """
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hook
 C_SAFE_DEPTH = 1_000
 """Nesting bound up to which the C loader is used (it crashes somewhere past 20,000 levels here)."""
 MAX_EXPANSION = 50_000
-"""Values that aliases may add to a document, as ``ctxres.loading.DEFAULT_MAX_NODES``."""
+"""Values that aliases may add to a document, as ``ctxres.formats.loading.DEFAULT_MAX_NODES``."""
 _BLOCK_PREFIX = re.compile(r"^[ \t?:-]{%d,}" % (C_SAFE_DEPTH // 2), re.M)  # noqa: UP031 - a constant pattern
 _DEEP_LINE = r"[ \t?:-]{%d}" % (C_SAFE_DEPTH // 2)  # noqa: UP031 - _BLOCK_PREFIX without its ^ (re's cache compiles it)
 _FLOW = re.compile(r"[\[\]{}]")

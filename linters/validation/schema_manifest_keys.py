@@ -10,7 +10,7 @@ format, the folder still names the project (a warning).
 
 from __future__ import annotations
 
-from ctxres.linters.rules.schema_errors import SEVERAL_MISSING, Problem
+from ctxres.linters.validation.schema_errors import SEVERAL_MISSING, Problem
 
 MANIFESTS = ("resume-context", "build-manifest")
 VERSION_KEYS = ("resume_schema_version", "resume_version")

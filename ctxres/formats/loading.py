@@ -1,4 +1,4 @@
-"""Reading artifact files from disk into :class:`~ctxres.document.Document` values.
+"""Reading artifact files from disk into :class:`~ctxres.formats.document.Document` values.
 
 Everything that can go wrong while reading (size, encoding, binary content, syntax, duplicate
 keys, alias bombs, a missing front matter) comes back as a :class:`LoadIssue` with a position,
@@ -10,12 +10,12 @@ from __future__ import annotations
 from enum import Enum
 
 from ctxres.artifacts import Format as Format  # re-exported: the loaders take it
-from ctxres.document import Document, JsonPath
-from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.findings import ORIGIN, Position
-from ctxres.jsonpos import JsonPosError, parse_json, parse_json_quick
+from ctxres.formats.document import Document, JsonPath
+from ctxres.formats.filereading import FileTooLarge, NotRegularFile, read_regular
+from ctxres.formats.jsonpos import JsonPosError, parse_json, parse_json_quick
+from ctxres.formats.yamlpos import YamlPosError, parse_yaml
 from ctxres.records import FrozenRecord, Record, init_field
-from ctxres.yamlpos import YamlPosError, parse_yaml
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_MAX_NODES = 50_000  # values added by alias expansion

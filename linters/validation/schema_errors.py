@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from ctxres.document import JsonPath
-from ctxres.linters.rules.close_match import close_match
+from ctxres.formats.document import JsonPath
+from ctxres.linters.validation.close_match import close_match
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False

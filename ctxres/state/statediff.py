@@ -7,7 +7,7 @@ versions of one file; it is the one comparison behind ``ctxres stale`` (pre-comm
 ``--since``), ``ctxres check --since`` (rule S013) and ``ctxres audit-history`` (all three through
 ``compare_versions`` in ``linters/checking/commit_comparison.py``; the git side lives in ``ctxres.git``), and the
 PostToolUse hook imports it too: standard library only at import time (no ``dataclasses``, no
-``typing``, no ``ctxres.document``), the records are named tuples and a slotted class.
+``typing``, no ``ctxres.formats.document``), the records are named tuples and a slotted class.
 
 What is state-bearing
 =====================
@@ -104,7 +104,7 @@ Lines
 =====
 
 :func:`state_facts`, :func:`moved_state` and :func:`assess` take an optional ``locate(path) ->
-line`` for the new version (a caller with a :class:`ctxres.document.Document` passes ``lambda p:
+line`` for the new version (a caller with a :class:`ctxres.formats.document.Document` passes ``lambda p:
 doc.locate(p, key=True).line``); ``Fact.line``/``Move.line`` are None without it. A removed key
 has no line of its own: its move carries the line of its unit in the new version.
 """
@@ -114,7 +114,7 @@ from __future__ import annotations
 import collections
 import re
 
-from ctxres.orchestration import is_not_started
+from ctxres.state.orchestration import is_not_started
 from ctxres.timestamps import parse_datetime
 
 TYPE_CHECKING = False
@@ -123,7 +123,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (the 
     from collections.abc import Callable
     from typing import Any, NamedTuple
 
-    from ctxres.document import JsonPath
+    from ctxres.formats.document import JsonPath
 
     Locate = Callable[[JsonPath], int | None]
 
@@ -284,7 +284,7 @@ class Move(_MoveFields):
         return f"{self.unit} {self.field}: {before} -> {after}"
 
     def as_json(self) -> dict[str, Any]:
-        from ctxres.document import format_json_path  # the CLI only: keeps the hooks' import light
+        from ctxres.formats.document import format_json_path  # the CLI only: keeps the hooks' import light
 
         return {
             "path": format_json_path(self.path),
@@ -504,7 +504,7 @@ def state_facts(data: Any, locate: Locate | None = None) -> dict[Key, Fact]:
     """Every state-bearing value of a parsed ORCHESTRATION document, keyed by an identity path
     (list items by ``id``) so that the same value can be found in another version.
 
-    ``locate(path)`` gives the line of a path (a caller holding a :class:`ctxres.document.Document`
+    ``locate(path)`` gives the line of a path (a caller holding a :class:`ctxres.formats.document.Document`
     passes ``lambda p: doc.locate(p, key=True).line``); without it, every ``Fact.line`` is None."""
     return extract(data, locate).facts
 
@@ -523,7 +523,7 @@ def _not_started(value: Any, field: str = "") -> bool:
         return True
     if isinstance(value, int):
         return value == 0  # also false (``accepted: false``)
-    return is_not_started(value)  # PENDING, BLOCKED, READY... (ctxres.orchestration.NOT_STARTED_WORDS)
+    return is_not_started(value)  # PENDING, BLOCKED, READY... (ctxres.state.orchestration.NOT_STARTED_WORDS)
 
 
 def _same(before: Any, after: Any) -> bool:
@@ -613,8 +613,8 @@ def parse_timestamp(value: Any) -> dt.datetime | None:
 
 
 def _version(section: Any) -> str:
-    # ctxres.resumption imports typing at run time: imported when needed, not when the hooks start.
-    from ctxres.resumption import detect_version
+    # ctxres.state.resumption imports typing at run time: imported when needed, not when the hooks start.
+    from ctxres.state.resumption import detect_version
 
     return detect_version(section)
 

@@ -1,7 +1,7 @@
 """What ``ctxres migrate`` leaves in a file, and what it reads in a v1.0 section's prose.
 
 The V rules (``ctxres check``) report the placeholders a migration wrote and compare the prose with
-the fields; they import this module, not :mod:`ctxres.migrate`, whose classes and patterns every
+the fields; they import this module, not :mod:`ctxres.migration.migrate`, whose classes and patterns every
 check would otherwise load at start-up.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ctxres.document import JsonPath
+from ctxres.formats.document import JsonPath
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start

@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 
-from ctxres.linters.rules.schema_validity import _TYPES, equal
+from ctxres.linters.validation.schema_validity import _TYPES, equal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
     from typing import Any
 
-    from ctxres.linters.rules.schema_validity import Valid
+    from ctxres.linters.validation.schema_validity import Valid
 
 Path = tuple[str | int, ...]
 

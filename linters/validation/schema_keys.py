@@ -8,7 +8,7 @@ a section); a project's own mappings (``phase_notes: {1: ...}``) are read by nob
 
 from __future__ import annotations
 
-from ctxres.document import Document, JsonPath
+from ctxres.formats.document import Document, JsonPath
 from ctxres.linters.rules.conformance import schema, targets
 
 TYPE_CHECKING = False

@@ -13,8 +13,8 @@ from bisect import bisect_right
 from collections.abc import Callable, MutableMapping
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
-from ctxres.document import JsonPath, LazyPositions, PositionMap
 from ctxres.findings import Position
+from ctxres.formats.document import JsonPath, LazyPositions, PositionMap
 from ctxres.records import Record
 
 TYPE_CHECKING = False

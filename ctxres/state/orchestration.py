@@ -230,7 +230,7 @@ class WorkflowChoice:
         self.others = others  # the other live workflows (relative paths), in rank order
         self.named = named  # chosen by $CTXRES_ORCHESTRATION, not by a search
         self.pinned = pinned  # the setting that pinned it ("live-workflow in pyproject.toml"), "" if none
-        self.updated = updated  # its content time (ctxres.workflow_times.sortable), None if it records none
+        self.updated = updated  # its content time (ctxres.state.workflow_times.sortable), None if it records none
         self.tied = tied  # another live workflow records the same content time (the path decided)
 
     def reason(self) -> str:
@@ -248,7 +248,7 @@ class WorkflowChoice:
                 f"the first by path of {total} live workflows, none of which records when it was updated "
                 f"(status {self.status}); also live: {shown}"
             )
-        from ctxres.workflow_times import shown as shown_time
+        from ctxres.state.workflow_times import shown as shown_time
 
         when = f"status {self.status}, updated {shown_time(self.updated)}"
         if self.tied:
@@ -367,7 +367,7 @@ def _live_candidates(
         entry = _remembered(known.get(rel), info) if known is not None else None
         data = None
         if entry is None:
-            from ctxres.workflow_times import content_time
+            from ctxres.state.workflow_times import content_time
 
             data = read(path)
             previous = known.get(rel) if known is not None else None
@@ -409,7 +409,7 @@ def find_live_workflow(
        a search (the caller says why);
     3. otherwise, among the files matching the orchestration patterns that are not examples or
        templates and whose workflow is ACTIVE or PAUSED (:func:`is_live`): the one with the newest
-       content time (:func:`ctxres.workflow_times.content_time`: the workflow's and its resumption
+       content time (:func:`ctxres.state.workflow_times.content_time`: the workflow's and its resumption
        section's own update times, compared as instants), then the first by path (relative, ``/``
        separators, in code point order) among those with the same time; files that record no time
        come after those that do, by path. Modification times are never used: git does not keep
