@@ -1,4 +1,4 @@
-"""agent-memory runs (seed 003): task state derived from append-only event logs.
+"""agent-memory runs: task state derived from append-only event logs (docs/formats.md, "Agent-memory runs").
 
 A run lives in ``.agent-memory/runs/<run-id>/``: the core artifacts ``constitution.md``,
 ``prd.md``, ``plan.md`` and ``task-graph.json`` (the tasks and their dependencies), and one
@@ -6,8 +6,8 @@ folder of JSON Lines event logs per actor, ``events/<actor>/<YYYYMMDD-HHMM>.json
 stores a task's status: it is derived from the newest lifecycle event of the task, in time order
 across every actor's log.
 
-Two vocabularies are read. Seed 003 names ``task_started``, ``task_completed``, ``task_failed``
-and ``task_blocked``. The agent pack (its ``event-format.md`` and ``agentic-event-schema.yaml``)
+Two vocabularies are read. The agent-memory format names ``task_started``, ``task_completed``,
+``task_failed`` and ``task_blocked``. The agent pack (its ``event-format.md`` and ``agentic-event-schema.yaml``)
 writes ``task-claimed``, ``task-implemented``, ``task-verified`` (verification passed: the last
 step of its JSONL vocabulary, so the task is done), ``task-failed``, ``task-blocked``,
 ``phase-complete`` and ``run-complete``, and its catalog adds ``task-created``, ``task-ready``,
@@ -56,8 +56,9 @@ EXECUTION_PHASE = 2  # from phase 2 on, every core artifact must exist (the task
 PENDING, IN_PROGRESS, DONE, FAILED, BLOCKED = "pending", "in_progress", "done", "failed", "blocked"
 STATES = (PENDING, IN_PROGRESS, DONE, FAILED, BLOCKED)
 
-# Normalised event type -> the task state it sets (seed 003, plus the agent pack's catalog and JSONL
-# vocabulary: in the pack, `task-verified` is the last step of a task that passed verification).
+# Normalised event type -> the task state it sets (docs/formats.md, "Event vocabulary"): the format's own,
+# plus the agent pack's catalog and JSONL vocabulary: in the pack, `task-verified` is the last step of
+# a task that passed verification).
 STATE_OF_EVENT: dict[str, str] = {
     "task_created": PENDING,
     "task_ready": PENDING,
@@ -523,7 +524,10 @@ def _cycle_through(start: str, graph: dict[str, list[str]], members: set[str]) -
 
 
 def derive_states(tasks: Sequence[Task], events: Iterable[RunEvent]) -> list[TaskStatus]:
-    """Each task's state: the state set by its newest lifecycle event (seed 003 step 4)."""
+    """Each task's state: the state set by its newest lifecycle event.
+
+    docs/formats.md, "Task state and runnable tasks".
+    """
     newest: dict[str, RunEvent] = {}
     lifecycle = [event for event in events if event.task_id is not None and event.kind in STATE_OF_EVENT]
     for event in sorted(
@@ -540,7 +544,7 @@ def derive_states(tasks: Sequence[Task], events: Iterable[RunEvent]) -> list[Tas
 
 
 def unmapped_events(events: Iterable[RunEvent]) -> list[RunEvent]:
-    """Events whose type is in neither vocabulary (seed 003's, the agent pack's), or that have no
+    """Events whose type is in neither vocabulary (the format's, the agent pack's), or that have no
     ``event_type`` at all: they change no task state and no phase."""
     return [event for event in events if event.kind not in KNOWN_EVENTS]
 
@@ -558,8 +562,8 @@ def describe_unmapped(event: RunEvent) -> str:
 
 
 def runnable_tasks(statuses: Sequence[TaskStatus]) -> list[Task]:
-    """Tasks whose dependencies are all done and that are neither done nor blocked (seed 003 step 5);
-    work already in progress first, then in graph order."""
+    """Tasks whose dependencies are all done and that are neither done nor blocked; work already in
+    progress first, then in graph order (docs/formats.md, "Task state and runnable tasks")."""
     state = {status.task.id: status.state for status in statuses}
     ready = [
         status
@@ -660,7 +664,7 @@ def _label(task: Task) -> str:
 
 
 def next_action(run: Run, phase: int, statuses: Sequence[TaskStatus], runnable: Sequence[Task]) -> str:
-    """The seed's "Resume execution" step for the run's phase."""
+    """The "Next Action" of the resume report for the run's phase (docs/formats.md, "The resume report")."""
     missing = missing_artifacts(run, phase)
     if missing:
         return f"re-run the step that produces the missing {', '.join(missing)}, then resume phase {phase}"
@@ -729,7 +733,7 @@ RULE = "═" * 59
 
 
 def render_report(status: RunStatus) -> str:
-    """Seed 003's resume report, with each task's state, the runnable tasks and the warnings."""
+    """The resume report (docs/formats.md, "The resume report"), with each task's state and the warnings."""
     last = status.last_activity
     completed = status.last_completed
     lines = [

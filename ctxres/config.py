@@ -161,7 +161,7 @@ def _declared() -> dict[str, Option] | None:
 
 
 class Config(FrozenRecord):
-    """Every setting, with the seeds' defaults."""
+    """Every setting, with its default."""
 
     __slots__ = (
         "baseline",

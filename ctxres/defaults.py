@@ -10,7 +10,7 @@ from __future__ import annotations
 STATE_DIR = ".jerry"
 """Where the hooks keep their state (checkpoints, the context monitor's files), relative to the project."""
 STALENESS_MINUTES = 30
-"""Seed 000: a resumption section not updated for this long is STALE."""
+"""A resumption section not updated for this long is STALE (docs/formats.md, "Staleness")."""
 PROFILE = "jerry"
 """Which resumption system the hooks serve: ``jerry`` or ``nexus``."""
 WORKFLOW_ENV = "CTXRES_ORCHESTRATION"

@@ -1,4 +1,6 @@
-"""Nexus resume state (seed 004): project detection and the ``resume-context.md`` loading manifest.
+"""Nexus resume state: project detection and the ``resume-context.md`` loading manifest.
+
+The files are described in docs/formats.md, "Nexus state".
 
 A Nexus workspace keeps one folder per project, ``02-projects/NN-name/``; its
 ``01-planning/resume-context.md`` is a *loading manifest*: YAML front matter that lists the
@@ -234,7 +236,7 @@ def detect(calls: list[tuple[str, str]]) -> Detection:
 
 
 BUILD_METADATA = {"kind": "build"}
-"""The ``metadata`` of a state whose ``active_project_id`` is a build's id (the FLAT keys are seed 004's)."""
+"""The ``metadata`` of a state whose ``active_project_id`` is a build's (docs/formats.md, "precompact_state.json")."""
 
 
 def state_record(detection: Detection, timestamp: str) -> dict[str, Any]:
@@ -388,7 +390,7 @@ def validation_questions(body: str) -> list[str]:
     return questions
 
 
-# The top-level folders of a Nexus workspace (seed 004's system map; real workspaces add `02-builds`).
+# The top-level folders of a Nexus workspace (docs/formats.md, "Workspace folders").
 # A project's own folders are `01-planning`, `02-resources`, `03-working`, `04-outputs`: no name is shared.
 WORKSPACE_FOLDERS = frozenset(
     {"00-system", "01-memory", "02-projects", "02-builds", "03-skills", "04-workspace", "05-archived"}

@@ -15,7 +15,7 @@ The client compacts when a request no longer fits the window (the API answers "p
 long"); it does not compact at a fixed percentage.
 
 **The tiers.** A fill falls in one of four bands set by three thresholds, by default 60%, 80% and
-90% of the usable window (seed 001):
+90% of the usable window (docs/formats.md, "Fill tiers"):
 
 - ``LOW``: below 60%, nothing to do;
 - ``WARNING``: from 60% to below 80%;

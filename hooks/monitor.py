@@ -37,7 +37,10 @@ CACHE_FILE = "context-monitor-cache.json"
 STATE_SCHEMA_VERSION = "1.0"
 CACHE_VERSION = 1
 QG_ITERATION_TOKENS = 29_000
-"""Tokens one quality-gate iteration costs (seed 002, OQ-R3: "~29,000 tokens"), the unit of "remaining"."""
+"""Tokens one quality-gate iteration costs, the unit of "remaining".
+
+docs/formats.md, "Tokens per quality-gate iteration".
+"""
 MONITOR_TOKEN_BUDGET = 200
 """The ``<context-monitor>`` text stays under this many tokens (``ctxres.tokens.estimate_tokens``)."""
 MAX_HEAD_BYTES = 64 * 1024
@@ -184,8 +187,8 @@ def _text(value: Any) -> str | None:
 
 def phase_started_at(data: Any, current_phase: Any = None) -> str | None:
     """``started_at`` of the phase the workflow is in, to tell a section written in a previous phase
-    (seed 000: STALE). In each pipeline (``ctxres.state.orchestration.pipelines``) the phase the *state*
-    says is current wins: the pipeline's ``current_phase``, else its running phases; only when the
+    (docs/formats.md, "From a previous phase": STALE). In each pipeline (``ctxres.state.orchestration.pipelines``)
+    the phase the *state* says is current wins: the pipeline's ``current_phase``, else its running phases; only when the
     state does not say is ``current_phase`` (the section's, which may be the stale part itself) used.
     The earliest start when pipelines disagree (fewer false STALE)."""
     if not isinstance(data, dict):
@@ -380,7 +383,7 @@ def format_monitor(
     resumption: list[str],
     actions: list[str],
 ) -> str:
-    """The ``<context-monitor>`` text (seed 001 "Injection Format Integration"). The fill is the
+    """The ``<context-monitor>`` text (docs/formats.md, "The context-monitor injection"). The fill is the
     client's ``N% context used`` (``ctxres.tiers``): tokens against the usable window."""
     from ctxres.tiers import usable_window
 

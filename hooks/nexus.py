@@ -1,4 +1,6 @@
-"""The ``nexus`` profile (seed 004): PreCompact saves the active project or build, SessionStart loads its manifest.
+"""The ``nexus`` profile: PreCompact saves the active project or build, SessionStart loads its manifest.
+
+The files are described in docs/formats.md, "Nexus state".
 
 - :func:`precompact`: reads the end of the transcript backwards (at most :data:`TAIL_BYTES`, stopping
   at :data:`ENOUGH_CALLS`: the same cost for 1 MB and 1 GB), counts the Read/Write/Edit/MultiEdit/

@@ -8,7 +8,7 @@ file is a workflow file when it matches the configured ``orchestration`` pattern
 templates (``ctxres.state.orchestration.is_example_path``) are never a live workflow and are not checked.
 Other tools and files, and files outside the project, get ``{}`` before anything but ``os`` is used.
 
-Seed 000 "Staleness Detection": STALE is "``updated_at`` is from a previous phase *or* more than 30
+docs/formats.md, "Staleness": STALE is "``updated_at`` is from a previous phase *or* more than 30
 minutes old". For a running workflow (ACTIVE or PAUSED, or no status recorded) two checks run:
 
 1. **The state moved, the section did not.** The written file's state is compared with the last

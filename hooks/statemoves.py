@@ -1,6 +1,6 @@
 """PostToolUse: did a write to a workflow file move its state and leave the resumption section behind?
 
-Seed 000 "Staleness Detection": a section written before the state it describes moved is STALE at
+docs/formats.md, "From a previous phase": a section written before the state it describes moved is STALE at
 once, whatever its age. The written file's data is compared, through the workflow model
 (``ctxres.state.statediff.moved_state`` and ``resumption_moved``), with its *baseline*: the last state the
 hooks saw of that file, kept in ``<state_dir>/orchestration-snapshot.json``
@@ -150,7 +150,7 @@ def warning_text(
     age: str | None = None,
 ) -> str:
     """PostToolUse's warning after a write moved the workflow's state and left the resumption
-    section behind (seed 000: the section is from a previous state, so it is STALE at once)."""
+    section behind (docs/formats.md, "From a previous phase": the section is STALE at once)."""
     if version != "2.0":
         section = "its v1.0 resumption section did not change"
     elif updated_at:

@@ -215,9 +215,9 @@ def pending(ctx: HookContext, folder: str, cache: dict[str, Any]) -> list[str]:
 def freshness(
     ctx: HookContext, facts: dict[str, Any], cache: dict[str, Any], moment: dt.datetime
 ) -> tuple[str, str] | None:
-    """(level, short detail) of the resumption section by seed 000's rule: ``("FRESH", "4 min")``,
-    ``("STALE", "42 min")``, ``("STALE", "phase 2<3")``, ``("CRITICAL", "old session")``; None for a
-    section that records no update time (v1.0)."""
+    """(level, short detail) of the resumption section by the staleness rule (docs/formats.md, "Staleness"):
+    ``("FRESH", "4 min")``, ``("STALE", "42 min")``, ``("STALE", "phase 2<3")``, ``("CRITICAL", "old session")``;
+    None for a section that records no update time (v1.0)."""
     if facts.get("version") != "2.0":
         return None
     from ctxres.hooks.monitor import session_started

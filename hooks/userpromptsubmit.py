@@ -5,14 +5,15 @@
    not exist yet (a new session's first prompt) or has no reply yet is normal: nothing is said.
 2. Rewrites ``<state_dir>/context-monitor-state.json`` (the PreCompact hook records that fill in
    its checkpoint).
-3. At WARNING, CRITICAL and COMPACTION, injects ``<context-monitor>`` (seed 001 "Injection Format
-   Integration"): the fill, tokens used and left, compaction events, the last checkpoint, when the
-   resumption section was last updated and how stale it is, and the recommended action.
+3. At WARNING, CRITICAL and COMPACTION, injects ``<context-monitor>``
+   (docs/formats.md, "The context-monitor injection"): the fill, tokens used and left, compaction
+   events, the last checkpoint, when the resumption section was last updated and how stale it is,
+   and the recommended action.
 4. When a checkpoint is not acknowledged yet and the transcript shows that SessionStart's
    ``<compaction-alert>`` did not reach the model after the newest compaction, sends that alert
    here instead, once per checkpoint.
 
-Nothing is injected at LOW, even when the resumption section is STALE or CRITICAL. The seed shows
+Nothing is injected at LOW, even when the resumption section is STALE or CRITICAL. The format shows
 the monitor from WARNING on; at LOW the context is not at risk of compaction, a new session was
 already re-oriented by SessionStart (Template 1), and every write to the workflow file is checked
 by the PostToolUse hook. A staleness note at LOW would repeat on most prompts of a long discussion

@@ -1,4 +1,4 @@
-"""Seed 003: the ``.agent-memory/runs/<run-id>/`` layout: task graph and per-actor event logs."""
+"""The ``.agent-memory/runs/<run-id>/`` layout: task graph and per-actor event logs (docs/formats.md, "Layout")."""
 
 from __future__ import annotations
 

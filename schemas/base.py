@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_BASE_URI = "https://ctxres.dev/schemas/"
 
-# ISO-8601 date-time as written by the seeds ("2026-02-17T12:34:56Z"); an offset or no zone is
+# ISO-8601 date-time as the formats write it ("2026-02-17T12:34:56Z"); an offset or no zone is
 # accepted, fractional seconds too. Stated as a pattern so any JSON Schema validator enforces it
 # (the ``date-time`` format is only checked when a format checker is installed).
 ISO_DATETIME_PATTERN = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$"

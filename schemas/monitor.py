@@ -16,7 +16,7 @@ from ctxres.schemas.resumption import Fill
 
 
 class FillTier(str, Enum):
-    """How full the context window is, in the bands of the context monitor (seed 001)."""
+    """How full the context window is, in the bands of the context monitor."""
 
     LOW = "LOW"
     WARNING = "WARNING"

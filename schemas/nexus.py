@@ -1,5 +1,8 @@
-"""Seed 004: the Nexus ``precompact_state.json`` (FLAT) and the ``resume-context.md`` front matter, of a
-project (``02-projects/NN-name/``) and of a build (``02-builds/active/NN-name/``, the layout Nexus creates today)."""
+"""The Nexus ``precompact_state.json`` (FLAT) and the ``resume-context.md`` front matter, of a project
+(``02-projects/NN-name/``) and of a build (``02-builds/active/NN-name/``, the layout Nexus creates today).
+
+The files are described in docs/formats.md, "Nexus state".
+"""
 
 from __future__ import annotations
 
@@ -35,10 +38,10 @@ class ResumePhase(str, Enum):
     READY_FOR_IMPLEMENTATION = "ready-for-implementation"
     TESTING = "testing"
     REVIEW = "review"
-    COMPLETE = "complete"  # the finished project (real manifests; not in seed 004's list)
+    COMPLETE = "complete"  # the finished project (real manifests; not in the format's original list)
 
 
-# How real Nexus manifests say a project is finished (not in seed 004's phase list): `complete`
+# How real Nexus manifests say a project is finished (not in the original phase list): `complete`
 # (an enum value), also written `COMPLETE`, `Complete`, `completed` (this pattern). A finished
 # manifest may list no file to load and may name its last task in words
 # (`current_task: "Project Complete"`); an unfinished one may not.

@@ -189,7 +189,7 @@ class ResumptionV2(StrictModel):
     )
     decisions: list[Decision] | None = Field(
         None,
-        description="Older name of `decision_log` (seed 001); accepted, but rename it to `decision_log`.",
+        description="Older name of `decision_log`; accepted, but rename it to `decision_log`.",
         json_schema_extra={"deprecated": True},
     )
     agent_summaries: dict[str, str] = Field(

@@ -1,4 +1,4 @@
-"""Migrating a v1.0 resumption section to v2.0 (seed 000, "V1.0 to V2.0 Field Mapping").
+"""Migrating a v1.0 resumption section to v2.0 (docs/formats.md, "From v1.0 to v2.0").
 
 Pure: text in, text out. Only the span of the top-level ``resumption:`` entry is replaced; every
 other byte of the file stays as it was. Inside the section, the lines of the v1.0 fields are moved,
@@ -507,8 +507,8 @@ RECOVERY_ORDER = (
 )
 
 
-# v1.0 spellings of a field that seed 000's mapping moves into recovery_state, used when the
-# canonical key is absent: ``last_checkpoint_id: "CP-003"`` is ``last_checkpoint``.
+# v1.0 spellings of a field that the mapping moves into recovery_state (docs/formats.md, "From v1.0 to v2.0"),
+# used when the canonical key is absent: ``last_checkpoint_id: "CP-003"`` is ``last_checkpoint``.
 V1_SPELLINGS: dict[str, str] = {"last_checkpoint_id": "last_checkpoint"}
 
 

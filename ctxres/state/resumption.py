@@ -47,7 +47,7 @@ def detect_version(section: Any) -> str:
     return "1.0"
 
 
-# v1.0 top-level fields and where v2.0 keeps them (seed 000, "V1.0 to V2.0 Field Mapping").
+# v1.0 top-level fields and where v2.0 keeps them (docs/formats.md, "From v1.0 to v2.0").
 # `current_state` has no single home: it is decomposed into current_phase, current_phase_name,
 # workflow_status and current_activity; `files_to_read` stays at the top level.
 MOVED_TO_RECOVERY_STATE = ("last_checkpoint", "next_step", "cross_session_portable", "ephemeral_references")

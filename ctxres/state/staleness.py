@@ -1,6 +1,6 @@
 """Staleness of a resumption section (pure: standard library only, no I/O; the hooks import it).
 
-Seed 000 "Staleness Detection" defines three levels for ``recovery_state.updated_at``:
+docs/formats.md, "Staleness" defines three levels for ``recovery_state.updated_at``:
 
 ========= ==========================================================================
 FRESH     written during the current phase and activity: nothing to do

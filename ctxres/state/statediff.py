@@ -91,8 +91,8 @@ When the resumption section moved
 
 * v2.0 section (``detect_version``) with a parsable ``recovery_state.updated_at``: it advanced,
   i.e. it is a timestamp later than before (or it was absent/unparsable before). The update
-  protocol (seed 000) rewrites ``recovery_state`` at every trigger and sets ``updated_at`` every
-  time.
+  protocol (docs/protocol/resumption-update-protocol.md) rewrites ``recovery_state`` at every trigger
+  and sets ``updated_at`` every time.
 * v2.0 section without a parsable ``updated_at`` (missing or not a timestamp: rule C001's
   finding, not a stale commit) and v1.0 section (no timestamp to look at): the section's data
   differs from before. Rewritten in the same commit as the state move, it is not stale; left

@@ -1,6 +1,6 @@
 """``ctxres append-only [FILES...]``: block a commit that rewrites history in an agent-memory event log.
 
-Event logs (``events/<actor>/*.jsonl``) are append-only (seed 003): the staged version of a
+Event logs (``events/<actor>/*.jsonl``) are append-only (docs/formats.md, "Layout"): the staged version of a
 committed log must begin with the committed version, byte for byte. A changed, deleted or
 inserted line is reported with its line number in the committed file; deleting or moving a
 committed log is blocked too. New logs and appended lines always pass.

@@ -1,7 +1,7 @@
-"""``ctxres runs [status] [RUN-ID]``: the resume report of an agent-memory run (seed 003).
+"""``ctxres runs [status] [RUN-ID]``: the resume report of an agent-memory run (docs/formats.md, "The resume report").
 
 Every run folder under ``<root>/.agent-memory/runs/`` is read; each task's state is derived from
-the events of every actor's log, the runnable tasks are computed, and the seed's report is
+the events of every actor's log, the runnable tasks are computed, and the resume report is
 printed ("RESUMING RUN: ..."). Which run:
 
 * a RUN-ID given: that run (complete or not); exit 2 when there is no such run;
@@ -11,7 +11,7 @@ printed ("RESUMING RUN: ..."). Which run:
   was resumed; a script can tell this case from a report).
 
 Unreadable event lines are skipped and reported as warnings in the report (seed: "parse what is
-readable, warn user"), and so are events whose type is in neither seed 003's vocabulary nor the
+readable, warn user"), and so are events whose type is in neither the agent-memory format's vocabulary nor the
 agent pack's (``task-claimed``, ``task-implemented``, ``task-verified``, ``phase-complete``,
 ``run-complete``, ...) and events without ``event_type``: they change no state. A run whose newest
 event is older than ``--stale-after-days`` (default: the configuration's ``run-stale-after-days``,

@@ -1,4 +1,4 @@
-"""M rules: agent-memory runs (seed 003), their task graph and their append-only event logs.
+"""M rules: agent-memory runs (docs/formats.md, "Agent-memory runs"), their task graph and their append-only event logs.
 
 Checks inside one file (the graph's ids, dependencies and cycles; an event's actor and spelling)
 run per document. Checks that need the whole run (unknown task ids, the order of a task's events

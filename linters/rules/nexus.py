@@ -1,5 +1,5 @@
-"""N rules: Nexus resume state (seed 004), the ``resume-context.md`` manifests (of projects and of builds) and
-``precompact_state.json``.
+"""N rules: Nexus resume state, the ``resume-context.md`` manifests (of projects and of builds) and
+``precompact_state.json`` (docs/formats.md, "Nexus state").
 
 Per document: the manifest's version and timestamps as YAML reads them, its ``files_to_load``
 entries, a body that is more than a validation gate; the precompact state's FLAT shape and size.

@@ -20,7 +20,7 @@ SEED_FILE = FIXTURES / "valid/projects/PROJ-001/.jerry/checkpoints/cx-001-checkp
 @pytest.mark.parametrize(
     ("name", "number"),
     [
-        ("cx-001-checkpoint.json", 1),  # the seed's name, written by our PreCompact hook
+        ("cx-001-checkpoint.json", 1),  # the name our PreCompact hook writes (docs/formats.md, "Checkpoint files")
         ("cx-012.json", 12),  # the other tool's plain name
         ("cx-001.d933ffb7.json", 1),  # ... and with its hash suffix (the corpus)
         ("cx-1234-checkpoint.json", 1234),

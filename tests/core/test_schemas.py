@@ -61,7 +61,10 @@ def test_every_field_has_a_description(path: Path) -> None:
 
 
 def test_seed_checkpoint_example_is_valid() -> None:
-    """The checkpoint example of seed 001 validates (with the fixture's own values)."""
+    """The original checkpoint example validates, with the fixture's own values.
+
+    docs/formats.md, "Checkpoint files".
+    """
     from ctxres.linters.rules.conformance import validator
 
     from ..conftest import FIXTURES

@@ -125,19 +125,19 @@ def test_generic_alert_names_the_reason() -> None:
 
 def test_replayed_qg2_compaction_alert_matches_the_seed_apart_from_listed_lines() -> None:
     """Fixture (a), step 18: the alert SessionStart injected after the QG-2 compaction (a reactive one) (a golden
-    produced by `ctxres replay --update`) against seed 002's populated Template 2 example."""
+    produced by `ctxres replay --update`) against the original populated Template 2 example."""
     seed = (T / "seed-template2-example.txt").read_text()
     golden = FIXTURES / "replay" / "a-feat015-single-session" / "expected" / "18-sessionstart-compact"
     assert _changes(seed, (golden / "additional-context.txt").read_text()) == [
         # The fill is the client's own figure (tokens / 180,000 usable), which the recorded session's
-        # last reply puts at 89%; the seed's example computed 88.6% against the whole window.
+        # last reply puts at 89%; the original example computed 88.6% against the whole window.
         "-PRE-COMPACTION FILL: 88.6%",
         "+PRE-COMPACTION FILL: 89.0%",
         # The real client runs SessionStart(compact) before it writes the compaction boundary, so the
         # fill after the compaction is not known yet; older monitor readings no longer hold.
         "+CONTEXT NOW: not measured yet after the compaction (the next reply tells).",
         "+Context-monitor readings from before the compaction are superseded.",
-        # The fixture follows seed 002's mental test, where compaction fires while iteration 2 is
+        # The fixture follows the original walk-through, where compaction fires while iteration 2 is
         # being scored (after the DA-001 revision); the populated example shows iteration 1.
         "-YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-1",
         "+YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-2",

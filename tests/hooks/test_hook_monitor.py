@@ -256,7 +256,7 @@ def _facts(**overrides: Any) -> dict[str, Any]:
 
 
 def test_monitor_text_has_the_seed_format_and_figures() -> None:
-    """Seed 001 "Injection Format Integration": the populated example's figures give its lines."""
+    """docs/formats.md, "The context-monitor injection": the original example's figures give its lines."""
     text = monitor.format_monitor(
         tier="WARNING",
         fill=0.73,
@@ -585,7 +585,7 @@ def test_monitor_module_imports_only_cheap_modules() -> None:
     assert out.strip() == "['ctxres.hooks.monitor']", "monitor.py imports only json/os/sys/contextlib at module level"
 
 
-# --------------------------------------------------------------------------- "from a previous phase" (seed 000)
+# --------------------------------------------------------------------------- "From a previous phase" (docs/formats.md)
 
 
 def test_the_phase_the_state_says_is_current_wins_over_the_sections() -> None:

@@ -542,7 +542,7 @@ def test_mistyped_values_become_nulls_not_schema_errors() -> None:
 def test_decisions_are_those_after_the_last_merged_compaction() -> None:
     section = {
         "compaction_events": {"events": [{"id": "CX-001", "timestamp": "2026-02-17T11:45:00Z"}]},
-        "decisions": [  # the seed 001 alias of decision_log
+        "decisions": [  # the older name of decision_log (docs/formats.md, "The decisions alias")
             {"decision": "before", "timestamp": "2026-02-17T11:00:00Z"},
             {"decision": "after", "timestamp": "2026-02-17T11:50:00+00:00"},
             {"decision": "undated"},

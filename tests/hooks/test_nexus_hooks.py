@@ -1,4 +1,4 @@
-"""The `nexus` profile's hooks (seed 004) run as real `ctxres-hook` processes.
+"""The `nexus` profile's hooks (docs/formats.md, "Nexus state") run as real `ctxres-hook` processes.
 
 The dispatcher runs `ctxres.hooks.nexus` for PreCompact and SessionStart when the project selects the
 `nexus` profile; here the process selects it by pointing the dispatcher's event table at the module,
@@ -307,7 +307,7 @@ def test_sessionstart_never_lists_a_file_outside_the_workspace(workspace: Path) 
 
 
 def test_sessionstart_resolves_workspace_root_and_sibling_entries_in_the_workspace(workspace: Path) -> None:
-    """Seed 004 lists files from the workspace root (`00-system/...`); a sibling project's file (`../`)
+    """A manifest lists files from the workspace root (`00-system/...`); a sibling project's file (`../`)
     is inside the workspace too. Both are listed where they really are, as the linter (N006/N007) reads them."""
     (workspace / STATE).write_text(json.dumps({"active_project_id": "18-hook-research-upgrade", "confidence": "high"}))
     (workspace / "00-system").mkdir(exist_ok=True)

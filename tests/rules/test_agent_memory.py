@@ -1,4 +1,7 @@
-"""agent-memory runs (seed 003): derived task state, runnable tasks, the M rules and `ctxres runs`."""
+"""agent-memory runs: derived task state, runnable tasks, the M rules and `ctxres runs`.
+
+docs/formats.md, "Agent-memory runs".
+"""
 
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ def test_flat_precompact_state_nested_variant_is_one_finding() -> None:
 
     examples = engine.run([CORPUS], Config(root=CORPUS, check_examples=True), cwd=CORPUS)  # test data too
     found = _in(examples, "invalid_nested_precompact_state.json")
-    assert [(f.code, f.position.line) for f in found] == [("N004", 2)]  # the seed's FLAT correction, once
+    assert [(f.code, f.position.line) for f in found] == [("N004", 2)]  # FLAT, not nested (N004), once
     assert _in(examples, "valid_precompact_state.json") == []
 
 

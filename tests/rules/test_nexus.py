@@ -1,4 +1,7 @@
-"""Nexus resume state (seed 004): the pure core, the N rules on the real corpus, `ctxres migrate-nexus`."""
+"""Nexus resume state: the pure core, the N rules on the real corpus, `ctxres migrate-nexus`.
+
+docs/formats.md, "Nexus state".
+"""
 
 from __future__ import annotations
 
@@ -64,7 +67,7 @@ def test_tool_calls_of_a_transcript_line() -> None:
                 _tool("Read", file_path="/n/02-projects/24-x/a.md"),
                 _tool("Bash", command="ls 02-projects/25-y"),
                 _tool("NotebookEdit", notebook_path="/n/02-projects/24-x/b.ipynb"),
-                _tool("Grep", pattern="x", path="/n/02-projects/26-z"),  # not a tool the seed counts
+                _tool("Grep", pattern="x", path="/n/02-projects/26-z"),  # not a tool the detection counts
             ]
         },
     }
