@@ -1,10 +1,11 @@
-"""A rules: the compaction records of a v2.0 resumption section agree with the checkpoint files.
+"""A rules across files: the compaction records of a v2.0 resumption section agree with the checkpoint files.
 
 Before a compaction the PreCompact hook writes a checkpoint file; afterwards `ctxres ack` merges
 it into `resumption.compaction_events` (an event appended, `count` incremented, the file marked
 acknowledged, `recovery_state.updated_at` advanced). These rules find every way the two sides
-drift apart. Checks inside one file run per document; checks that read checkpoint files from
-disk (relative to the project root) run once per workspace.
+drift apart; they read checkpoint files from disk (relative to the project root): the references
+of each section while its file is loaded (``collect``), the unmerged checkpoints once per workspace.
+The records inside one file are :mod:`~ctxres.linters.rules.compaction_records`' (the same family).
 """
 
 from __future__ import annotations
@@ -33,316 +34,13 @@ if TYPE_CHECKING:
 
     from ctxres.linters.checking.engine import Workspace
 
-COUNT = register(
-    "A001",
-    "compaction-count-mismatch",
-    "`compaction_events.count` differs from the number of entries in `events`.",
-    case=Case.CONTRADICTION,
-    why="The count and the list of compaction events disagree.",
-    explanation="""
-    ## Why
-    `count` is what the compaction alert shows ("COMPACTION EVENT: 3 of 3") and what a resuming
-    session reads to know how much context was lost. Each compaction appends one entry to
-    `events` and adds one to `count`, so the two always move together; when they differ, one of
-    them was edited by hand or an update was lost.
-
-    ## Example
-    ```yaml
-    compaction_events:
-      count: 6              # six compactions claimed...
-      events:
-        - id: "CX-001"      # ...but only one is recorded
-          ...
-    ```
-
-    ## What is normal
-    When some entries of `events` have another shape than a compaction event (no `id`: for
-    example one entry per session with `compactions: 6`), the conformance rules already report
-    them (C007 or C001), and what they count is unknown: they may well account for the
-    difference. A001 then stays silent, so that one odd entry is one error, not two. It still
-    reports a `count` below the number of well-formed events, which nothing can explain.
-
-    ## Fix
-    Set `count` to the number of entries in `events`, or add the missing events (each checkpoint
-    file that is not merged yet is merged with `ctxres ack`).
-    """,
-)
-DUPLICATE = register(
-    "A002",
-    "duplicate-compaction-id",
-    "Two compaction events have the same id.",
-    case=Case.TOOL_JOB,
-    why="`ctxres ack` finds an event by its id; two events with one id make it merge into the wrong one.",
-    explanation="""
-    ## Why
-    A compaction id (`CX-001`) names one compaction and one checkpoint file. Two events with the
-    same id mean a checkpoint was merged twice, or an event was copied and not renumbered; the
-    compaction alert and the resuming session then count the same compaction twice.
-
-    ## Example
-    ```yaml
-    events:
-      - id: "CX-001"
-        ...
-      - id: "CX-001"   # the second compaction must be CX-002
-    ```
-
-    ## Fix
-    Remove the duplicated entry, or give it the id of the checkpoint file it points to.
-    """,
-)
-SEQUENCE = register(
-    "A003",
-    "compaction-id-out-of-sequence",
-    "Compaction ids are not sequential (CX-001, CX-002, ...).",
-    case=Case.CONTRADICTION,
-    why="The numbering says an event is missing or the events were reordered.",
-    explanation="""
-    ## Why
-    Compaction events are appended in order, numbered from `CX-001`, one per compaction and one
-    per checkpoint file `cx-NNN-checkpoint.json`. A gap or a step backwards means an event is
-    missing (a checkpoint was never merged) or the entries were reordered.
-
-    ## Example
-    ```yaml
-    events:
-      - id: "CX-001"
-      - id: "CX-003"   # CX-002 is missing
-    ```
-
-    ## Fix
-    Add the missing event (merge its checkpoint with `ctxres ack`), or renumber the entries so
-    that they follow each other, oldest first.
-    """,
-)
-MISSING_FILE = register(
-    "A004",
-    "checkpoint-file-missing",
-    "A compaction event points to a checkpoint file that does not exist.",
-    case=Case.TOOL_JOB,
-    why="`ctxres ack` merges the checkpoint file an event names; it cannot merge a missing one.",
-    explanation="""
-    ## Why
-    `checkpoint_file` is where a resuming session finds the state saved just before the
-    compaction (position in the workflow, decisions, recovery instructions). A path to nothing
-    sends it looking for a file that was moved, renamed or deleted.
-
-    Paths are relative to the repository root. When the checkpoint folder is listed in
-    `.gitignore` and absent (a fresh clone, CI), the file cannot be checked and is not reported.
-
-    ## Example
-    ```yaml
-    - id: "CX-002"
-      checkpoint_file: ".jerry/checkpoints/cx-002-checkpoint.json"   # no such file
-    ```
-
-    ## Fix
-    Correct the path (relative to the repository root), or restore the file.
-    """,
-)
-OUTSIDE = register(
-    "A005",
-    "checkpoint-path-outside-repository",
-    "A `checkpoint_file` path is absolute or leaves the repository.",
-    case=Case.TOOL_JOB,
-    why="`ctxres ack` reads checkpoint files only inside the repository.",
-    explanation="""
-    ## Why
-    The resumption section is committed and read from other clones and machines: an absolute
-    path (`/home/me/...`) points nowhere there, and a path that climbs out of the repository
-    (`../..`) reads files the workflow does not own. Hooks never read outside the project.
-
-    ## Example
-    ```yaml
-    checkpoint_file: "/home/me/repo/.jerry/checkpoints/cx-001-checkpoint.json"
-    ```
-
-    ## Fix
-    Write the path relative to the repository root, for example
-    `.jerry/checkpoints/cx-001-checkpoint.json`.
-    """,
-)
-ID_MISMATCH = register(
-    "A006",
-    "checkpoint-id-mismatch",
-    "A compaction event and its checkpoint file carry different ids.",
-    case=Case.CONTRADICTION,
-    why="The event and its checkpoint file name different compactions.",
-    explanation="""
-    ## Why
-    The event `CX-002` must point to the checkpoint of the same compaction: the file
-    `cx-002-checkpoint.json` whose `event_id` is `cx-002`. When the numbers differ, the resuming
-    session reads the state saved at another compaction. A checkpoint file whose name and
-    `event_id` (or `checkpoint_id`) differ is reported too.
-
-    ## Example
-    ```yaml
-    - id: "CX-002"
-      checkpoint_file: ".jerry/checkpoints/cx-001-checkpoint.json"   # the file of CX-001
-    ```
-
-    ## Fix
-    Point the event to the file with its own number, or correct the id that is wrong.
-    """,
-)
-ACK_MISMATCH = register(
-    "A007",
-    "acknowledged-mismatch",
-    "A compaction event and its checkpoint file disagree on `acknowledged`.",
-    case=Case.CONTRADICTION,
-    why="The event and its checkpoint file disagree on whether it was acknowledged.",
-    explanation="""
-    ## Why
-    A checkpoint is acknowledged once its data has been merged into the resumption section;
-    both the event (`acknowledged`) and the file (`metadata.acknowledged`) record it. When they
-    disagree, the hooks see an unacknowledged checkpoint and re-send the compaction alert, or
-    treat a checkpoint as handled when the section says it is not.
-
-    ## Example
-    ```yaml
-    - id: "CX-001"
-      acknowledged: false    # but cx-001-checkpoint.json says "acknowledged": true
-    ```
-
-    ## Fix
-    If the section is up to date, set both to true with the same `acknowledged_at`. When only
-    the event is missing the acknowledgement, `ctxres ack CX-001` records it in both files.
-    """,
-)
-ACK_AT = register(
-    "A008",
-    "acknowledged-at-inconsistent",
-    "`acknowledged_at` is not set exactly when `acknowledged` is true.",
-    case=Case.CONTRADICTION,
-    why="`acknowledged` and `acknowledged_at` disagree.",
-    explanation="""
-    ## Why
-    `acknowledged_at` records when the checkpoint was merged. An acknowledged event without it
-    cannot be ordered against later updates; a time on an unacknowledged event claims a merge
-    that did not happen. Applies to events and to the `metadata` of checkpoint files.
-
-    ## Example
-    ```yaml
-    - id: "CX-001"
-      acknowledged: true
-      acknowledged_at: null    # when?
-    ```
-
-    ## Fix
-    When acknowledged, set `acknowledged_at` to the ISO-8601 time of the merge; when not, set
-    `acknowledged_at: null`. `ctxres ack` writes both.
-    """,
-)
-ACK_BEFORE = register(
-    "A009",
-    "acknowledged-before-compaction",
-    "A checkpoint is acknowledged before the compaction happened.",
-    case=Case.CONTRADICTION,
-    why="An acknowledgement before its compaction is impossible.",
-    explanation="""
-    ## Why
-    A checkpoint can only be merged after it was written: `acknowledged_at` earlier than the
-    compaction `timestamp` is a typo or a clock in another time zone written without its offset.
-
-    ## Example
-    ```yaml
-    timestamp: "2026-02-17T11:45:00Z"
-    acknowledged_at: "2026-02-17T10:50:00Z"
-    ```
-
-    ## Fix
-    Correct the time (write times in UTC with a `Z`, or with their offset).
-    """,
-)
-UNMERGED = register(
-    "A010",
-    "checkpoint-not-merged",
-    "A checkpoint file is not recorded in the resumption section.",
-    case=Case.WRONG_RESUMPTION,
-    why="The section misses a compaction: the resuming session never learns what was lost.",
-    explanation="""
-    ## Why
-    Each checkpoint file in the state folder (`.jerry/checkpoints/`) records a compaction. Until
-    it is merged, the resumption section does not know the compaction happened: the count is
-    wrong, and a session resuming from the section alone misses what the checkpoint saved.
-
-    ## Example
-    `.jerry/checkpoints/cx-002-checkpoint.json` exists, and no event of `compaction_events`
-    has `checkpoint_file` pointing to it.
-
-    ## Fix
-    Run `ctxres ack` (the oldest checkpoint) or `ctxres ack --all`: it appends the event,
-    updates `count` and `recovery_state.updated_at`, and marks the checkpoint acknowledged. A
-    checkpoint already marked acknowledged but never recorded must first be reset
-    (`"acknowledged": false`, `"acknowledged_at": null`) or its event added by hand.
-    """,
-)
-NOT_REACHED = register(
-    "A011",
-    "acknowledged-checkpoint-not-in-section",
-    "An acknowledged checkpoint's state never reached the resumption section.",
-    case=Case.WRONG_RESUMPTION,
-    why="The checkpoint was acknowledged but its state never reached the section the next session reads.",
-    explanation="""
-    ## Why
-    Acknowledging a checkpoint means its data was merged into the resumption section, so
-    `recovery_state.updated_at` is at least as recent as the checkpoint. When it is older *and*
-    the section shows another position than the one the checkpoint saved (phase, activity,
-    gate, workflow status), the checkpoint was marked acknowledged but the section was never
-    updated: a session resuming from it starts from the state before the compaction. (When the
-    section already shows the checkpoint's state, nothing was lost and nothing is reported.)
-
-    ## Example
-    ```yaml
-    recovery_state:
-      current_activity: "phase-2-agent-execution"   # the checkpoint saved "qg-1-iteration-1"
-      updated_at: "2026-03-02T10:00:00Z"            # CX-001 (10:30) is acknowledged
-    ```
-
-    ## Fix
-    Update the section from the checkpoint (`orchestration_state` and `recovery_instructions`
-    of the checkpoint file) and set `recovery_state.updated_at` to the time of that update.
-    """,
-)
-
-NO_RECOVERY_DATA = register(
-    "A012",
-    "checkpoint-without-recovery-state",
-    "A checkpoint records no position of the workflow: the compaction alert built from it cannot re-orient.",
-    case=Case.TOOL_JOB,
-    why=(
-        "After the compaction, SessionStart builds the compaction alert from this checkpoint: without the "
-        "workflow's phase or activity, the alert cannot tell the session what it was doing."
-    ),
-    explanation="""
-    ## Why
-    The compaction alert that the next session receives says "YOU WERE DOING: phase N, activity"
-    from the checkpoint written just before the compaction (`orchestration_state` in
-    `cx-NNN-checkpoint.json`; `resumption_state.recovery_state` in the `cx-NNN.json` layout). A
-    `cx-NNN.json` checkpoint that holds no phase and no activity (`"resumption_state": null`, or a
-    `recovery_state` without `current_phase` and `current_activity`) gives an alert that cannot
-    re-orient anyone. (In `cx-NNN-checkpoint.json` the schema requires
-    `orchestration_state.current_phase`: C001 reports it missing.)
-
-    ## Example
-    ```json
-    {"checkpoint_id": "cx-003", "context_state": {"fill_percentage": 0.82},
-     "resumption_state": null, "created_at": "2026-02-22T02:15:21Z"}
-    ```
-
-    ## Fix
-    Make the PreCompact hook copy the workflow's position into the checkpoint (`ctxres-hook
-    precompact` does); for this checkpoint, fill the position from the resumption section as it
-    was at that time, or acknowledge it (`ctxres ack`) once the section holds its state.
-    """,
-)
 
 EVENTS_OWNER: JsonPath = ("resumption", "compaction_events")
 EVENTS: JsonPath = ("resumption", "compaction_events", "events")
 UPDATED_AT: JsonPath = ("resumption", "recovery_state", "updated_at")
 
 
-def _finding(
+def rule_finding(
     doc: Document,
     rule: Rule,
     message: str,
@@ -388,197 +86,9 @@ def shaped_events(doc: Document) -> list[tuple[int, dict[str, Any]]]:
     return [(i, e) for i, e in enumerate(events) if isinstance(e, dict) and "id" in e]
 
 
-def _label(event: dict[str, Any], index: int) -> str:
+def event_label(event: dict[str, Any], index: int) -> str:
     ident = event.get("id")
     return f"compaction event {ident}" if isinstance(ident, str) else f"compaction event #{index + 1}"
-
-
-# --- inside one file ----------------------------------------------------------------------------
-
-
-def check_document(doc: Document, _config: Config | None = None) -> list[Finding]:
-    if doc.kind == "checkpoint":
-        return _check_checkpoint(doc)
-    owner = compaction_events(doc)
-    if owner is None:
-        return []
-    return [*_check_count(doc, owner), *_check_ids(doc), *_check_event_times(doc)]
-
-
-def _check_count(doc: Document, owner: dict[str, Any]) -> list[Finding]:
-    count, events = owner.get("count"), owner.get("events")
-    if not isinstance(count, int) or isinstance(count, bool) or not isinstance(events, list):
-        return []
-    if count == len(events):
-        return []
-    shaped = len(shaped_events(doc))
-    if shaped < len(events) and count >= shaped:
-        # Some entries have another shape (a C007/C001 finding already): what they stand for is
-        # unknown (one entry per session with `compactions: 6`), so they may hold the difference.
-        # One root cause, one error. A count below the well-formed events is still wrong.
-        return []
-    entries = f"{len(events)} entr{'y' if len(events) == 1 else 'ies'}"
-    return [
-        _finding(
-            doc,
-            COUNT,
-            f"`compaction_events.count` is {count} but `events` has {entries}: the two must be equal",
-            (*EVENTS_OWNER, "count"),
-            f"set `count: {len(events)}`, or add the missing events (`ctxres ack` merges unmerged checkpoints)",
-        )
-    ]
-
-
-def _check_ids(doc: Document) -> list[Finding]:
-    findings = []
-    seen: dict[int, int] = {}
-    previous = 0
-    for index, event in shaped_events(doc):
-        number = cp.number_of_id(event["id"])
-        if number is None:
-            continue  # a malformed id is a conformance finding (C004)
-        where = (*EVENTS, index, "id")
-        if number in seen:
-            findings.append(
-                _finding(
-                    doc,
-                    DUPLICATE,
-                    f"{cp.section_id(number)} is used by events #{seen[number] + 1} and #{index + 1}: "
-                    "each compaction has its own id",
-                    where,
-                    "remove the duplicated entry, or give it the id of the checkpoint file it points to",
-                )
-            )
-            continue
-        seen[number] = index
-        if number != previous + 1:
-            expected = cp.section_id(previous + 1)
-            after = f"after {cp.section_id(previous)}" if previous else "as the first event"
-            findings.append(
-                _finding(
-                    doc,
-                    SEQUENCE,
-                    f"{cp.section_id(number)} comes {after}; ids follow each other from CX-001 (expected {expected})",
-                    where,
-                    f"add the missing event {expected} (`ctxres ack` merges its checkpoint) or renumber the events",
-                )
-            )
-        previous = number
-    return findings
-
-
-def _check_acknowledgement(doc: Document, base: JsonPath, record: dict[str, Any], what: str) -> list[Finding]:
-    """A008/A009 for a mapping holding `acknowledged` and `acknowledged_at` (an event or a file's metadata)."""
-    acknowledged, at = record.get("acknowledged"), record.get("acknowledged_at")
-    if not isinstance(acknowledged, bool) or not (at is None or isinstance(at, str)):
-        return []
-    if acknowledged and at is None:
-        where = (*base, "acknowledged_at") if "acknowledged_at" in record else (*base, "acknowledged")
-        return [
-            _finding(
-                doc,
-                ACK_AT,
-                f"{what} is acknowledged but has no `acknowledged_at`",
-                where,
-                'set `acknowledged_at` to the ISO-8601 time of the merge, for example "2026-02-17T11:50:00Z"',
-            )
-        ]
-    if not acknowledged and at is not None:
-        return [
-            _finding(
-                doc,
-                ACK_AT,
-                f"{what} has `acknowledged_at` {at} but `acknowledged` is false",
-                (*base, "acknowledged_at"),
-                "set `acknowledged: true` if the checkpoint was merged, else `acknowledged_at: null`",
-            )
-        ]
-    return []
-
-
-def _check_before(doc: Document, base: JsonPath, at: Any, timestamp: Any, what: str) -> list[Finding]:
-    acknowledged_at, happened = cp.parse_time(at), cp.parse_time(timestamp)
-    if acknowledged_at is None or happened is None or acknowledged_at >= happened:
-        return []
-    return [
-        _finding(
-            doc,
-            ACK_BEFORE,
-            f"{what} is acknowledged at {at}, before the compaction itself ({timestamp})",
-            (*base, "acknowledged_at"),
-            "correct the time: write it in UTC with `Z`, or with its offset",
-        )
-    ]
-
-
-def _check_event_times(doc: Document) -> list[Finding]:
-    findings = []
-    for index, event in shaped_events(doc):
-        base = (*EVENTS, index)
-        what = _label(event, index)
-        findings += _check_acknowledgement(doc, base, event, what)
-        if event.get("acknowledged") is True:
-            findings += _check_before(doc, base, event.get("acknowledged_at"), event.get("timestamp"), what)
-    return findings
-
-
-def _check_checkpoint(doc: Document) -> list[Finding]:
-    data = doc.data
-    if not isinstance(data, dict):
-        return []
-    findings = []
-    name = Path(doc.path).name
-    by_name = cp.number_of_name(name)
-    id_key = "checkpoint_id" if cp.layout_of(data) == cp.PEER else "event_id"
-    by_id = cp.number_of_id(data.get(id_key))
-    if by_name is not None and by_id is not None and by_name != by_id:
-        findings.append(
-            _finding(
-                doc,
-                ID_MISMATCH,
-                f"the file is named {name} but its `{id_key}` is {data[id_key]}: "
-                "the name and the id must have the same number",
-                (id_key,),
-                f"rename the file to {cp.file_name(by_id)}, or set `{id_key}` to {cp.file_id(by_name)} "
-                "(whichever is wrong), and keep the event that points to it in step",
-            )
-        )
-    findings += _check_recovery_data(doc, data)
-    metadata = data.get("metadata")
-    if cp.layout_of(data) == cp.SEED and isinstance(metadata, dict):
-        findings += _check_acknowledgement(doc, ("metadata",), metadata, "the checkpoint")
-        if metadata.get("acknowledged") is True:
-            findings += _check_before(
-                doc, ("metadata",), metadata.get("acknowledged_at"), data.get("timestamp"), "the checkpoint"
-            )
-    return findings
-
-
-def _check_recovery_data(doc: Document, data: dict[str, Any]) -> list[Finding]:
-    """A012: a checkpoint of the `cx-NNN.json` layout without the workflow's phase or activity (in the
-    `cx-NNN-checkpoint.json` layout the schema requires `orchestration_state.current_phase`: C001 says so)."""
-    view = cp.view(data)
-    if view.layout != cp.PEER or view.phase is not None or view.activity is not None or "resumption_state" not in data:
-        return []
-    where: JsonPath = ("resumption_state",)
-    saved = data["resumption_state"]
-    if saved is None:
-        holds = "`resumption_state` is null"
-    elif isinstance(saved, dict) and isinstance(saved.get("recovery_state"), dict):
-        holds = "`resumption_state.recovery_state` has no `current_phase` and no `current_activity`"
-    else:
-        holds = "`resumption_state` has no `recovery_state`"
-    return [
-        _finding(
-            doc,
-            NO_RECOVERY_DATA,
-            f"{holds}: the compaction alert built from this checkpoint cannot say what the session was doing",
-            where,
-            "copy the workflow's position (phase, activity, status) into the checkpoint when it is written, or "
-            "acknowledge it with `ctxres ack` once the resumption section holds its state",
-            key=True,
-        )
-    ]
 
 
 # --- across files -------------------------------------------------------------------------------
@@ -713,6 +223,33 @@ def _absent_by_design(reference: str, section: _Section, config: Config) -> bool
     return config.respect_gitignore and not target.parent.is_dir() and _git_ignored(target, section.root)
 
 
+MISSING_FILE = register(
+    "A004",
+    "checkpoint-file-missing",
+    "A compaction event points to a checkpoint file that does not exist.",
+    case=Case.TOOL_JOB,
+    why="`ctxres ack` merges the checkpoint file an event names; it cannot merge a missing one.",
+    explanation="""
+    ## Why
+    `checkpoint_file` is where a resuming session finds the state saved just before the
+    compaction (position in the workflow, decisions, recovery instructions). A path to nothing
+    sends it looking for a file that was moved, renamed or deleted.
+
+    Paths are relative to the repository root. When the checkpoint folder is listed in
+    `.gitignore` and absent (a fresh clone, CI), the file cannot be checked and is not reported.
+
+    ## Example
+    ```yaml
+    - id: "CX-002"
+      checkpoint_file: ".jerry/checkpoints/cx-002-checkpoint.json"   # no such file
+    ```
+
+    ## Fix
+    Correct the path (relative to the repository root), or restore the file.
+    """,
+)
+
+
 def _check_references(section: _Section, doc: Document, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     newest: tuple[datetime, str, cp.CheckpointView, Path] | None = None
@@ -721,7 +258,7 @@ def _check_references(section: _Section, doc: Document, config: Config) -> list[
         if not isinstance(reference, str) or not reference.strip():
             continue
         where = (*EVENTS, index, "checkpoint_file")
-        what = _label(event, index)
+        what = event_label(event, index)
         problem = cp.reference_problem(reference)
         if problem is not None:
             findings.append(_outside(doc, where, what, reference, problem, section.root))
@@ -733,7 +270,7 @@ def _check_references(section: _Section, doc: Document, config: Config) -> list[
         if resolved is None:
             if not _absent_by_design(reference, section, config):
                 findings.append(
-                    _finding(
+                    rule_finding(
                         doc,
                         MISSING_FILE,
                         f"{what} points to {reference}, which does not exist "
@@ -765,6 +302,30 @@ def _refer(section: _Section, checkpoint: Path) -> None:
     section.referenced.add(str(checkpoint.resolve()))
 
 
+OUTSIDE = register(
+    "A005",
+    "checkpoint-path-outside-repository",
+    "A `checkpoint_file` path is absolute or leaves the repository.",
+    case=Case.TOOL_JOB,
+    why="`ctxres ack` reads checkpoint files only inside the repository.",
+    explanation="""
+    ## Why
+    The resumption section is committed and read from other clones and machines: an absolute
+    path (`/home/me/...`) points nowhere there, and a path that climbs out of the repository
+    (`../..`) reads files the workflow does not own. Hooks never read outside the project.
+
+    ## Example
+    ```yaml
+    checkpoint_file: "/home/me/repo/.jerry/checkpoints/cx-001-checkpoint.json"
+    ```
+
+    ## Fix
+    Write the path relative to the repository root, for example
+    `.jerry/checkpoints/cx-001-checkpoint.json`.
+    """,
+)
+
+
 def _outside(doc: Document, where: JsonPath, what: str, reference: str, problem: str, root: Path) -> Finding:
     if problem == "absolute":
         target = Path(reference).expanduser()
@@ -777,21 +338,72 @@ def _outside(doc: Document, where: JsonPath, what: str, reference: str, problem:
     else:
         hint = "point to a checkpoint inside the repository, relative to its root"
         message = f"{what} points to {reference}, outside the repository: hooks and sessions never read there"
-    return _finding(doc, OUTSIDE, message, where, hint)
+    return rule_finding(doc, OUTSIDE, message, where, hint)
+
+
+ID_MISMATCH = register(
+    "A006",
+    "checkpoint-id-mismatch",
+    "A compaction event and its checkpoint file carry different ids.",
+    case=Case.CONTRADICTION,
+    why="The event and its checkpoint file name different compactions.",
+    explanation="""
+    ## Why
+    The event `CX-002` must point to the checkpoint of the same compaction: the file
+    `cx-002-checkpoint.json` whose `event_id` is `cx-002`. When the numbers differ, the resuming
+    session reads the state saved at another compaction. A checkpoint file whose name and
+    `event_id` (or `checkpoint_id`) differ is reported too.
+
+    ## Example
+    ```yaml
+    - id: "CX-002"
+      checkpoint_file: ".jerry/checkpoints/cx-001-checkpoint.json"   # the file of CX-001
+    ```
+
+    ## Fix
+    Point the event to the file with its own number, or correct the id that is wrong.
+    """,
+)
+
+
+ACK_MISMATCH = register(
+    "A007",
+    "acknowledged-mismatch",
+    "A compaction event and its checkpoint file disagree on `acknowledged`.",
+    case=Case.CONTRADICTION,
+    why="The event and its checkpoint file disagree on whether it was acknowledged.",
+    explanation="""
+    ## Why
+    A checkpoint is acknowledged once its data has been merged into the resumption section;
+    both the event (`acknowledged`) and the file (`metadata.acknowledged`) record it. When they
+    disagree, the hooks see an unacknowledged checkpoint and re-send the compaction alert, or
+    treat a checkpoint as handled when the section says it is not.
+
+    ## Example
+    ```yaml
+    - id: "CX-001"
+      acknowledged: false    # but cx-001-checkpoint.json says "acknowledged": true
+    ```
+
+    ## Fix
+    If the section is up to date, set both to true with the same `acknowledged_at`. When only
+    the event is missing the acknowledgement, `ctxres ack CX-001` records it in both files.
+    """,
+)
 
 
 def _check_pair(
     doc: Document, index: int, event: dict[str, Any], reference: str, path: Path, checkpoint: cp.CheckpointView
 ) -> list[Finding]:
     findings = []
-    what = _label(event, index)
+    what = event_label(event, index)
     number = cp.number_of_id(event.get("id"))
     # The file name decides; the id inside only when the name has no number (a file whose name and
     # id disagree is reported on the file itself).
     other = cp.number_of_name(path.name) or checkpoint.number
     if number is not None and other is not None and other != number:
         findings.append(
-            _finding(
+            rule_finding(
                 doc,
                 ID_MISMATCH,
                 f"{what} points to {reference}, the checkpoint of {cp.section_id(other)}",
@@ -815,7 +427,7 @@ def _check_pair(
             message = f"{what} says `acknowledged: false`, but {reference} is acknowledged"
             at = checkpoint.acknowledged_at
             fix = f"set `acknowledged: true` and `acknowledged_at: {at}` on the event" if at else "set both to true"
-        findings.append(_finding(doc, ACK_MISMATCH, message, (*EVENTS, index, "acknowledged"), fix, about=(path,)))
+        findings.append(rule_finding(doc, ACK_MISMATCH, message, (*EVENTS, index, "acknowledged"), fix, about=(path,)))
     return findings
 
 
@@ -841,6 +453,35 @@ def state_differences(doc: Document, checkpoint: cp.CheckpointView) -> list[str]
     return differences
 
 
+NOT_REACHED = register(
+    "A011",
+    "acknowledged-checkpoint-not-in-section",
+    "An acknowledged checkpoint's state never reached the resumption section.",
+    case=Case.WRONG_RESUMPTION,
+    why="The checkpoint was acknowledged but its state never reached the section the next session reads.",
+    explanation="""
+    ## Why
+    Acknowledging a checkpoint means its data was merged into the resumption section, so
+    `recovery_state.updated_at` is at least as recent as the checkpoint. When it is older *and*
+    the section shows another position than the one the checkpoint saved (phase, activity,
+    gate, workflow status), the checkpoint was marked acknowledged but the section was never
+    updated: a session resuming from it starts from the state before the compaction. (When the
+    section already shows the checkpoint's state, nothing was lost and nothing is reported.)
+
+    ## Example
+    ```yaml
+    recovery_state:
+      current_activity: "phase-2-agent-execution"   # the checkpoint saved "qg-1-iteration-1"
+      updated_at: "2026-03-02T10:00:00Z"            # CX-001 (10:30) is acknowledged
+    ```
+
+    ## Fix
+    Update the section from the checkpoint (`orchestration_state` and `recovery_instructions`
+    of the checkpoint file) and set `recovery_state.updated_at` to the time of that update.
+    """,
+)
+
+
 def _check_updated_at(doc: Document, newest: tuple[datetime, str, cp.CheckpointView, Path] | None) -> list[Finding]:
     """A011: the section was last updated before an acknowledged checkpoint whose state it does not show.
 
@@ -856,7 +497,7 @@ def _check_updated_at(doc: Document, newest: tuple[datetime, str, cp.CheckpointV
     if not differences:
         return []
     return [
-        _finding(
+        rule_finding(
             doc,
             NOT_REACHED,
             f"`recovery_state.updated_at` ({updated_at}) is older than the acknowledged {what} "
@@ -903,6 +544,31 @@ def _check_unmerged(state_dir: Path, sections: list[_Section]) -> list[Finding]:
         section = sections[position]
         findings.append(_unmerged(section, paths, acknowledged, several=len(sections) > 1))
     return findings
+
+
+UNMERGED = register(
+    "A010",
+    "checkpoint-not-merged",
+    "A checkpoint file is not recorded in the resumption section.",
+    case=Case.WRONG_RESUMPTION,
+    why="The section misses a compaction: the resuming session never learns what was lost.",
+    explanation="""
+    ## Why
+    Each checkpoint file in the state folder (`.jerry/checkpoints/`) records a compaction. Until
+    it is merged, the resumption section does not know the compaction happened: the count is
+    wrong, and a session resuming from the section alone misses what the checkpoint saved.
+
+    ## Example
+    `.jerry/checkpoints/cx-002-checkpoint.json` exists, and no event of `compaction_events`
+    has `checkpoint_file` pointing to it.
+
+    ## Fix
+    Run `ctxres ack` (the oldest checkpoint) or `ctxres ack --all`: it appends the event,
+    updates `count` and `recovery_state.updated_at`, and marks the checkpoint acknowledged. A
+    checkpoint already marked acknowledged but never recorded must first be reset
+    (`"acknowledged": false`, `"acknowledged_at": null`) or its event added by hand.
+    """,
+)
 
 
 def _unmerged(section: _Section, paths: list[Path], acknowledged: bool, *, several: bool) -> Finding:

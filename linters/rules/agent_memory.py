@@ -24,74 +24,25 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace
 
-ACTOR_FOLDER = register(
-    "M001",
-    "actor-folder-mismatch",
-    "An event's `actor` differs from the actor folder its log is in.",
-    case=Case.CONTRADICTION,
-    why="The event's actor and its log's folder disagree.",
-    explanation="""
-    ## Why
-    Each actor appends to its own log, `events/<actor>/<YYYYMMDD-HHMM>.jsonl`, so that two agents
-    never write the same file. An event whose `actor` names someone else was written into the
-    wrong log (or with the wrong name): whoever reads the folder as "what this actor did" is
-    misled, and two writers may now share one file.
-
-    ## Example
-    ```json
-    // events/executor/20260115-1030.jsonl
-    {"event_type": "task_completed", "task_id": "T001", "timestamp": "...", "actor": "verifier"}
-    ```
-
-    ## Fix
-    Events are append-only: do not edit the line. Write future events of that actor to its own
-    folder (`events/verifier/`), and fix the writer that chose the folder or the name.
-    """,
+SPELLINGS = ("any", "underscore", "hyphen")
+EVENT_TYPE_SPELLING = Option("event-type-spelling", "any", "the spelling every event type must use", choices=SPELLINGS)
+RUN_STALE_AFTER_DAYS = family_option(
+    "M", Option("run-stale-after-days", 7, "`ctxres runs` warns about a run idle for longer than this", 1)
 )
-UNKNOWN_TASK = register(
-    "M002",
-    "unknown-task-id",
-    "An event names a task that is not in the run's `task-graph.json`.",
-    case=Case.CONTRADICTION,
-    why="The event names a task the run's graph does not have.",
-    explanation="""
-    ## Why
-    A task's state is derived from the events that name it. An event for an id the task graph
-    does not have changes no task: the work it records is invisible to the resume report, and
-    usually a typo (`T01` for `T001`) or a task renamed in the graph after the events were written.
 
-    ## Example
-    ```json
-    {"event_type": "task_started", "task_id": "T099", "timestamp": "...", "actor": "executor"}
-    ```
-    while `task-graph.json` has the tasks `T001` to `T004`.
 
-    ## Fix
-    Add the task to `task-graph.json`, or, when the id is a typo, append a new event with the right
-    id (the log is append-only: do not edit the old line).
-    """,
-)
-NO_TASK_ID = register(
-    "M003",
-    "task-event-without-task-id",
-    "A task lifecycle event has no `task_id`.",
-    case=Case.TOOL_JOB,
-    why="A task event without a task id cannot be applied to any task when the run is replayed.",
-    explanation="""
-    ## Why
-    `task_started`, `task_completed`, `task_failed`, `task_blocked` and the other task events move
-    one task's state. Without `task_id` the event moves nothing, and the task it was meant for stays
-    pending (or in progress) in the resume report.
+def spelling_setting(config: Config) -> str:
+    """``event-type-spelling`` from the configuration (checked there: any, underscore or hyphen)."""
+    return str(config.option(EVENT_TYPE_SPELLING.name))
 
-    ## Example
-    ```json
-    {"event_type": "task_completed", "timestamp": "2026-01-15T11:00:00Z", "actor": "executor"}
-    ```
 
-    ## Fix
-    Append the event again with its `task_id` (do not edit the old line: the log is append-only).
-    """,
-)
+def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:
+    return Finding(doc.path, rule.code, message, rule.severity, doc.locate(path, key=key), format_json_path(path), fix)
+
+
+# --------------------------------------------------------------------------- the task graph
+
+
 DUPLICATE_TASK = register(
     "M004",
     "duplicate-task-id",
@@ -107,6 +58,8 @@ DUPLICATE_TASK = register(
     Give each task its own id, and update the dependencies that meant the renamed one.
     """,
 )
+
+
 DANGLING = register(
     "M005",
     "dangling-dependency",
@@ -128,6 +81,8 @@ DANGLING = register(
     Correct the id, add the missing task, or remove the dependency.
     """,
 )
+
+
 CYCLE = register(
     "M006",
     "dependency-cycle",
@@ -151,150 +106,6 @@ CYCLE = register(
     order becomes a chain.
     """,
 )
-NOT_STARTED = register(
-    "M007",
-    "completed-before-started",
-    "A task is completed without having been started first.",
-    case=Case.CONTRADICTION,
-    why="A completion without a start.",
-    explanation="""
-    ## Why
-    A task goes pending → in progress → done: `task_completed` follows a `task_started` (or
-    `task_claimed`, `task_implemented`, `task_verified`). A completion with no earlier start means
-    an event was lost (often on an unreadable line), written with a wrong timestamp or for the wrong
-    task, and the history can no longer be used to audit the run.
-
-    ## Example
-    ```json
-    {"event_type": "task_completed", "task_id": "T002", "timestamp": "2026-01-15T10:00:00Z", ...}
-    {"event_type": "task_started",   "task_id": "T002", "timestamp": "2026-01-15T11:00:00Z", ...}
-    ```
-
-    ## Fix
-    Find the missing or mis-stamped start (the message says what was found). The logs are
-    append-only: record the correction as a new event rather than editing old lines.
-    """,
-)
-AFTER_COMPLETION = register(
-    "M008",
-    "event-after-completion",
-    "A task has lifecycle events after it was completed.",
-    case=Case.CONTRADICTION,
-    why="Events after a completion contradict it.",
-    explanation="""
-    ## Why
-    `task_completed` is final: the task is verified and accepted. A later `task_started`,
-    `task_failed` or `task_blocked` for the same task means work happened on a finished task, or
-    an event carries the wrong task id or timestamp; the derived state (from the newest event)
-    then contradicts the completion.
-
-    ## Fix
-    If the task really needs more work, create a new task in `task-graph.json` for it; otherwise
-    find the event with the wrong task id or timestamp (the logs are append-only: record the
-    correction as a new event).
-    """,
-)
-MISSING_ARTIFACT = register(
-    "M009",
-    "missing-core-artifact",
-    "A run in the execution phase or later lacks a core artifact.",
-    Severity.WARNING,
-    case=Case.ADVICE,
-    why="A run in execution usually has its core artifacts; without them it still replays.",
-    explanation="""
-    ## Why
-    A run produces, in order, `constitution.md`, `prd.md`, `plan.md` and `task-graph.json`
-    (phases 0 and 1); from phase 2 on tasks are executed from them, and a resuming session loads
-    all four. A run whose events show it is executing (or later) without one of them cannot be
-    resumed as planned.
-
-    ## Fix
-    Re-run the step that should have produced the missing file (the PRD, the plan or the task
-    breakdown), or restore it from version control.
-    """,
-)
-SPELLINGS = ("any", "underscore", "hyphen")
-EVENT_TYPE_SPELLING = Option("event-type-spelling", "any", "the spelling every event type must use", choices=SPELLINGS)
-RUN_STALE_AFTER_DAYS = family_option(
-    "M", Option("run-stale-after-days", 7, "`ctxres runs` warns about a run idle for longer than this", 1)
-)
-
-SPELLING = register(
-    "M010",
-    "event-type-spelling",
-    "An event type mixes `_` and `-`, or does not use the configured spelling.",
-    Severity.WARNING,
-    case=Case.CONVENTION,
-    why="The spelling of event types is a convention of the project.",
-    explanation="""
-    ## Why
-    Event types are read in both spellings (`task_started` and `task-started`), but one project
-    should write one: tools that search the logs (`grep task_completed`) miss the other. A type
-    that mixes both separators (`task_verification-failed`) matches neither. With
-    `event-type-spelling = "underscore"` (or `"hyphen"`) in `[tool.ctxres]`, every event type must
-    use that spelling; the default (`"any"`) accepts both.
-
-    ## Fix
-    Write new events with the configured spelling. The logs are append-only: do not rewrite old
-    lines; exclude old runs from this rule with `per-file-ignores` if needed.
-    """,
-    options=(EVENT_TYPE_SPELLING,),
-)
-
-UNMAPPED = register(
-    "M011",
-    "unknown-event-type",
-    "An event type is in neither the agent-memory format's vocabulary nor the agent pack's: it changes no state.",
-    Severity.WARNING,
-    case=Case.CONVENTION,
-    why="An event type of the project's own changes no state; a near miss of a known type is worth a look.",
-    explanation="""
-    ## Why
-    A task's state is derived from its newest lifecycle event, and the run's phase from run-level
-    events. Two vocabularies are understood, in both spellings (`task_started`, `task-started`):
-
-    - the agent-memory format: `task_started`, `task_completed`, `task_failed`, `task_blocked`;
-    - the agent pack (`event-format.md`, `agentic-event-schema.yaml`): `task-claimed`,
-      `task-implemented`, `task-verified`, `task-failed`, `task-blocked`, `phase-complete`,
-      `run-complete`, and the catalog's `task-created`, `task-ready`, `task-started`,
-      `task-verification-failed`, `task-completed`, `run-started`, `phase-started`,
-      `phase-completed`, `phase-gate-passed`, `run-completed`, `run-failed`, `run-cancelled`,
-      cleanup, PR, consolidation, escalation, artifact, error, checkpoint and resume events.
-
-    What is normal: every one of these types, and run-level events without a `task_id`. In the
-    pack's vocabulary `task-verified` (verification passed) is the last step of a task, so it
-    counts as done; a later `task-completed` keeps it done.
-
-    Any other type is read but changes nothing: if it was meant to move a task (`task-done`,
-    `task-finished`), the resume report shows that task in an older state, and `ctxres runs`
-    lists the event in its warnings. It is a warning, not an error, because a project may
-    record events of its own that are not meant to change state; ignore the rule for those
-    files (`per-file-ignores`). An event without `event_type` at all is reported by the schema
-    rule (C001) and listed by `ctxres runs` too.
-
-    ## Example
-    ```json
-    {"event_type": "task-done", "task_id": "T002", "timestamp": "...", "actor": "executor"}
-    ```
-
-    ## Fix
-    Write future events with a type of one of the vocabularies (`task-verified` or
-    `task_completed` for a finished task). The log is append-only: append a corrected event
-    rather than editing the line.
-    """,
-)
-
-
-def spelling_setting(config: Config) -> str:
-    """``event-type-spelling`` from the configuration (checked there: any, underscore or hyphen)."""
-    return str(config.option(EVENT_TYPE_SPELLING.name))
-
-
-def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:
-    return Finding(doc.path, rule.code, message, rule.severity, doc.locate(path, key=key), format_json_path(path), fix)
-
-
-# --------------------------------------------------------------------------- the task graph
 
 
 def _check_graph(doc: Document) -> list[Finding]:
@@ -342,6 +153,122 @@ def _check_graph(doc: Document) -> list[Finding]:
 
 
 # --------------------------------------------------------------------------- one event log
+
+
+ACTOR_FOLDER = register(
+    "M001",
+    "actor-folder-mismatch",
+    "An event's `actor` differs from the actor folder its log is in.",
+    case=Case.CONTRADICTION,
+    why="The event's actor and its log's folder disagree.",
+    explanation="""
+    ## Why
+    Each actor appends to its own log, `events/<actor>/<YYYYMMDD-HHMM>.jsonl`, so that two agents
+    never write the same file. An event whose `actor` names someone else was written into the
+    wrong log (or with the wrong name): whoever reads the folder as "what this actor did" is
+    misled, and two writers may now share one file.
+
+    ## Example
+    ```json
+    // events/executor/20260115-1030.jsonl
+    {"event_type": "task_completed", "task_id": "T001", "timestamp": "...", "actor": "verifier"}
+    ```
+
+    ## Fix
+    Events are append-only: do not edit the line. Write future events of that actor to its own
+    folder (`events/verifier/`), and fix the writer that chose the folder or the name.
+    """,
+)
+
+
+NO_TASK_ID = register(
+    "M003",
+    "task-event-without-task-id",
+    "A task lifecycle event has no `task_id`.",
+    case=Case.TOOL_JOB,
+    why="A task event without a task id cannot be applied to any task when the run is replayed.",
+    explanation="""
+    ## Why
+    `task_started`, `task_completed`, `task_failed`, `task_blocked` and the other task events move
+    one task's state. Without `task_id` the event moves nothing, and the task it was meant for stays
+    pending (or in progress) in the resume report.
+
+    ## Example
+    ```json
+    {"event_type": "task_completed", "timestamp": "2026-01-15T11:00:00Z", "actor": "executor"}
+    ```
+
+    ## Fix
+    Append the event again with its `task_id` (do not edit the old line: the log is append-only).
+    """,
+)
+
+
+SPELLING = register(
+    "M010",
+    "event-type-spelling",
+    "An event type mixes `_` and `-`, or does not use the configured spelling.",
+    Severity.WARNING,
+    case=Case.CONVENTION,
+    why="The spelling of event types is a convention of the project.",
+    explanation="""
+    ## Why
+    Event types are read in both spellings (`task_started` and `task-started`), but one project
+    should write one: tools that search the logs (`grep task_completed`) miss the other. A type
+    that mixes both separators (`task_verification-failed`) matches neither. With
+    `event-type-spelling = "underscore"` (or `"hyphen"`) in `[tool.ctxres]`, every event type must
+    use that spelling; the default (`"any"`) accepts both.
+
+    ## Fix
+    Write new events with the configured spelling. The logs are append-only: do not rewrite old
+    lines; exclude old runs from this rule with `per-file-ignores` if needed.
+    """,
+    options=(EVENT_TYPE_SPELLING,),
+)
+
+
+UNMAPPED = register(
+    "M011",
+    "unknown-event-type",
+    "An event type is in neither the agent-memory format's vocabulary nor the agent pack's: it changes no state.",
+    Severity.WARNING,
+    case=Case.CONVENTION,
+    why="An event type of the project's own changes no state; a near miss of a known type is worth a look.",
+    explanation="""
+    ## Why
+    A task's state is derived from its newest lifecycle event, and the run's phase from run-level
+    events. Two vocabularies are understood, in both spellings (`task_started`, `task-started`):
+
+    - the agent-memory format: `task_started`, `task_completed`, `task_failed`, `task_blocked`;
+    - the agent pack (`event-format.md`, `agentic-event-schema.yaml`): `task-claimed`,
+      `task-implemented`, `task-verified`, `task-failed`, `task-blocked`, `phase-complete`,
+      `run-complete`, and the catalog's `task-created`, `task-ready`, `task-started`,
+      `task-verification-failed`, `task-completed`, `run-started`, `phase-started`,
+      `phase-completed`, `phase-gate-passed`, `run-completed`, `run-failed`, `run-cancelled`,
+      cleanup, PR, consolidation, escalation, artifact, error, checkpoint and resume events.
+
+    What is normal: every one of these types, and run-level events without a `task_id`. In the
+    pack's vocabulary `task-verified` (verification passed) is the last step of a task, so it
+    counts as done; a later `task-completed` keeps it done.
+
+    Any other type is read but changes nothing: if it was meant to move a task (`task-done`,
+    `task-finished`), the resume report shows that task in an older state, and `ctxres runs`
+    lists the event in its warnings. It is a warning, not an error, because a project may
+    record events of its own that are not meant to change state; ignore the rule for those
+    files (`per-file-ignores`). An event without `event_type` at all is reported by the schema
+    rule (C001) and listed by `ctxres runs` too.
+
+    ## Example
+    ```json
+    {"event_type": "task-done", "task_id": "T002", "timestamp": "...", "actor": "executor"}
+    ```
+
+    ## Fix
+    Write future events with a type of one of the vocabularies (`task-verified` or
+    `task_completed` for a finished task). The log is append-only: append a corrected event
+    rather than editing the line.
+    """,
+)
 
 
 def _check_log(doc: Document, config: Config) -> list[Finding]:
@@ -457,6 +384,78 @@ def _event_finding(doc: Document, rule: Rule, message: str, event: am.RunEvent, 
     return _finding(doc, rule, message, (event.item, field), fix)
 
 
+UNKNOWN_TASK = register(
+    "M002",
+    "unknown-task-id",
+    "An event names a task that is not in the run's `task-graph.json`.",
+    case=Case.CONTRADICTION,
+    why="The event names a task the run's graph does not have.",
+    explanation="""
+    ## Why
+    A task's state is derived from the events that name it. An event for an id the task graph
+    does not have changes no task: the work it records is invisible to the resume report, and
+    usually a typo (`T01` for `T001`) or a task renamed in the graph after the events were written.
+
+    ## Example
+    ```json
+    {"event_type": "task_started", "task_id": "T099", "timestamp": "...", "actor": "executor"}
+    ```
+    while `task-graph.json` has the tasks `T001` to `T004`.
+
+    ## Fix
+    Add the task to `task-graph.json`, or, when the id is a typo, append a new event with the right
+    id (the log is append-only: do not edit the old line).
+    """,
+)
+
+
+NOT_STARTED = register(
+    "M007",
+    "completed-before-started",
+    "A task is completed without having been started first.",
+    case=Case.CONTRADICTION,
+    why="A completion without a start.",
+    explanation="""
+    ## Why
+    A task goes pending → in progress → done: `task_completed` follows a `task_started` (or
+    `task_claimed`, `task_implemented`, `task_verified`). A completion with no earlier start means
+    an event was lost (often on an unreadable line), written with a wrong timestamp or for the wrong
+    task, and the history can no longer be used to audit the run.
+
+    ## Example
+    ```json
+    {"event_type": "task_completed", "task_id": "T002", "timestamp": "2026-01-15T10:00:00Z", ...}
+    {"event_type": "task_started",   "task_id": "T002", "timestamp": "2026-01-15T11:00:00Z", ...}
+    ```
+
+    ## Fix
+    Find the missing or mis-stamped start (the message says what was found). The logs are
+    append-only: record the correction as a new event rather than editing old lines.
+    """,
+)
+
+
+AFTER_COMPLETION = register(
+    "M008",
+    "event-after-completion",
+    "A task has lifecycle events after it was completed.",
+    case=Case.CONTRADICTION,
+    why="Events after a completion contradict it.",
+    explanation="""
+    ## Why
+    `task_completed` is final: the task is verified and accepted. A later `task_started`,
+    `task_failed` or `task_blocked` for the same task means work happened on a finished task, or
+    an event carries the wrong task id or timestamp; the derived state (from the newest event)
+    then contradicts the completion.
+
+    ## Fix
+    If the task really needs more work, create a new task in `task-graph.json` for it; otherwise
+    find the event with the wrong task id or timestamp (the logs are append-only: record the
+    correction as a new event).
+    """,
+)
+
+
 def _check_run(run: am.Run, checked: dict[str, Document]) -> list[Finding]:
     findings: list[Finding] = []
     known = {task.id for task in run.tasks} if run.tasks is not None else None
@@ -507,6 +506,27 @@ def _check_run(run: am.Run, checked: dict[str, Document]) -> list[Finding]:
         )
     findings += _check_artifacts(run, checked)
     return findings
+
+
+MISSING_ARTIFACT = register(
+    "M009",
+    "missing-core-artifact",
+    "A run in the execution phase or later lacks a core artifact.",
+    Severity.WARNING,
+    case=Case.ADVICE,
+    why="A run in execution usually has its core artifacts; without them it still replays.",
+    explanation="""
+    ## Why
+    A run produces, in order, `constitution.md`, `prd.md`, `plan.md` and `task-graph.json`
+    (phases 0 and 1); from phase 2 on tasks are executed from them, and a resuming session loads
+    all four. A run whose events show it is executing (or later) without one of them cannot be
+    resumed as planned.
+
+    ## Fix
+    Re-run the step that should have produced the missing file (the PRD, the plan or the task
+    breakdown), or restore it from version control.
+    """,
+)
 
 
 def _check_artifacts(run: am.Run, checked: dict[str, Document]) -> list[Finding]:

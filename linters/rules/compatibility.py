@@ -26,6 +26,25 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
 
 SECTION = "resumption"
 
+
+_WHAT_IT_HOLDS = {
+    "updated_at": "the ISO-8601 time the section was last brought up to date, for example 2026-02-17T12:34:56Z",
+    "current_phase": "the number of the phase in progress (the last phase when the workflow is complete)",
+    "current_phase_name": "the name of the phase in progress",
+    "workflow_status": "one of " + ", ".join(WORKFLOW_STATUSES),
+    "current_activity": "what was happening, for example phase-3-agent-execution or qg-2-iteration-1",
+}
+
+
+def _finding(doc: Document, rule: Rule, path: JsonPath, message: str, fix: str, *, key: bool = False) -> Finding:
+    return Finding(doc.path, rule.code, message, rule.severity, doc.locate(path, key=key), format_json_path(path), fix)
+
+
+def _quote(value: Any) -> str:
+    text = scalar(value) if not isinstance(value, (dict, list)) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:58] + "…"
+
+
 V1_SECTION = register(
     "V001",
     "v1-section",
@@ -62,188 +81,6 @@ V1_SECTION = register(
     it could not infer (at least `updated_at`): set those by hand.
     """,
 )
-LEFTOVER = register(
-    "V002",
-    "v1-field-in-v2",
-    "A v2.0 section still carries a v1.0 top-level field.",
-    Severity.WARNING,
-    case=Case.OLD_VERSION,
-    why=(
-        "A copy of a v1.0 field next to its v2.0 location is an old-version leftover; when the two "
-        "disagree, V003 is the error."
-    ),
-    explanation="""
-    ## Why
-    In v2.0, `last_checkpoint`, `next_step`, `cross_session_portable` and
-    `ephemeral_references` live inside `recovery_state`, and `current_state` is replaced by
-    `current_phase`, `current_phase_name`, `workflow_status` and `current_activity`. A copy left
-    at the top level is no longer updated by the protocol, but a v1.0 reader still reads it: it
-    resumes from stale data.
-
-    ## Example
-    ```yaml
-    resumption:
-      current_state: "Phase 2 in progress"   # left over from v1.0
-      recovery_state:
-        current_phase: 3
-        ...
-    ```
-
-    ## Fix
-    Move the value into `recovery_state` if it is not there yet, then delete the top-level key.
-    For `current_state`, make sure `recovery_state.current_activity` (and the phase and status
-    fields) say what it said, then delete it.
-    """,
-)
-CONFLICT = register(
-    "V003",
-    "v1-v2-conflict",
-    "A v1.0 top-level field contradicts its v2.0 location.",
-    case=Case.CONTRADICTION,
-    why="The v1.0 copy and its v2.0 location say different things: v1.0 and v2.0 readers resume from different states.",
-    explanation="""
-    ## Why
-    When a section has both the v1.0 field and its v2.0 counterpart with different values, a
-    v1.0 reader and a v2.0 reader resume from different places. One of the two is stale, and
-    nothing in the file says which.
-
-    ## Example
-    ```yaml
-    resumption:
-      last_checkpoint: "CP-002"        # v1.0 location
-      recovery_state:
-        last_checkpoint: "CP-003"      # v2.0 location: which one is true?
-    ```
-    `current_state: "WORKFLOW COMPLETE"` beside `recovery_state.workflow_status: "ACTIVE"`, or a
-    `current_state` that names other phases than `recovery_state.current_phase`, is the same
-    problem.
-
-    ## Fix
-    Put the correct value in `recovery_state` and delete the top-level v1.0 field.
-    """,
-)
-ALIAS = register(
-    "V004",
-    "decisions-alias",
-    "`decisions` is the old name of `decision_log`.",
-    Severity.WARNING,
-    case=Case.OLD_VERSION,
-    why="`decisions` is the v1.0 name of `decision_log`, still read.",
-    explanation="""
-    ## Why
-    The first v2.0 draft named the decision log `decisions`; the update protocol (2026-02-20)
-    names it `decision_log`, and that is what hooks and resuming sessions look for first. The
-    old name is still read, so this is a warning.
-
-    ## Example
-    ```yaml
-    resumption:
-      decisions:
-        - id: "RD-001"
-          decision: "Align the copyright holder across NOTICE and headers"
-    ```
-
-    ## Fix
-    Rename the key `decisions` to `decision_log`; the entries stay as they are.
-    """,
-)
-BOTH = register(
-    "V005",
-    "decisions-and-decision-log",
-    "A section has both `decisions` and `decision_log`.",
-    case=Case.CONTRADICTION,
-    why="Two lists of decisions: readers take one and ignore the other.",
-    explanation="""
-    ## Why
-    `decisions` is the old name of `decision_log`. With both present, a reader picks one list
-    and never sees the entries of the other: decisions that affect later phases get lost.
-
-    ## Example
-    ```yaml
-    resumption:
-      decisions: [{id: "RD-001", decision: "..."}]
-      decision_log: [{id: "RD-002", decision: "..."}]
-    ```
-
-    ## Fix
-    Move the entries of `decisions` into `decision_log` (keep the ids sequential) and delete
-    `decisions`.
-    """,
-)
-EMPTY_VIEW = register(
-    "V006",
-    "v1-view-incomplete",
-    "In a v2.0 section, a value a v1.0 reader relies on (`last_checkpoint`, `next_step`, a file to read) is blank.",
-    case=Case.WRONG_RESUMPTION,
-    why="A v1.0 reader resumes from this value; blank, it has nothing to resume from.",
-    explanation="""
-    ## Why
-    A v1.0 reader, and every resuming session, re-orients from three fields: the last
-    checkpoint, the next step, and the files to read. In a v2.0 section the first two are in
-    `recovery_state` and `files_to_read` stays at the top level, so that old readers keep
-    working. A blank `next_step`, a blank `last_checkpoint` or a blank path in `files_to_read`
-    is valid YAML and passes the schema, but leaves the session with nothing to resume from, no
-    next action, or a file it cannot open. (A key that is missing altogether is reported by
-    C001.)
-
-    ## Example
-    ```yaml
-    resumption:
-      recovery_state:
-        last_checkpoint: ""    # "no checkpoint yet" is null
-        next_step: " "         # nothing to resume with
-      files_to_read:
-        - "ORCHESTRATION.yaml"
-        - ""                   # a path that leads nowhere
-    ```
-
-    ## Fix
-    Write the next action as one clear sentence; write `last_checkpoint: null` before the first
-    checkpoint; give every entry of `files_to_read` its path, or delete it.
-    """,
-)
-PLACEHOLDER = register(
-    "V007",
-    "migrate-placeholder",
-    "A value is still the placeholder that `ctxres migrate` wrote.",
-    case=Case.WRONG_RESUMPTION,
-    why="A placeholder is not state: the resuming session reads a value nobody wrote.",
-    explanation="""
-    ## Why
-    `ctxres migrate` never invents a value: what it cannot infer from the file (always
-    `updated_at`, sometimes the phase or the workflow status) it writes as
-    `"<ctxres migrate: not inferred; set this>"`. Until it is replaced, hooks and resuming
-    sessions read a placeholder instead of the state of the workflow.
-
-    ## Example
-    ```yaml
-    resumption:
-      recovery_state:
-        updated_at: "<ctxres migrate: not inferred; set this>"
-    ```
-
-    ## Fix
-    Replace the placeholder with the real value (the message says what the field holds).
-    `ctxres migrate` printed the list when it ran.
-    """,
-)
-
-_WHAT_IT_HOLDS = {
-    "updated_at": "the ISO-8601 time the section was last brought up to date, for example 2026-02-17T12:34:56Z",
-    "current_phase": "the number of the phase in progress (the last phase when the workflow is complete)",
-    "current_phase_name": "the name of the phase in progress",
-    "workflow_status": "one of " + ", ".join(WORKFLOW_STATUSES),
-    "current_activity": "what was happening, for example phase-3-agent-execution or qg-2-iteration-1",
-}
-
-
-def _finding(doc: Document, rule: Rule, path: JsonPath, message: str, fix: str, *, key: bool = False) -> Finding:
-    return Finding(doc.path, rule.code, message, rule.severity, doc.locate(path, key=key), format_json_path(path), fix)
-
-
-def _quote(value: Any) -> str:
-    text = scalar(value) if not isinstance(value, (dict, list)) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:58] + "…"
 
 
 def _v1_section(doc: Document) -> list[Finding]:
@@ -283,6 +120,70 @@ def _leftovers(doc: Document, section: dict[str, Any]) -> list[Finding]:
     return [_leftover(doc, name, section[name], state) for name in v1_leftovers(section)]
 
 
+LEFTOVER = register(
+    "V002",
+    "v1-field-in-v2",
+    "A v2.0 section still carries a v1.0 top-level field.",
+    Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why=(
+        "A copy of a v1.0 field next to its v2.0 location is an old-version leftover; when the two "
+        "disagree, V003 is the error."
+    ),
+    explanation="""
+    ## Why
+    In v2.0, `last_checkpoint`, `next_step`, `cross_session_portable` and
+    `ephemeral_references` live inside `recovery_state`, and `current_state` is replaced by
+    `current_phase`, `current_phase_name`, `workflow_status` and `current_activity`. A copy left
+    at the top level is no longer updated by the protocol, but a v1.0 reader still reads it: it
+    resumes from stale data.
+
+    ## Example
+    ```yaml
+    resumption:
+      current_state: "Phase 2 in progress"   # left over from v1.0
+      recovery_state:
+        current_phase: 3
+        ...
+    ```
+
+    ## Fix
+    Move the value into `recovery_state` if it is not there yet, then delete the top-level key.
+    For `current_state`, make sure `recovery_state.current_activity` (and the phase and status
+    fields) say what it said, then delete it.
+    """,
+)
+
+
+CONFLICT = register(
+    "V003",
+    "v1-v2-conflict",
+    "A v1.0 top-level field contradicts its v2.0 location.",
+    case=Case.CONTRADICTION,
+    why="The v1.0 copy and its v2.0 location say different things: v1.0 and v2.0 readers resume from different states.",
+    explanation="""
+    ## Why
+    When a section has both the v1.0 field and its v2.0 counterpart with different values, a
+    v1.0 reader and a v2.0 reader resume from different places. One of the two is stale, and
+    nothing in the file says which.
+
+    ## Example
+    ```yaml
+    resumption:
+      last_checkpoint: "CP-002"        # v1.0 location
+      recovery_state:
+        last_checkpoint: "CP-003"      # v2.0 location: which one is true?
+    ```
+    `current_state: "WORKFLOW COMPLETE"` beside `recovery_state.workflow_status: "ACTIVE"`, or a
+    `current_state` that names other phases than `recovery_state.current_phase`, is the same
+    problem.
+
+    ## Fix
+    Put the correct value in `recovery_state` and delete the top-level v1.0 field.
+    """,
+)
+
+
 def _leftover(doc: Document, name: str, value: Any, state: dict[str, Any]) -> Finding:
     """V003 when the v1.0 field contradicts ``recovery_state``, else V002."""
     path = (SECTION, name)
@@ -304,6 +205,58 @@ def _leftover(doc: Document, name: str, value: Any, state: dict[str, Any]) -> Fi
     return _finding(doc, LEFTOVER, path, message, f"move `{name}` into `recovery_state`", key=True)
 
 
+ALIAS = register(
+    "V004",
+    "decisions-alias",
+    "`decisions` is the old name of `decision_log`.",
+    Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="`decisions` is the v1.0 name of `decision_log`, still read.",
+    explanation="""
+    ## Why
+    The first v2.0 draft named the decision log `decisions`; the update protocol (2026-02-20)
+    names it `decision_log`, and that is what hooks and resuming sessions look for first. The
+    old name is still read, so this is a warning.
+
+    ## Example
+    ```yaml
+    resumption:
+      decisions:
+        - id: "RD-001"
+          decision: "Align the copyright holder across NOTICE and headers"
+    ```
+
+    ## Fix
+    Rename the key `decisions` to `decision_log`; the entries stay as they are.
+    """,
+)
+
+
+BOTH = register(
+    "V005",
+    "decisions-and-decision-log",
+    "A section has both `decisions` and `decision_log`.",
+    case=Case.CONTRADICTION,
+    why="Two lists of decisions: readers take one and ignore the other.",
+    explanation="""
+    ## Why
+    `decisions` is the old name of `decision_log`. With both present, a reader picks one list
+    and never sees the entries of the other: decisions that affect later phases get lost.
+
+    ## Example
+    ```yaml
+    resumption:
+      decisions: [{id: "RD-001", decision: "..."}]
+      decision_log: [{id: "RD-002", decision: "..."}]
+    ```
+
+    ## Fix
+    Move the entries of `decisions` into `decision_log` (keep the ids sequential) and delete
+    `decisions`.
+    """,
+)
+
+
 def _decisions(doc: Document, section: dict[str, Any]) -> list[Finding]:
     if "decisions" not in section:
         return []
@@ -320,6 +273,40 @@ def _empty_view(doc: Document, section: dict[str, Any]) -> list[Finding]:
     """Blank values where a v1.0 reader looks in a v2.0 section (a missing key is C001's)."""
     view = v1_view(section)
     return _blank_fields(doc, view) + _blank_files(doc, view.get("files_to_read"))
+
+
+EMPTY_VIEW = register(
+    "V006",
+    "v1-view-incomplete",
+    "In a v2.0 section, a value a v1.0 reader relies on (`last_checkpoint`, `next_step`, a file to read) is blank.",
+    case=Case.WRONG_RESUMPTION,
+    why="A v1.0 reader resumes from this value; blank, it has nothing to resume from.",
+    explanation="""
+    ## Why
+    A v1.0 reader, and every resuming session, re-orients from three fields: the last
+    checkpoint, the next step, and the files to read. In a v2.0 section the first two are in
+    `recovery_state` and `files_to_read` stays at the top level, so that old readers keep
+    working. A blank `next_step`, a blank `last_checkpoint` or a blank path in `files_to_read`
+    is valid YAML and passes the schema, but leaves the session with nothing to resume from, no
+    next action, or a file it cannot open. (A key that is missing altogether is reported by
+    C001.)
+
+    ## Example
+    ```yaml
+    resumption:
+      recovery_state:
+        last_checkpoint: ""    # "no checkpoint yet" is null
+        next_step: " "         # nothing to resume with
+      files_to_read:
+        - "ORCHESTRATION.yaml"
+        - ""                   # a path that leads nowhere
+    ```
+
+    ## Fix
+    Write the next action as one clear sentence; write `last_checkpoint: null` before the first
+    checkpoint; give every entry of `files_to_read` its path, or delete it.
+    """,
+)
 
 
 def _blank_fields(doc: Document, view: dict[str, Any]) -> list[Finding]:
@@ -342,6 +329,33 @@ def _blank_files(doc: Document, files: Any) -> list[Finding]:
             message = f"`{dotted(path)}` is an empty path: a resuming session cannot read it"
             findings.append(_finding(doc, EMPTY_VIEW, path, message, "write the path, or delete the entry"))
     return findings
+
+
+PLACEHOLDER = register(
+    "V007",
+    "migrate-placeholder",
+    "A value is still the placeholder that `ctxres migrate` wrote.",
+    case=Case.WRONG_RESUMPTION,
+    why="A placeholder is not state: the resuming session reads a value nobody wrote.",
+    explanation="""
+    ## Why
+    `ctxres migrate` never invents a value: what it cannot infer from the file (always
+    `updated_at`, sometimes the phase or the workflow status) it writes as
+    `"<ctxres migrate: not inferred; set this>"`. Until it is replaced, hooks and resuming
+    sessions read a placeholder instead of the state of the workflow.
+
+    ## Example
+    ```yaml
+    resumption:
+      recovery_state:
+        updated_at: "<ctxres migrate: not inferred; set this>"
+    ```
+
+    ## Fix
+    Replace the placeholder with the real value (the message says what the field holds).
+    `ctxres migrate` printed the list when it ran.
+    """,
+)
 
 
 def _placeholders(doc: Document, section: dict[str, Any]) -> list[Finding]:

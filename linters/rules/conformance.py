@@ -235,41 +235,6 @@ REQUIRE_RESUMPTION = Option(
     False,
     "every orchestration file (found by its name) must have a `resumption` section (C008)",
 )
-NO_SECTION = register(
-    "C008",
-    "missing-resumption-section",
-    "An orchestration file has no `resumption` section (only with `require-resumption = true`).",
-    case=Case.WRONG_RESUMPTION,
-    why="With `require-resumption = true`, a workflow without its section cannot be resumed.",
-    explanation="""
-    ## Why
-    A workflow file without a `resumption` section gives a session resuming after a compaction
-    nothing to re-orient on: no recovery state, no last checkpoint, no next step. Projects that
-    adopt the resumption protocol for every workflow can make its absence an error.
-
-    ## What is normal
-    Off by default: a workflow written before the project adopted the protocol, or a project that
-    keeps resumption state elsewhere, is not reported. A file that only matched by content
-    (a YAML file with a top-level `resumption:` key) always has the section.
-
-    ## Example
-    ```toml
-    [tool.ctxres]
-    require-resumption = true
-    ```
-    ```yaml
-    # projects/PROJ-007/ORCHESTRATION.yaml: a workflow with phases and no `resumption:` key
-    workflow:
-      status: ACTIVE
-    ```
-
-    ## Fix
-    Add a `resumption:` section at the top level (`ctxres schema show resumption-v2` prints its
-    schema), or turn the setting off for files that should not have one
-    (`per-file-ignores = { "legacy/**" = ["C008"] }`).
-    """,
-    options=(REQUIRE_RESUMPTION,),
-)
 
 _RULE_OF_KIND: dict[str, Rule] = {
     "missing": MISSING,
@@ -416,6 +381,43 @@ def _owned(doc: Document) -> frozenset[JsonPath]:
 
         return nexus_owned(doc)
     return frozenset()
+
+
+NO_SECTION = register(
+    "C008",
+    "missing-resumption-section",
+    "An orchestration file has no `resumption` section (only with `require-resumption = true`).",
+    case=Case.WRONG_RESUMPTION,
+    why="With `require-resumption = true`, a workflow without its section cannot be resumed.",
+    explanation="""
+    ## Why
+    A workflow file without a `resumption` section gives a session resuming after a compaction
+    nothing to re-orient on: no recovery state, no last checkpoint, no next step. Projects that
+    adopt the resumption protocol for every workflow can make its absence an error.
+
+    ## What is normal
+    Off by default: a workflow written before the project adopted the protocol, or a project that
+    keeps resumption state elsewhere, is not reported. A file that only matched by content
+    (a YAML file with a top-level `resumption:` key) always has the section.
+
+    ## Example
+    ```toml
+    [tool.ctxres]
+    require-resumption = true
+    ```
+    ```yaml
+    # projects/PROJ-007/ORCHESTRATION.yaml: a workflow with phases and no `resumption:` key
+    workflow:
+      status: ACTIVE
+    ```
+
+    ## Fix
+    Add a `resumption:` section at the top level (`ctxres schema show resumption-v2` prints its
+    schema), or turn the setting off for files that should not have one
+    (`per-file-ignores = { "legacy/**" = ["C008"] }`).
+    """,
+    options=(REQUIRE_RESUMPTION,),
+)
 
 
 def missing_section(doc: Document, config: Config | None) -> list[Finding]:

@@ -17,6 +17,35 @@ SECTION = "resumption"
 LOGS = ("decision_log", "decisions")  # `decisions`: the old name (V004)
 _ID = re.compile(r"^([A-Z][A-Z0-9]*)-\d{3,}$")
 
+
+def check_document(doc: Document, _config: object = None) -> list[Finding]:
+    if doc.kind != "orchestration" or not isinstance(doc.data, dict):
+        return []
+    section = doc.data.get(SECTION)
+    if not isinstance(section, dict):
+        return []
+    return [f for name in LOGS for f in _mixed(doc, (SECTION, name), section.get(name))]
+
+
+def prefixes(entries: Any) -> list[tuple[int, str]]:
+    """(position, prefix) of every entry whose id is ``PREFIX-NNN`` (pure)."""
+    if not isinstance(entries, list):
+        return []
+    found = []
+    for position, entry in enumerate(entries):
+        value = entry.get("id") if isinstance(entry, dict) else None
+        match = _ID.match(value) if isinstance(value, str) else None
+        if match:
+            found.append((position, match.group(1)))
+    return found
+
+
+def log_prefix(found: list[tuple[int, str]]) -> str:
+    """The prefix the most entries use, the first written on a tie (pure)."""
+    order = list(dict.fromkeys(prefix for _, prefix in found))
+    return max(order, key=lambda prefix: (sum(1 for _, p in found if p == prefix), -order.index(prefix)))
+
+
 MIXED_PREFIXES = register(
     "C009",
     "mixed-decision-id-prefixes",
@@ -55,34 +84,6 @@ MIXED_PREFIXES = register(
     that cite them (checkpoints, agent summaries).
     """,
 )
-
-
-def check_document(doc: Document, _config: object = None) -> list[Finding]:
-    if doc.kind != "orchestration" or not isinstance(doc.data, dict):
-        return []
-    section = doc.data.get(SECTION)
-    if not isinstance(section, dict):
-        return []
-    return [f for name in LOGS for f in _mixed(doc, (SECTION, name), section.get(name))]
-
-
-def prefixes(entries: Any) -> list[tuple[int, str]]:
-    """(position, prefix) of every entry whose id is ``PREFIX-NNN`` (pure)."""
-    if not isinstance(entries, list):
-        return []
-    found = []
-    for position, entry in enumerate(entries):
-        value = entry.get("id") if isinstance(entry, dict) else None
-        match = _ID.match(value) if isinstance(value, str) else None
-        if match:
-            found.append((position, match.group(1)))
-    return found
-
-
-def log_prefix(found: list[tuple[int, str]]) -> str:
-    """The prefix the most entries use, the first written on a tie (pure)."""
-    order = list(dict.fromkeys(prefix for _, prefix in found))
-    return max(order, key=lambda prefix: (sum(1 for _, p in found if p == prefix), -order.index(prefix)))
 
 
 def _mixed(doc: Document, path: JsonPath, entries: Any) -> list[Finding]:

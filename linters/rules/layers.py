@@ -40,54 +40,6 @@ PRECOMMIT_IDS = ("ctxres-check", "ctxres-stale", "ctxres-reinject")  # the hooks
 PRESENT, MISSING, MISCONFIGURED = "present", "missing", "misconfigured"
 UNVERIFIED = "unverified"  # could not be checked (no network): a warning, not a failure
 
-LAYER_MISSING = register(
-    "L001",
-    "enforcement-layer-missing",
-    "An enforcement layer of the resumption update protocol is missing (`ctxres doctor`).",
-    Severity.ERROR,
-    case=Case.TOOL_JOB,
-    why="A layer of the resumption update protocol is missing: its hook never runs.",
-    explanation="""
-    ## Why
-    The resumption section stays fresh only when every layer of the protocol is in place: the
-    protocol document (L1), the L2-REINJECT reminder (L2), the PostToolUse staleness hook (L3),
-    the context monitor (L4), the PreCompact and SessionStart hooks (checkpoint, re-orientation)
-    and the pre-commit hooks. Without one of them, a stale section goes unnoticed at that step.
-
-    It is reported by `ctxres doctor`, which checks a whole repository; `ctxres check` does not
-    report it. The location is the file that would hold the layer (the protocol document,
-    `CLAUDE.md`, `.claude/settings.json`, `.pre-commit-config.yaml`).
-
-    ## Example
-    A repository without `.pre-commit-config.yaml`: the `pre-commit` layer is missing.
-
-    ## Fix
-    Run the command the finding names: `ctxres init --only L1`, `ctxres init --only L2`,
-    `ctxres install-hooks` or `ctxres init --only pre-commit`.
-    """,
-)
-LAYER_MISCONFIGURED = register(
-    "L002",
-    "enforcement-layer-misconfigured",
-    "An enforcement layer is present but misconfigured (`ctxres doctor`).",
-    Severity.ERROR,
-    case=Case.TOOL_JOB,
-    why="A layer is present but misconfigured: its hook does not run as the protocol needs.",
-    explanation="""
-    ## Why
-    A layer that is present but does not act is as bad as a missing one: a PostToolUse hook whose
-    matcher misses `Edit`, reminders over the L2 token budget, a `.pre-commit-config.yaml` that
-    does not parse. It is reported by `ctxres doctor`; `ctxres check` does not report it.
-
-    ## Example
-    `.claude/settings.json` registers the PostToolUse hook with the matcher `Write` only, so an
-    `Edit` of the ORCHESTRATION file is never checked.
-
-    ## Fix
-    Run the command the finding names (`ctxres install-hooks` rewrites the hook registrations;
-    `ctxres reinject` shows which markers to shorten), or fix the file it names.
-    """,
-)
 # Where each layer lives (relative to the repository): the location of its findings.
 LAYER_FILES = {
     "L1": PROTOCOL_PATH,
@@ -279,6 +231,58 @@ def check_precommit(root: Path) -> Layer:
             "pre-commit", MISSING, "no ctxres hook in .pre-commit-config.yaml", "ctxres init --only pre-commit"
         )
     return Layer("pre-commit", PRESENT, f"{', '.join(ours)} in .pre-commit-config.yaml")
+
+
+LAYER_MISSING = register(
+    "L001",
+    "enforcement-layer-missing",
+    "An enforcement layer of the resumption update protocol is missing (`ctxres doctor`).",
+    Severity.ERROR,
+    case=Case.TOOL_JOB,
+    why="A layer of the resumption update protocol is missing: its hook never runs.",
+    explanation="""
+    ## Why
+    The resumption section stays fresh only when every layer of the protocol is in place: the
+    protocol document (L1), the L2-REINJECT reminder (L2), the PostToolUse staleness hook (L3),
+    the context monitor (L4), the PreCompact and SessionStart hooks (checkpoint, re-orientation)
+    and the pre-commit hooks. Without one of them, a stale section goes unnoticed at that step.
+
+    It is reported by `ctxres doctor`, which checks a whole repository; `ctxres check` does not
+    report it. The location is the file that would hold the layer (the protocol document,
+    `CLAUDE.md`, `.claude/settings.json`, `.pre-commit-config.yaml`).
+
+    ## Example
+    A repository without `.pre-commit-config.yaml`: the `pre-commit` layer is missing.
+
+    ## Fix
+    Run the command the finding names: `ctxres init --only L1`, `ctxres init --only L2`,
+    `ctxres install-hooks` or `ctxres init --only pre-commit`.
+    """,
+)
+
+
+LAYER_MISCONFIGURED = register(
+    "L002",
+    "enforcement-layer-misconfigured",
+    "An enforcement layer is present but misconfigured (`ctxres doctor`).",
+    Severity.ERROR,
+    case=Case.TOOL_JOB,
+    why="A layer is present but misconfigured: its hook does not run as the protocol needs.",
+    explanation="""
+    ## Why
+    A layer that is present but does not act is as bad as a missing one: a PostToolUse hook whose
+    matcher misses `Edit`, reminders over the L2 token budget, a `.pre-commit-config.yaml` that
+    does not parse. It is reported by `ctxres doctor`; `ctxres check` does not report it.
+
+    ## Example
+    `.claude/settings.json` registers the PostToolUse hook with the matcher `Write` only, so an
+    `Edit` of the ORCHESTRATION file is never checked.
+
+    ## Fix
+    Run the command the finding names (`ctxres install-hooks` rewrites the hook registrations;
+    `ctxres reinject` shows which markers to shorten), or fix the file it names.
+    """,
+)
 
 
 def layer_findings(rows: list[Layer], root: Path, cwd: Path) -> list[Finding]:

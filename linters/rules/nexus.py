@@ -30,233 +30,6 @@ if TYPE_CHECKING:
 
     from ctxres.linters.checking.engine import Workspace
 
-LEGACY_VERSION = register(
-    "N001",
-    "legacy-version-key",
-    "A resume manifest names its version `resume_version` (the legacy key).",
-    Severity.WARNING,
-    case=Case.OLD_VERSION,
-    why="`resume_version` is the legacy name of the version key, still read.",
-    explanation="""
-    ## Why
-    The manifest format was renamed: the version is `resume_schema_version`. The legacy
-    `resume_version` is still read, but tools written for the current format do not look for it.
-
-    ## Example
-    ```yaml
-    ---
-    resume_version: 1.2
-    ```
-
-    ## Fix
-    Rename the key and quote the value: `resume_schema_version: "1.2"`.
-    `ctxres migrate-nexus PROJECT-DIR` does it without touching the rest of the file.
-    """,
-)
-VERSION_NUMBER = register(
-    "N002",
-    "version-not-a-string",
-    "The manifest version is written as a number.",
-    Severity.WARNING,
-    case=Case.SAME_FACTS,
-    why='`version: 1.0` and `version: "1.0"` carry the same fact.',
-    explanation="""
-    ## Why
-    Unquoted, `1.0` is a number in YAML, not the text "1.0": `1.10` reads as `1.1` and `2.0` as
-    `2`, and a reader comparing versions as text (`== "1.0"`) finds no match. The format defines the
-    version as a string.
-
-    ## Example
-    ```yaml
-    resume_schema_version: 1.0
-    ```
-
-    ## Fix
-    Quote it: `resume_schema_version: "1.0"` (`ctxres migrate-nexus PROJECT-DIR` does it).
-    """,
-)
-UNQUOTED_TIME = register(
-    "N003",
-    "unquoted-timestamp",
-    "A manifest timestamp is unquoted, so YAML reads it as a date, not as text.",
-    Severity.WARNING,
-    case=Case.SAME_FACTS,
-    why="An unquoted timestamp is the same time, read as a date instead of text.",
-    explanation="""
-    ## Why
-    YAML turns an unquoted `2026-01-03T17:00:00` into a date-time object. Readers then get a date
-    instead of the ISO-8601 text the format defines: `json.dumps` fails on it, a time without a zone
-    is silently read in the local zone, and writing the file back changes the value's spelling.
-
-    ## Example
-    ```yaml
-    last_updated: 2026-01-03T17:00:00
-    ```
-
-    ## Fix
-    Quote it: `last_updated: "2026-01-03T17:00:00"` (`ctxres migrate-nexus PROJECT-DIR` does it).
-    """,
-)
-NESTED_STATE = register(
-    "N004",
-    "nested-precompact-state",
-    "`precompact_state.json` nests its data instead of being FLAT.",
-    case=Case.TOOL_JOB,
-    why="SessionStart reads `active_project_id` at the top level: nested, it finds nothing.",
-    explanation="""
-    ## Why
-    The state the PreCompact hook saves is FLAT by design: SessionStart reads `active_project_id`
-    at the top level. The first draft nested it (`project_detection: {project_id: ...}`); a reader of
-    the corrected format finds no project in such a file, and the session resumes without loading
-    its project. (The optional `metadata` object is the only nested value allowed.)
-
-    ## Example
-    ```json
-    {"project_detection": {"project_id": "24-project-x", "confidence": "high"}, "confidence": "high", ...}
-    ```
-
-    ## Fix
-    Move the values to the top level: `"active_project_id": "24-project-x"`, and remove the nested
-    object.
-    """,
-)
-STATE_SIZE = register(
-    "N005",
-    "precompact-state-too-large",
-    "`precompact_state.json` is 1 KB or larger.",
-    case=Case.TOOL_JOB,
-    why="The precompact state must stay under 1 KB to be read at every session start.",
-    explanation="""
-    ## Why
-    The PreCompact hook has 50 ms and SessionStart 200 ms; the state holds four short values and
-    stays under 1 KB. A larger file carries data that belongs elsewhere (a transcript excerpt, a
-    summary), slows both hooks and risks carrying secrets into the cache.
-
-    ## Fix
-    Keep only `active_project_id`, `confidence`, `detection_method`, `timestamp` (and a small
-    `metadata`).
-    """,
-)
-OUTSIDE = register(
-    "N006",
-    "file-outside-project",
-    "A `files_to_load` entry is absolute or leaves the workspace.",
-    case=Case.TOOL_JOB,
-    why="SessionStart loads files only inside the workspace.",
-    explanation="""
-    ## Why
-    Entries are relative paths: to the project folder (`01-planning/plan.md`), or to the workspace
-    root when they start with one of its top-level folders (`00-system/...`, `01-memory/...`,
-    `02-projects/...`, `02-builds/...`, `03-skills/...`, `04-workspace/...`). An absolute or
-    home-relative path works on one machine only, and a path that climbs out of the workspace with
-    `..` makes a resuming session read files that are not part of it.
-
-    What is normal: project-relative entries, workspace-root entries, and a `..` entry that stays
-    inside the workspace (`../25-other/01-planning/plan.md` reads a sibling project's file: it is in
-    the workspace, so it is not reported). A build's entries are relative to the build folder
-    (`02-builds/active/<build>/`). When the manifest is not in a workspace
-    (`<workspace>/02-projects/<project>/01-planning/`, `<workspace>/02-builds/...`), the project or
-    build folder is the limit.
-
-    ## Example
-    ```yaml
-    files_to_load:
-      - "/home/ada/nexus/02-projects/24-x/01-planning/plan.md"
-      - "../../../notes/plan.md"     # leaves the workspace
-    ```
-
-    ## Fix
-    Write the path relative to the project folder (`01-planning/plan.md`) or to the workspace root
-    (`00-system/core/orchestrator.md`); move documents from outside the workspace into it.
-    """,
-)
-MISSING_FILE = register(
-    "N007",
-    "file-to-load-missing",
-    "A `files_to_load` entry names a file that does not exist.",
-    Severity.WARNING,
-    case=Case.ADVICE,
-    why="SessionStart skips a missing file and loads the others; a finished project may have moved it.",
-    explanation="""
-    ## Why
-    After a compaction the SessionStart hook tells the model to read these files before anything
-    else. A missing file (renamed, moved, never written) leaves a gap exactly where the session
-    re-orients. Checked for the live manifest of a project, `<project>/01-planning/resume-context.md`,
-    and of a build, `02-builds/active/<build>/01-planning/resume-context.md` (or `02-builds/complete/`,
-    `02-builds/<build>/`).
-
-    What is normal: an entry is looked for where it points. One that starts with a top-level folder
-    of the workspace (`00-system/...`, `02-projects/...`; see N006) is resolved against the
-    workspace root (the folder that holds `02-projects/` or `02-builds/`), every other entry against
-    the project or build folder (`02-builds/active/<build>/`, not `02-builds/active/`). A finished
-    project or build (`current_phase: complete`) may list no file at all.
-
-    ## Fix
-    Correct the path (relative to the project folder, or to the workspace root), create the file,
-    or remove the entry.
-    """,
-)
-DUPLICATION = register(
-    "N008",
-    "manifest-duplicates-content",
-    "The manifest's body holds more than the validation gate.",
-    Severity.WARNING,
-    case=Case.CONVENTION,
-    why="The manifest's body is the validation gate by convention; the rest belongs in the files it loads.",
-    explanation="""
-    ## Why
-    `resume-context.md` is a loading manifest and a validation gate, not a summary: the content
-    lives in the files it lists, and a copy in the manifest goes stale and contradicts them while
-    costing context on every resume. Here the body outside the "Validation Gate" section is longer
-    than the gate itself.
-
-    ## Example
-    ```markdown
-    ---
-    files_to_load: ["01-planning/steps.md", "03-working/key-insights.md"]
-    ---
-    ## What Was Built
-    1. **validate-feature skill** ...      <- a summary of the files listed above
-    ```
-
-    ## Fix
-    Move the text into the project's documents (and list them in `files_to_load`); keep only the
-    "# Validation Gate" section with the questions to answer on resume.
-
-    ## Not checked
-    A build's manifest (one that names a `build_id`, in `02-builds/`): Nexus's generator writes its
-    body (a progress summary) and rewrites it on every update, so there is nothing to move by hand.
-    """,
-)
-LEGACY_FILE = register(
-    "N009",
-    "legacy-resume-file",
-    "A project still has a legacy `_resume.md` manifest.",
-    Severity.WARNING,
-    case=Case.OLD_VERSION,
-    why="`_resume.md` is the legacy manifest, still read.",
-    explanation="""
-    ## Why
-    The manifest was renamed from `_resume.md` to `01-planning/resume-context.md`, with a new front
-    matter (`resume_schema_version`, `project_name`, `files_to_load`, a validation gate). The hooks
-    load `resume-context.md` only: a project with just `_resume.md` is resumed without its files,
-    and a `_resume.md` left beside a migrated manifest is a second, stale copy.
-
-    Where it is looked for: `_resume.md` at the top of a project folder or in its `01-planning/`,
-    for every project folder under the checked paths (`02-projects/NN-name/`, `02-builds/NN-name/`,
-    and the archived ones in `05-archived/NN-name/`, at the workspace root or inside `02-projects/`),
-    with the excludes and `.gitignore` rules of the check. The same files are found whether the
-    check runs from the workspace root, a parent folder or a sub-folder (there: those below it). A
-    `_resume.md` outside any project folder is not a Nexus manifest and is not reported; nor is a
-    `_resume.md.backup` (what `migrate-nexus` leaves).
-
-    ## Fix
-    Run `ctxres migrate-nexus PROJECT-DIR`: it writes `01-planning/resume-context.md` from the
-    legacy file (normalised front matter, the validation gate) and keeps the old file as
-    `_resume.md.backup`; when the new manifest already exists it only moves the leftover to the
-    backup.
-    """,
-)
 
 VERSION_KEY = "resume_schema_version"
 
@@ -280,6 +53,55 @@ def _raw(doc: Document, path: JsonPath) -> str:
 
 
 # --------------------------------------------------------------------------- resume-context.md
+
+
+LEGACY_VERSION = register(
+    "N001",
+    "legacy-version-key",
+    "A resume manifest names its version `resume_version` (the legacy key).",
+    Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="`resume_version` is the legacy name of the version key, still read.",
+    explanation="""
+    ## Why
+    The manifest format was renamed: the version is `resume_schema_version`. The legacy
+    `resume_version` is still read, but tools written for the current format do not look for it.
+
+    ## Example
+    ```yaml
+    ---
+    resume_version: 1.2
+    ```
+
+    ## Fix
+    Rename the key and quote the value: `resume_schema_version: "1.2"`.
+    `ctxres migrate-nexus PROJECT-DIR` does it without touching the rest of the file.
+    """,
+)
+
+
+VERSION_NUMBER = register(
+    "N002",
+    "version-not-a-string",
+    "The manifest version is written as a number.",
+    Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why='`version: 1.0` and `version: "1.0"` carry the same fact.',
+    explanation="""
+    ## Why
+    Unquoted, `1.0` is a number in YAML, not the text "1.0": `1.10` reads as `1.1` and `2.0` as
+    `2`, and a reader comparing versions as text (`== "1.0"`) finds no match. The format defines the
+    version as a string.
+
+    ## Example
+    ```yaml
+    resume_schema_version: 1.0
+    ```
+
+    ## Fix
+    Quote it: `resume_schema_version: "1.0"` (`ctxres migrate-nexus PROJECT-DIR` does it).
+    """,
+)
 
 
 def _check_versions(doc: Document, data: dict[str, Any]) -> list[Finding]:
@@ -310,6 +132,30 @@ def _check_versions(doc: Document, data: dict[str, Any]) -> list[Finding]:
             )
         )
     return findings
+
+
+UNQUOTED_TIME = register(
+    "N003",
+    "unquoted-timestamp",
+    "A manifest timestamp is unquoted, so YAML reads it as a date, not as text.",
+    Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why="An unquoted timestamp is the same time, read as a date instead of text.",
+    explanation="""
+    ## Why
+    YAML turns an unquoted `2026-01-03T17:00:00` into a date-time object. Readers then get a date
+    instead of the ISO-8601 text the format defines: `json.dumps` fails on it, a time without a zone
+    is silently read in the local zone, and writing the file back changes the value's spelling.
+
+    ## Example
+    ```yaml
+    last_updated: 2026-01-03T17:00:00
+    ```
+
+    ## Fix
+    Quote it: `last_updated: "2026-01-03T17:00:00"` (`ctxres migrate-nexus PROJECT-DIR` does it).
+    """,
+)
 
 
 def _check_timestamps(doc: Document) -> list[Finding]:
@@ -364,6 +210,69 @@ def _climbs(entry: object) -> bool:
         return False
     path = entry.strip().replace("\\", "/")
     return not path.startswith(("/", "~")) and not (len(path) > 1 and path[1] == ":")
+
+
+OUTSIDE = register(
+    "N006",
+    "file-outside-project",
+    "A `files_to_load` entry is absolute or leaves the workspace.",
+    case=Case.TOOL_JOB,
+    why="SessionStart loads files only inside the workspace.",
+    explanation="""
+    ## Why
+    Entries are relative paths: to the project folder (`01-planning/plan.md`), or to the workspace
+    root when they start with one of its top-level folders (`00-system/...`, `01-memory/...`,
+    `02-projects/...`, `02-builds/...`, `03-skills/...`, `04-workspace/...`). An absolute or
+    home-relative path works on one machine only, and a path that climbs out of the workspace with
+    `..` makes a resuming session read files that are not part of it.
+
+    What is normal: project-relative entries, workspace-root entries, and a `..` entry that stays
+    inside the workspace (`../25-other/01-planning/plan.md` reads a sibling project's file: it is in
+    the workspace, so it is not reported). A build's entries are relative to the build folder
+    (`02-builds/active/<build>/`). When the manifest is not in a workspace
+    (`<workspace>/02-projects/<project>/01-planning/`, `<workspace>/02-builds/...`), the project or
+    build folder is the limit.
+
+    ## Example
+    ```yaml
+    files_to_load:
+      - "/home/ada/nexus/02-projects/24-x/01-planning/plan.md"
+      - "../../../notes/plan.md"     # leaves the workspace
+    ```
+
+    ## Fix
+    Write the path relative to the project folder (`01-planning/plan.md`) or to the workspace root
+    (`00-system/core/orchestrator.md`); move documents from outside the workspace into it.
+    """,
+)
+
+
+MISSING_FILE = register(
+    "N007",
+    "file-to-load-missing",
+    "A `files_to_load` entry names a file that does not exist.",
+    Severity.WARNING,
+    case=Case.ADVICE,
+    why="SessionStart skips a missing file and loads the others; a finished project may have moved it.",
+    explanation="""
+    ## Why
+    After a compaction the SessionStart hook tells the model to read these files before anything
+    else. A missing file (renamed, moved, never written) leaves a gap exactly where the session
+    re-orients. Checked for the live manifest of a project, `<project>/01-planning/resume-context.md`,
+    and of a build, `02-builds/active/<build>/01-planning/resume-context.md` (or `02-builds/complete/`,
+    `02-builds/<build>/`).
+
+    What is normal: an entry is looked for where it points. One that starts with a top-level folder
+    of the workspace (`00-system/...`, `02-projects/...`; see N006) is resolved against the
+    workspace root (the folder that holds `02-projects/` or `02-builds/`), every other entry against
+    the project or build folder (`02-builds/active/<build>/`, not `02-builds/active/`). A finished
+    project or build (`current_phase: complete`) may list no file at all.
+
+    ## Fix
+    Correct the path (relative to the project folder, or to the workspace root), create the file,
+    or remove the entry.
+    """,
+)
 
 
 def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
@@ -439,6 +348,40 @@ def _check_files(doc: Document, data: dict[str, Any]) -> list[Finding]:
     return findings
 
 
+DUPLICATION = register(
+    "N008",
+    "manifest-duplicates-content",
+    "The manifest's body holds more than the validation gate.",
+    Severity.WARNING,
+    case=Case.CONVENTION,
+    why="The manifest's body is the validation gate by convention; the rest belongs in the files it loads.",
+    explanation="""
+    ## Why
+    `resume-context.md` is a loading manifest and a validation gate, not a summary: the content
+    lives in the files it lists, and a copy in the manifest goes stale and contradicts them while
+    costing context on every resume. Here the body outside the "Validation Gate" section is longer
+    than the gate itself.
+
+    ## Example
+    ```markdown
+    ---
+    files_to_load: ["01-planning/steps.md", "03-working/key-insights.md"]
+    ---
+    ## What Was Built
+    1. **validate-feature skill** ...      <- a summary of the files listed above
+    ```
+
+    ## Fix
+    Move the text into the project's documents (and list them in `files_to_load`); keep only the
+    "# Validation Gate" section with the questions to answer on resume.
+
+    ## Not checked
+    A build's manifest (one that names a `build_id`, in `02-builds/`): Nexus's generator writes its
+    body (a progress summary) and rewrites it on every update, so there is nothing to move by hand.
+    """,
+)
+
+
 def _check_body(doc: Document) -> list[Finding]:
     split = nexus.split_manifest(doc.text)
     if split is None:
@@ -500,6 +443,50 @@ def owned_paths(doc: Document) -> frozenset[JsonPath]:
     if moved and "active_project_id" not in data:
         owned.add(("active_project_id",))  # N004's fix says where it is
     return frozenset(owned)
+
+
+NESTED_STATE = register(
+    "N004",
+    "nested-precompact-state",
+    "`precompact_state.json` nests its data instead of being FLAT.",
+    case=Case.TOOL_JOB,
+    why="SessionStart reads `active_project_id` at the top level: nested, it finds nothing.",
+    explanation="""
+    ## Why
+    The state the PreCompact hook saves is FLAT by design: SessionStart reads `active_project_id`
+    at the top level. The first draft nested it (`project_detection: {project_id: ...}`); a reader of
+    the corrected format finds no project in such a file, and the session resumes without loading
+    its project. (The optional `metadata` object is the only nested value allowed.)
+
+    ## Example
+    ```json
+    {"project_detection": {"project_id": "24-project-x", "confidence": "high"}, "confidence": "high", ...}
+    ```
+
+    ## Fix
+    Move the values to the top level: `"active_project_id": "24-project-x"`, and remove the nested
+    object.
+    """,
+)
+
+
+STATE_SIZE = register(
+    "N005",
+    "precompact-state-too-large",
+    "`precompact_state.json` is 1 KB or larger.",
+    case=Case.TOOL_JOB,
+    why="The precompact state must stay under 1 KB to be read at every session start.",
+    explanation="""
+    ## Why
+    The PreCompact hook has 50 ms and SessionStart 200 ms; the state holds four short values and
+    stays under 1 KB. A larger file carries data that belongs elsewhere (a transcript excerpt, a
+    summary), slows both hooks and risks carrying secrets into the cache.
+
+    ## Fix
+    Keep only `active_project_id`, `confidence`, `detection_method`, `timestamp` (and a small
+    `metadata`).
+    """,
+)
 
 
 def _check_state(doc: Document) -> list[Finding]:
@@ -657,6 +644,37 @@ def _excluded(rel: str, config: Config) -> bool:
     rules = parse_ignore([*config.exclude, *config.extend_exclude])
     parts = rel.split("/")
     return any(is_ignored("/".join(parts[: i + 1]), i < len(parts) - 1, rules) for i in range(len(parts)))
+
+
+LEGACY_FILE = register(
+    "N009",
+    "legacy-resume-file",
+    "A project still has a legacy `_resume.md` manifest.",
+    Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="`_resume.md` is the legacy manifest, still read.",
+    explanation="""
+    ## Why
+    The manifest was renamed from `_resume.md` to `01-planning/resume-context.md`, with a new front
+    matter (`resume_schema_version`, `project_name`, `files_to_load`, a validation gate). The hooks
+    load `resume-context.md` only: a project with just `_resume.md` is resumed without its files,
+    and a `_resume.md` left beside a migrated manifest is a second, stale copy.
+
+    Where it is looked for: `_resume.md` at the top of a project folder or in its `01-planning/`,
+    for every project folder under the checked paths (`02-projects/NN-name/`, `02-builds/NN-name/`,
+    and the archived ones in `05-archived/NN-name/`, at the workspace root or inside `02-projects/`),
+    with the excludes and `.gitignore` rules of the check. The same files are found whether the
+    check runs from the workspace root, a parent folder or a sub-folder (there: those below it). A
+    `_resume.md` outside any project folder is not a Nexus manifest and is not reported; nor is a
+    `_resume.md.backup` (what `migrate-nexus` leaves).
+
+    ## Fix
+    Run `ctxres migrate-nexus PROJECT-DIR`: it writes `01-planning/resume-context.md` from the
+    legacy file (normalised front matter, the validation gate) and keeps the old file as
+    `_resume.md.backup`; when the new manifest already exists it only moves the leftover to the
+    backup.
+    """,
+)
 
 
 def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding:

@@ -76,274 +76,6 @@ def reminder_marker(rank: int = protocol.RESUMPTION_MARKER_RANK) -> str:
     return f'<!-- {KEYWORD}: rank={rank}, tokens={measure_tokens(content)}, content="{content}" -->'
 
 
-MALFORMED = register(
-    "R001",
-    "malformed-marker",
-    "An L2-REINJECT marker cannot be read.",
-    case=Case.TOOL_JOB,
-    why="The L2 hook cannot read the marker, so it injects nothing from it.",
-    explanation="""
-    ## Why
-    Rule files carry reminders that are re-injected into the model's context on every prompt,
-    written as HTML comments such as
-    `<!-- L2-REINJECT: rank=3, tokens=5, content="UV only for Python." -->`. A marker that cannot
-    be read (no `rank` or `content`, an unknown or repeated attribute, a value that is not a whole
-    number, an unclosed quote or comment) is skipped or misread by whatever injects it: the rule
-    it carries is silently no longer enforced. A marker swallowed by an earlier comment that is
-    never closed is reported too, because HTML reads it as part of that comment.
-
-    A marker is an HTML comment whose text starts with `L2-REINJECT` and a colon. Mentions of
-    `L2-REINJECT` in prose, in tables, in code spans and in fenced code blocks are not markers
-    and are never reported.
-
-    ## Example
-    ```markdown
-    <!-- L2-REINJECT: rank=high, content="Self-review REQUIRED (H-15)." -->
-    <!-- L2-REINJECT: rank=5, content="Quality gate --> 0.92" -->
-    ```
-    The first rank is not a number; the second content contains `-->`, which ends the comment in
-    the middle of the content.
-
-    ## What is normal
-    Prose that mentions the opener (`"<!--"` in a sentence or a table, or in inline or fenced
-    code) opens no comment: as in Markdown, a `<!--` inside a line is a comment only when it is
-    closed within its paragraph. A `<!--` that starts a line runs to the line that closes it.
-
-    ## Fix
-    Write the marker in the canonical form, on one line:
-    `<!-- L2-REINJECT: rank=N, tokens=N, content="..." -->`. `rank` and `tokens` are whole
-    numbers from 1; the content is in double quotes (a `"` inside it is written `\\"`) and cannot
-    contain `-->`. The message says what is wrong and where.
-    """,
-)
-NON_CANONICAL = register(
-    "R002",
-    "non-canonical-marker",
-    "An L2-REINJECT marker is readable but not written in the canonical form.",
-    Severity.WARNING,
-    case=Case.SAME_FACTS,
-    why="The marker is read; only its spelling differs from the canonical form.",
-    explanation="""
-    ## Why
-    ctxres reads markers leniently (another case of the keyword, no colon, attributes in another
-    order or separated by spaces only, single quotes, quoted numbers, a marker spread over
-    several lines), but the tools that inject markers match the canonical form. A marker they
-    do not match is never injected, and nothing tells you.
-
-    ## Example
-    ```markdown
-    <!-- l2-reinject: content="Self-review REQUIRED (H-15).", rank=5 -->
-    ```
-
-    ## Fix
-    Rewrite it exactly as the message shows:
-    `<!-- L2-REINJECT: rank=5, content="Self-review REQUIRED (H-15)." -->` (one line, attributes
-    in the order rank, tokens, content, separated by `, `).
-    """,
-)
-TOKEN_MISMATCH = register(
-    "R003",
-    "token-count-mismatch",
-    "A marker's declared `tokens=` is outside the range of what its content can cost.",
-    Severity.WARNING,
-    case=Case.CONVENTION,
-    why=(
-        "The declared count is a convention of the format; the budget is measured from the content. Far "
-        "outside what the content can cost, it is an error."
-    ),
-    explanation="""
-    ## Why
-    Every marker is injected on every prompt, so the markers of a project share a per-prompt
-    token budget, and `tokens=` is how a reader of the rule file keeps count. A figure far from
-    what the content costs makes the budget look smaller than it is (under-declared) or larger
-    (over-declared).
-
-    ## What is normal
-    ctxres does not have the model's tokenizer. The specification estimates characters / 4,
-    but real tokenizers give about 3 characters per token for dense rule text (ids like `H-13`,
-    punctuation, numbers) and up to about 6 for plain prose with long common words. So a
-    declared figure between characters / 6 (rounded down) and characters / 3 (rounded up) cannot
-    be called wrong, and the tolerance (`reinject-token-tolerance`, 10% by default) widens that
-    range further. The specification's own canonical marker, `rank=9, tokens=25` with a content
-    of 123 characters (estimate 31, range 20 to 41), passes.
-
-    Outside the range, the figure is probably stale or guessed: a **warning**. Far outside it
-    (below half the lowest plausible figure, or above twice the highest) it cannot be right for
-    any tokenizer: an **error**, whatever the default severity says.
-
-    ## Example
-    ```markdown
-    <!-- L2-REINJECT: rank=5, tokens=7, content="Self-review REQUIRED before presenting any deliverable (H-15)." -->
-    <!-- L2-REINJECT: rank=6, tokens=40, content="UV only for Python (H-05)." -->
-    ```
-    The first content has 62 characters (10 to 21 tokens, 9 to 24 with the tolerance): `tokens=7`
-    is a warning. The second has 26 characters (4 to 9 tokens, 3 to 10 with the tolerance):
-    `tokens=40` is four times the highest plausible figure, an error.
-
-    ## Fix
-    Write the figure your tokenizer gives, or the specification's estimate that the message
-    names (`tokens=16`). `ctxres reinject --fix` writes the estimate in place of every figure
-    outside the range and changes nothing else.
-    """,
-    options=(TOLERANCE,),
-)
-MISSING_TOKENS = register(
-    "R004",
-    "missing-token-count",
-    "A marker does not declare `tokens=`.",
-    Severity.WARNING,
-    case=Case.CONVENTION,
-    why="The declared count is a convention of the format; the budget is measured from the content.",
-    explanation="""
-    ## Why
-    The canonical marker declares the size of its content
-    (`<!-- L2-REINJECT: rank=N, tokens=N, content="..." -->`) so that a person editing the rule
-    file sees what the marker costs on every prompt and whether the budget still holds. Without
-    it the cost of a reminder is invisible until the budget is exceeded.
-
-    ## Example
-    ```markdown
-    <!-- L2-REINJECT: rank=5, content="Self-review REQUIRED before presenting any deliverable (H-15, S-010)." -->
-    ```
-
-    ## Fix
-    Add the measured figure before `content`: `rank=5, tokens=18, content="..."`.
-    `ctxres reinject --fix` adds it (and changes nothing else).
-    """,
-)
-DUPLICATE_RANK = register(
-    "R005",
-    "duplicate-rank",
-    "Two markers of the same project have the same rank.",
-    Severity.WARNING,
-    case=Case.CONVENTION,
-    why="Ranks order the injection; equal ranks fall back to file order.",
-    explanation="""
-    ## Why
-    The rank orders the markers of a project: rank 1 is injected first and, when the budget is
-    short, the highest ranks are the first to be dropped. Two markers with the same rank have no
-    order between them, so which one comes first, or is dropped, depends on the order in which
-    files happen to be read. Markers in different rule files of one project share one ranking.
-
-    ## Example
-    ```markdown
-    <!-- L2-REINJECT: rank=2, content="Quality gate >= 0.92 (H-13)." -->
-    <!-- L2-REINJECT: rank=2, content="Ask when requirements are ambiguous (H-31)." -->
-    ```
-
-    ## What is normal
-    Some projects use ranks as tiers (every constitutional rule rank 1, every quality rule rank
-    2): the order inside a tier does not matter to them. That is why this is a warning: the
-    markers are all injected while the budget holds, and only the order of dropping is left to
-    chance. A project that ranks by tiers on purpose can ignore R005.
-
-    ## Fix
-    Give each marker a rank of its own, in the order of importance. The message names the marker
-    that already has the rank.
-    """,
-)
-OVER_BUDGET = register(
-    "R006",
-    "budget-exceeded",
-    "The markers of a project together measure more than the L2 token budget.",
-    case=Case.TOOL_JOB,
-    why="The L2 hook cannot inject every marker within its budget.",
-    explanation="""
-    ## Why
-    Every marker is injected on every prompt, so the sum of their sizes is paid again with each
-    prompt and crowds out the work in the context window. The default budget is 600 tokens for
-    all markers of a project (`reinject-budget`). Over the budget, the markers with the highest
-    ranks are the ones that no longer fit.
-
-    ## Example
-    Twelve markers in three rule files measuring 652 tokens together, with a budget of 600: the
-    finding is placed on the first marker, in rank order, that does not fit.
-
-    ## Fix
-    Shorten or merge markers, or remove the least important ones. If a larger per-prompt cost is
-    intended, raise `reinject-budget` in `[tool.ctxres]`.
-    """,
-    options=(BUDGET,),
-)
-TOO_LONG = register(
-    "R007",
-    "marker-too-long",
-    "One marker's content is longer than a marker may be.",
-    case=Case.TOOL_JOB,
-    why="The L2 hook cannot inject a marker this long.",
-    explanation="""
-    ## Why
-    A marker is a one-line reminder of a rule, not the rule itself: the rule file already holds
-    the full text, which is loaded at session start. A single very long marker takes a large
-    share of the per-prompt budget on its own.
-
-    ## What is normal
-    No specification sets a limit per marker: only the project's total budget (R006) is part of
-    the format. So this rule is **opt-in**: it is off by default (`reinject-max-marker-tokens =
-    0`) and checks only when a project sets its own cap, for example
-    `reinject-max-marker-tokens = 100` in `[tool.ctxres]`.
-
-    ## Example
-    With `reinject-max-marker-tokens = 100`: a marker whose content is a whole paragraph of 450
-    characters (113 tokens).
-
-    ## Fix
-    Shorten the content to the essential instruction, or split it into two markers with ranks of
-    their own.
-    """,
-    options=(MAX_MARKER_TOKENS,),
-)
-MARKUP = register(
-    "R008",
-    "markup-in-content",
-    "A marker's content holds HTML markup or a character reference.",
-    case=Case.TOOL_JOB,
-    why="The L2 hook injects the content as text: markup reaches the model as noise or hides the rule.",
-    explanation="""
-    ## Why
-    The content is injected as it is, inside the model's context. A tag such as `<b>` is shown
-    to the model as a literal tag, and a closing tag of the block the reminders are injected in
-    (for example `</system-reminder>`) can end that block early. A character reference such as
-    `&amp;` is not decoded: the model reads `&amp;`, not `&`.
-
-    ## Example
-    ```markdown
-    <!-- L2-REINJECT: rank=4, content="Scores <b>must</b> be strict &amp; honest." -->
-    ```
-
-    ## Fix
-    Write the content as plain text: `content="Scores MUST be strict and honest."`. Comparison
-    signs such as `>=` are fine.
-    """,
-)
-MISSING_REMINDER = register(
-    "R009",
-    "missing-resumption-reminder",
-    "The resumption update protocol is enforced, but no marker reminds the model of it.",
-    case=Case.TOOL_JOB,
-    why="The L2 layer of the protocol has nothing to remind the model with.",
-    explanation="""
-    ## Why
-    Where the project enforces the resumption update protocol (`enforce-update-protocol = true`
-    in `[tool.ctxres]`), the model is reminded on every prompt to keep the `resumption:` section
-    of its ORCHESTRATION.yaml current. The full protocol (the L1 document) is read once and fades
-    as the context fills; the per-prompt L2 reminder is what keeps it in view. A marker counts as
-    the reminder when its content speaks of updating the resumption section.
-
-    ## Example
-    A project with `enforce-update-protocol = true` whose rule files have markers about quality
-    gates and coding standards, but none about the resumption section.
-
-    ## Fix
-    Add the reminder to a rule file (the protocol puts it in `quality-enforcement.md`, rank 9):
-    ```markdown
-    {reminder}
-    ```
-    """.replace("{reminder}", reminder_marker()),
-    options=(ENFORCE_UPDATE_PROTOCOL,),
-)
-
-
 # --- settings ---------------------------------------------------------------------------------
 
 
@@ -405,6 +137,48 @@ def _excerpt(marker: Marker, limit: int = 40) -> str:
     return content if len(content) <= limit else content[: limit - 3].rstrip() + "..."
 
 
+MALFORMED = register(
+    "R001",
+    "malformed-marker",
+    "An L2-REINJECT marker cannot be read.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook cannot read the marker, so it injects nothing from it.",
+    explanation="""
+    ## Why
+    Rule files carry reminders that are re-injected into the model's context on every prompt,
+    written as HTML comments such as
+    `<!-- L2-REINJECT: rank=3, tokens=5, content="UV only for Python." -->`. A marker that cannot
+    be read (no `rank` or `content`, an unknown or repeated attribute, a value that is not a whole
+    number, an unclosed quote or comment) is skipped or misread by whatever injects it: the rule
+    it carries is silently no longer enforced. A marker swallowed by an earlier comment that is
+    never closed is reported too, because HTML reads it as part of that comment.
+
+    A marker is an HTML comment whose text starts with `L2-REINJECT` and a colon. Mentions of
+    `L2-REINJECT` in prose, in tables, in code spans and in fenced code blocks are not markers
+    and are never reported.
+
+    ## Example
+    ```markdown
+    <!-- L2-REINJECT: rank=high, content="Self-review REQUIRED (H-15)." -->
+    <!-- L2-REINJECT: rank=5, content="Quality gate --> 0.92" -->
+    ```
+    The first rank is not a number; the second content contains `-->`, which ends the comment in
+    the middle of the content.
+
+    ## What is normal
+    Prose that mentions the opener (`"<!--"` in a sentence or a table, or in inline or fenced
+    code) opens no comment: as in Markdown, a `<!--` inside a line is a comment only when it is
+    closed within its paragraph. A `<!--` that starts a line runs to the line that closes it.
+
+    ## Fix
+    Write the marker in the canonical form, on one line:
+    `<!-- L2-REINJECT: rank=N, tokens=N, content="..." -->`. `rank` and `tokens` are whole
+    numbers from 1; the content is in double quotes (a `"` inside it is written `\\"`) and cannot
+    contain `-->`. The message says what is wrong and where.
+    """,
+)
+
+
 def check_file(rule_file: RuleFile, config: Config) -> list[Finding]:
     """R001-R004, R007, R008 for the markers of one rule file."""
     findings = [rule_file.finding(MALFORMED, p.offset, p.message, p.fix) for p in rule_file.scan.stray]
@@ -421,6 +195,33 @@ def check_file(rule_file: RuleFile, config: Config) -> list[Finding]:
     return findings
 
 
+NON_CANONICAL = register(
+    "R002",
+    "non-canonical-marker",
+    "An L2-REINJECT marker is readable but not written in the canonical form.",
+    Severity.WARNING,
+    case=Case.SAME_FACTS,
+    why="The marker is read; only its spelling differs from the canonical form.",
+    explanation="""
+    ## Why
+    ctxres reads markers leniently (another case of the keyword, no colon, attributes in another
+    order or separated by spaces only, single quotes, quoted numbers, a marker spread over
+    several lines), but the tools that inject markers match the canonical form. A marker they
+    do not match is never injected, and nothing tells you.
+
+    ## Example
+    ```markdown
+    <!-- l2-reinject: content="Self-review REQUIRED (H-15).", rank=5 -->
+    ```
+
+    ## Fix
+    Rewrite it exactly as the message shows:
+    `<!-- L2-REINJECT: rank=5, content="Self-review REQUIRED (H-15)." -->` (one line, attributes
+    in the order rank, tokens, content, separated by `, `).
+    """,
+)
+
+
 def _style(rule_file: RuleFile, marker: Marker) -> list[Finding]:
     if not marker.style:
         return []
@@ -433,6 +234,80 @@ def _style(rule_file: RuleFile, marker: Marker) -> list[Finding]:
             f"write it as `{marker.canonical()}`",
         )
     ]
+
+
+TOKEN_MISMATCH = register(
+    "R003",
+    "token-count-mismatch",
+    "A marker's declared `tokens=` is outside the range of what its content can cost.",
+    Severity.WARNING,
+    case=Case.CONVENTION,
+    why=(
+        "The declared count is a convention of the format; the budget is measured from the content. Far "
+        "outside what the content can cost, it is an error."
+    ),
+    explanation="""
+    ## Why
+    Every marker is injected on every prompt, so the markers of a project share a per-prompt
+    token budget, and `tokens=` is how a reader of the rule file keeps count. A figure far from
+    what the content costs makes the budget look smaller than it is (under-declared) or larger
+    (over-declared).
+
+    ## What is normal
+    ctxres does not have the model's tokenizer. The specification estimates characters / 4,
+    but real tokenizers give about 3 characters per token for dense rule text (ids like `H-13`,
+    punctuation, numbers) and up to about 6 for plain prose with long common words. So a
+    declared figure between characters / 6 (rounded down) and characters / 3 (rounded up) cannot
+    be called wrong, and the tolerance (`reinject-token-tolerance`, 10% by default) widens that
+    range further. The specification's own canonical marker, `rank=9, tokens=25` with a content
+    of 123 characters (estimate 31, range 20 to 41), passes.
+
+    Outside the range, the figure is probably stale or guessed: a **warning**. Far outside it
+    (below half the lowest plausible figure, or above twice the highest) it cannot be right for
+    any tokenizer: an **error**, whatever the default severity says.
+
+    ## Example
+    ```markdown
+    <!-- L2-REINJECT: rank=5, tokens=7, content="Self-review REQUIRED before presenting any deliverable (H-15)." -->
+    <!-- L2-REINJECT: rank=6, tokens=40, content="UV only for Python (H-05)." -->
+    ```
+    The first content has 62 characters (10 to 21 tokens, 9 to 24 with the tolerance): `tokens=7`
+    is a warning. The second has 26 characters (4 to 9 tokens, 3 to 10 with the tolerance):
+    `tokens=40` is four times the highest plausible figure, an error.
+
+    ## Fix
+    Write the figure your tokenizer gives, or the specification's estimate that the message
+    names (`tokens=16`). `ctxres reinject --fix` writes the estimate in place of every figure
+    outside the range and changes nothing else.
+    """,
+    options=(TOLERANCE,),
+)
+
+
+MISSING_TOKENS = register(
+    "R004",
+    "missing-token-count",
+    "A marker does not declare `tokens=`.",
+    Severity.WARNING,
+    case=Case.CONVENTION,
+    why="The declared count is a convention of the format; the budget is measured from the content.",
+    explanation="""
+    ## Why
+    The canonical marker declares the size of its content
+    (`<!-- L2-REINJECT: rank=N, tokens=N, content="..." -->`) so that a person editing the rule
+    file sees what the marker costs on every prompt and whether the budget still holds. Without
+    it the cost of a reminder is invisible until the budget is exceeded.
+
+    ## Example
+    ```markdown
+    <!-- L2-REINJECT: rank=5, content="Self-review REQUIRED before presenting any deliverable (H-15, S-010)." -->
+    ```
+
+    ## Fix
+    Add the measured figure before `content`: `rank=5, tokens=18, content="..."`.
+    `ctxres reinject --fix` adds it (and changes nothing else).
+    """,
+)
 
 
 def _tokens(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding]:
@@ -475,6 +350,61 @@ def _tokens(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding
         end=attribute.value_end,
     )
     return [finding.replace(severity=Severity.ERROR) if verdict == "far" else finding]
+
+
+TOO_LONG = register(
+    "R007",
+    "marker-too-long",
+    "One marker's content is longer than a marker may be.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook cannot inject a marker this long.",
+    explanation="""
+    ## Why
+    A marker is a one-line reminder of a rule, not the rule itself: the rule file already holds
+    the full text, which is loaded at session start. A single very long marker takes a large
+    share of the per-prompt budget on its own.
+
+    ## What is normal
+    No specification sets a limit per marker: only the project's total budget (R006) is part of
+    the format. So this rule is **opt-in**: it is off by default (`reinject-max-marker-tokens =
+    0`) and checks only when a project sets its own cap, for example
+    `reinject-max-marker-tokens = 100` in `[tool.ctxres]`.
+
+    ## Example
+    With `reinject-max-marker-tokens = 100`: a marker whose content is a whole paragraph of 450
+    characters (113 tokens).
+
+    ## Fix
+    Shorten the content to the essential instruction, or split it into two markers with ranks of
+    their own.
+    """,
+    options=(MAX_MARKER_TOKENS,),
+)
+
+
+MARKUP = register(
+    "R008",
+    "markup-in-content",
+    "A marker's content holds HTML markup or a character reference.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook injects the content as text: markup reaches the model as noise or hides the rule.",
+    explanation="""
+    ## Why
+    The content is injected as it is, inside the model's context. A tag such as `<b>` is shown
+    to the model as a literal tag, and a closing tag of the block the reminders are injected in
+    (for example `</system-reminder>`) can end that block early. A character reference such as
+    `&amp;` is not decoded: the model reads `&amp;`, not `&`.
+
+    ## Example
+    ```markdown
+    <!-- L2-REINJECT: rank=4, content="Scores <b>must</b> be strict &amp; honest." -->
+    ```
+
+    ## Fix
+    Write the content as plain text: `content="Scores MUST be strict and honest."`. Comparison
+    signs such as `>=` are fine.
+    """,
+)
 
 
 def _content(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding]:
@@ -533,6 +463,39 @@ def check_project(group: list[RuleFile], config: Config) -> list[Finding]:
     return _duplicate_ranks(group) + _over_budget(group, config) + _missing_reminder(group, config)
 
 
+DUPLICATE_RANK = register(
+    "R005",
+    "duplicate-rank",
+    "Two markers of the same project have the same rank.",
+    Severity.WARNING,
+    case=Case.CONVENTION,
+    why="Ranks order the injection; equal ranks fall back to file order.",
+    explanation="""
+    ## Why
+    The rank orders the markers of a project: rank 1 is injected first and, when the budget is
+    short, the highest ranks are the first to be dropped. Two markers with the same rank have no
+    order between them, so which one comes first, or is dropped, depends on the order in which
+    files happen to be read. Markers in different rule files of one project share one ranking.
+
+    ## Example
+    ```markdown
+    <!-- L2-REINJECT: rank=2, content="Quality gate >= 0.92 (H-13)." -->
+    <!-- L2-REINJECT: rank=2, content="Ask when requirements are ambiguous (H-31)." -->
+    ```
+
+    ## What is normal
+    Some projects use ranks as tiers (every constitutional rule rank 1, every quality rule rank
+    2): the order inside a tier does not matter to them. That is why this is a warning: the
+    markers are all injected while the budget holds, and only the order of dropping is left to
+    chance. A project that ranks by tiers on purpose can ignore R005.
+
+    ## Fix
+    Give each marker a rank of its own, in the order of importance. The message names the marker
+    that already has the rank.
+    """,
+)
+
+
 def _duplicate_ranks(group: list[RuleFile]) -> list[Finding]:
     findings: list[Finding] = []
     first: dict[int, tuple[RuleFile, Marker]] = {}
@@ -573,6 +536,31 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(parts)
 
 
+OVER_BUDGET = register(
+    "R006",
+    "budget-exceeded",
+    "The markers of a project together measure more than the L2 token budget.",
+    case=Case.TOOL_JOB,
+    why="The L2 hook cannot inject every marker within its budget.",
+    explanation="""
+    ## Why
+    Every marker is injected on every prompt, so the sum of their sizes is paid again with each
+    prompt and crowds out the work in the context window. The default budget is 600 tokens for
+    all markers of a project (`reinject-budget`). Over the budget, the markers with the highest
+    ranks are the ones that no longer fit.
+
+    ## Example
+    Twelve markers in three rule files measuring 652 tokens together, with a budget of 600: the
+    finding is placed on the first marker, in rank order, that does not fit.
+
+    ## Fix
+    Shorten or merge markers, or remove the least important ones. If a larger per-prompt cost is
+    intended, raise `reinject-budget` in `[tool.ctxres]`.
+    """,
+    options=(BUDGET,),
+)
+
+
 def _over_budget(group: list[RuleFile], config: Config) -> list[Finding]:
     markers = _valid(group)
     total = sum(marker.measured for _, marker in markers)
@@ -607,6 +595,34 @@ def _budget_origin(config: Config, limit: int) -> str:
         return f"default budget of {limit} tokens (setting `reinject-budget`)"
     where = f" in {config.source.name}" if config.source else ""
     return f"budget of {limit} tokens (`reinject-budget`{where})"
+
+
+MISSING_REMINDER = register(
+    "R009",
+    "missing-resumption-reminder",
+    "The resumption update protocol is enforced, but no marker reminds the model of it.",
+    case=Case.TOOL_JOB,
+    why="The L2 layer of the protocol has nothing to remind the model with.",
+    explanation="""
+    ## Why
+    Where the project enforces the resumption update protocol (`enforce-update-protocol = true`
+    in `[tool.ctxres]`), the model is reminded on every prompt to keep the `resumption:` section
+    of its ORCHESTRATION.yaml current. The full protocol (the L1 document) is read once and fades
+    as the context fills; the per-prompt L2 reminder is what keeps it in view. A marker counts as
+    the reminder when its content speaks of updating the resumption section.
+
+    ## Example
+    A project with `enforce-update-protocol = true` whose rule files have markers about quality
+    gates and coding standards, but none about the resumption section.
+
+    ## Fix
+    Add the reminder to a rule file (the protocol puts it in `quality-enforcement.md`, rank 9):
+    ```markdown
+    {reminder}
+    ```
+    """.replace("{reminder}", reminder_marker()),
+    options=(ENFORCE_UPDATE_PROTOCOL,),
+)
 
 
 def _missing_reminder(group: list[RuleFile], config: Config) -> list[Finding]:

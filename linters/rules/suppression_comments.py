@@ -13,6 +13,29 @@ from ctxres.linters.checking.registry import RULES, register, selector_problem
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.checking.suppression import EVERY_RULE, Directive, Suppressions
 
+Used = Collection[tuple[int, int]]
+
+
+def findings_for(
+    path: str,
+    comments: Suppressions,
+    used: Used,
+    active: Callable[[str], bool] | None,
+) -> list[Finding]:
+    """I001 for each unknown code of the file's comments; I002 for each comment (or code) that silenced
+    nothing (``used``: the (directive, code) pairs that silenced a finding) when ``active`` is given:
+    ``active(code)`` says whether the run selected a rule for this file (None: the file was not read)."""
+    findings: list[Finding] = []
+    for index, directive in enumerate(comments.directives):
+        for written in directive.codes:
+            problem = selector_problem(written.text)
+            if problem:
+                findings.append(_unknown(path, directive, written.text, written.col, problem))
+        if active is not None:
+            findings += _unused(path, index, directive, used, active)
+    return findings
+
+
 UNKNOWN_CODE = register(
     "I001",
     "unknown-code-in-suppression",
@@ -39,58 +62,6 @@ UNKNOWN_CODE = register(
     or remove it from the comment.
     """,
 )
-
-UNUSED = register(
-    "I002",
-    "unused-suppression",
-    "A suppression comment, or one code of it, silences nothing.",
-    Severity.WARNING,
-    case=Case.ADVICE,
-    why="A suppression that silences nothing is harmless, but hides nothing either.",
-    explanation="""
-    ## Why
-    A comment that silences nothing is left over from a finding that was fixed, or sits on another
-    line than the finding it was meant for (a finding is silenced by a comment on its own line).
-    Either way it misleads the next reader, and it would silence the next, unrelated problem of
-    that line without anyone noticing. Like ruff's `RUF100`, ctxres reports it.
-
-    A code is reported only when the run selected its rule (with `--select C` a comment that
-    silences `X001` is not unused: X001 did not run) and the file could be read. A comment without
-    codes (`ctxres: ignore`) is reported when it silenced no finding at all.
-
-    ## Example
-    ```yaml
-    resumption:
-      next_step: "Gate 2"  # ctxres: ignore[C006]   <- I002: nothing to silence on this line
-    ```
-
-    ## Fix
-    Remove the code from the comment, or the whole comment when nothing is left. If the comment
-    is meant for a finding on another line, move it to that line.
-    """,
-)
-
-Used = Collection[tuple[int, int]]
-
-
-def findings_for(
-    path: str,
-    comments: Suppressions,
-    used: Used,
-    active: Callable[[str], bool] | None,
-) -> list[Finding]:
-    """I001 for each unknown code of the file's comments; I002 for each comment (or code) that silenced
-    nothing (``used``: the (directive, code) pairs that silenced a finding) when ``active`` is given:
-    ``active(code)`` says whether the run selected a rule for this file (None: the file was not read)."""
-    findings: list[Finding] = []
-    for index, directive in enumerate(comments.directives):
-        for written in directive.codes:
-            problem = selector_problem(written.text)
-            if problem:
-                findings.append(_unknown(path, directive, written.text, written.col, problem))
-        if active is not None:
-            findings += _unused(path, index, directive, used, active)
-    return findings
 
 
 def _unknown(path: str, directive: Directive, code: str, col: int, problem: str) -> Finding:
@@ -123,6 +94,37 @@ def _unused(path: str, index: int, directive: Directive, used: Used, active: Cal
     message = f"{names} {'silences' if len(unused) == 1 else 'silence'} nothing {where}"
     remove = "" if len(unused) == len(directive.codes) else names
     return [_unused_finding(path, directive, unused[0].col, message, remove)]
+
+
+UNUSED = register(
+    "I002",
+    "unused-suppression",
+    "A suppression comment, or one code of it, silences nothing.",
+    Severity.WARNING,
+    case=Case.ADVICE,
+    why="A suppression that silences nothing is harmless, but hides nothing either.",
+    explanation="""
+    ## Why
+    A comment that silences nothing is left over from a finding that was fixed, or sits on another
+    line than the finding it was meant for (a finding is silenced by a comment on its own line).
+    Either way it misleads the next reader, and it would silence the next, unrelated problem of
+    that line without anyone noticing. Like ruff's `RUF100`, ctxres reports it.
+
+    A code is reported only when the run selected its rule (with `--select C` a comment that
+    silences `X001` is not unused: X001 did not run) and the file could be read. A comment without
+    codes (`ctxres: ignore`) is reported when it silenced no finding at all.
+
+    ## Example
+    ```yaml
+    resumption:
+      next_step: "Gate 2"  # ctxres: ignore[C006]   <- I002: nothing to silence on this line
+    ```
+
+    ## Fix
+    Remove the code from the comment, or the whole comment when nothing is left. If the comment
+    is meant for a finding on another line, move it to that line.
+    """,
+)
 
 
 def _unused_finding(path: str, directive: Directive, col: int, message: str, remove: str = "") -> Finding:

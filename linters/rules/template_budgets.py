@@ -47,41 +47,6 @@ TEMPLATE1_OVER = register(
     decision, `next_step` as a single action. `ctxres prompt --template 1` shows the prompt.
     """,
 )
-TEMPLATE2_OVER_TARGET = register(
-    "T002",
-    "compaction-alert-over-target",
-    "The compaction alert (Template 2) rendered from this checkpoint is over its 400-token target.",
-    Severity.WARNING,
-    case=Case.ADVICE,
-    why="400 tokens is a target, not a ceiling: the alert is still injected whole.",
-    explanation="""
-    ## Why
-    After a compaction the session receives a `<compaction-alert>` rendered from the newest
-    checkpoint. Its target is 300-400 tokens: it is added to every first prompt after a
-    compaction, when context is scarcest. Above 400 the alert still works, but costs more.
-
-    ## Fix
-    Shorten `recovery_instructions.critical_context` and the decision summaries in the
-    resumption section (the PreCompact hook copies them into the checkpoint).
-    """,
-)
-TEMPLATE2_OVER_CEILING = register(
-    "T003",
-    "compaction-alert-over-ceiling",
-    "The compaction alert (Template 2) is over its 500-token hard ceiling even with its free text shortened.",
-    case=Case.TOOL_JOB,
-    why="Over the ceiling, the compaction alert cannot be injected whole even shortened.",
-    explanation="""
-    ## Why
-    Above 500 tokens the alert's free text is shortened automatically. When the structured
-    fields alone (checkpoint path, phase name, activity, next action) exceed the ceiling, the
-    alert cannot be brought back under it.
-
-    ## Fix
-    Shorten `recovery_state.next_step`, `current_phase_name` and `current_activity`: they are
-    copied into every checkpoint and shown whole.
-    """,
-)
 
 
 def _template1_findings(doc: Document) -> list[Finding]:
@@ -123,6 +88,45 @@ def _template1_findings(doc: Document) -> list[Finding]:
             "`ctxres prompt --template 1` shows the prompt",
         )
     ]
+
+
+TEMPLATE2_OVER_TARGET = register(
+    "T002",
+    "compaction-alert-over-target",
+    "The compaction alert (Template 2) rendered from this checkpoint is over its 400-token target.",
+    Severity.WARNING,
+    case=Case.ADVICE,
+    why="400 tokens is a target, not a ceiling: the alert is still injected whole.",
+    explanation="""
+    ## Why
+    After a compaction the session receives a `<compaction-alert>` rendered from the newest
+    checkpoint. Its target is 300-400 tokens: it is added to every first prompt after a
+    compaction, when context is scarcest. Above 400 the alert still works, but costs more.
+
+    ## Fix
+    Shorten `recovery_instructions.critical_context` and the decision summaries in the
+    resumption section (the PreCompact hook copies them into the checkpoint).
+    """,
+)
+
+
+TEMPLATE2_OVER_CEILING = register(
+    "T003",
+    "compaction-alert-over-ceiling",
+    "The compaction alert (Template 2) is over its 500-token hard ceiling even with its free text shortened.",
+    case=Case.TOOL_JOB,
+    why="Over the ceiling, the compaction alert cannot be injected whole even shortened.",
+    explanation="""
+    ## Why
+    Above 500 tokens the alert's free text is shortened automatically. When the structured
+    fields alone (checkpoint path, phase name, activity, next action) exceed the ceiling, the
+    alert cannot be brought back under it.
+
+    ## Fix
+    Shorten `recovery_state.next_step`, `current_phase_name` and `current_activity`: they are
+    copied into every checkpoint and shown whole.
+    """,
+)
 
 
 def _template2_findings(doc: Document) -> list[Finding]:

@@ -24,44 +24,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
     from typing import Any
 
-READ_OUTSIDE = register(
-    "X002",
-    "file-to-read-outside-project",
-    "A `files_to_read` entry is absolute or leaves the project.",
-    case=Case.TOOL_JOB,
-    why="A resuming session reads only files inside the project.",
-    explanation="""
-    ## Why
-    `files_to_read` is the reading list a new session follows first when it resumes an interrupted
-    workflow: the session opens each file it names, and the hooks repeat the list in the text they
-    give the model. The list is committed with the workflow and read on other clones and machines,
-    so every entry must name a file of this repository, relative to its root.
-
-    - An absolute path (`/home/ada/repo/plan.md`, `~/notes.md`, `C:\\work\\plan.md`) exists on one
-      machine only; everywhere else the session cannot follow it.
-    - A path that climbs out of the repository with `..` (`../../etc/passwd`), or one that goes
-      through a symbolic link pointing outside it, makes the session read a file the workflow
-      does not own, perhaps a private one, as if it were part of the project. Anyone who can edit
-      the state file could use that to make an agent read, and repeat, files it should not.
-
-    The hooks of ctxres never read a file outside the project because a state file names it.
-
-    ## Example
-    ```yaml
-    resumption:
-      files_to_read:
-        - "projects/PROJ-001/ORCHESTRATION_PLAN.md"         # fine: relative to the repository root
-        - "/home/ada/repo/projects/PROJ-001/WORKTRACKER.md"  # X002: absolute
-        - path: "../../shared/notes.md"                      # X002: leaves the repository
-          purpose: "Team notes"
-    ```
-
-    ## Fix
-    Write each entry relative to the repository root (`projects/PROJ-001/WORKTRACKER.md`). If the
-    file really lives outside the repository, copy what the session needs into a file of the
-    project and list that one instead.
-    """,
-)
 
 # (document kind, where its files_to_read list is)
 LISTS: dict[str, JsonPath] = {
@@ -102,6 +64,46 @@ def resolved_problem(path: str, root: Path) -> str | None:
     if inside(candidate, root):
         return None
     return f"it resolves through a symbolic link to {os.path.realpath(candidate)}, outside the repository"
+
+
+READ_OUTSIDE = register(
+    "X002",
+    "file-to-read-outside-project",
+    "A `files_to_read` entry is absolute or leaves the project.",
+    case=Case.TOOL_JOB,
+    why="A resuming session reads only files inside the project.",
+    explanation="""
+    ## Why
+    `files_to_read` is the reading list a new session follows first when it resumes an interrupted
+    workflow: the session opens each file it names, and the hooks repeat the list in the text they
+    give the model. The list is committed with the workflow and read on other clones and machines,
+    so every entry must name a file of this repository, relative to its root.
+
+    - An absolute path (`/home/ada/repo/plan.md`, `~/notes.md`, `C:\\work\\plan.md`) exists on one
+      machine only; everywhere else the session cannot follow it.
+    - A path that climbs out of the repository with `..` (`../../etc/passwd`), or one that goes
+      through a symbolic link pointing outside it, makes the session read a file the workflow
+      does not own, perhaps a private one, as if it were part of the project. Anyone who can edit
+      the state file could use that to make an agent read, and repeat, files it should not.
+
+    The hooks of ctxres never read a file outside the project because a state file names it.
+
+    ## Example
+    ```yaml
+    resumption:
+      files_to_read:
+        - "projects/PROJ-001/ORCHESTRATION_PLAN.md"         # fine: relative to the repository root
+        - "/home/ada/repo/projects/PROJ-001/WORKTRACKER.md"  # X002: absolute
+        - path: "../../shared/notes.md"                      # X002: leaves the repository
+          purpose: "Team notes"
+    ```
+
+    ## Fix
+    Write each entry relative to the repository root (`projects/PROJ-001/WORKTRACKER.md`). If the
+    file really lives outside the repository, copy what the session needs into a file of the
+    project and list that one instead.
+    """,
+)
 
 
 def _finding(doc: Document, where: JsonPath, shown: str, problem: str) -> Finding:

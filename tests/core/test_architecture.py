@@ -142,3 +142,134 @@ def test_clean_and_lookalike_imports_pass(tmp_path: Path) -> None:
     assert violations(folder, "ctxres", ("ctxres.linters", "ctxres.hooks", "ctxres.schemas")) == []
     (folder / "bad.py").write_text("from ctxres.schemas import load\n", "utf-8")
     assert violations(folder, "ctxres", ("ctxres.schemas",)) == ["ctxres/bad.py:1: ctxres.schemas"]
+
+
+# --- linters/rules/ holds rule families only, each page beside its check ----------------------------------
+
+RULES_PACKAGE = "ctxres.linters.rules"
+RULE_MODULE_MAX_LINES = 900  # a rules module has fewer lines than this
+
+
+def _is_register(statement: ast.stmt) -> bool:
+    """``NAME = register(...)`` or a bare ``register(...)`` at the top of a module."""
+    call = statement.value if isinstance(statement, (ast.Assign, ast.Expr)) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "register"
+
+
+def _uses(statement: ast.stmt, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(statement))
+
+
+def page_far_from_check(body: list[ast.stmt], index: int) -> str | None:
+    """Why the rule registered by ``body[index]`` is not beside its check, None when it is.
+
+    Beside: the first top-level statement of the module that uses the rule's constant comes after the
+    ``register(...)``, and no function or class is defined between them (only other rules' pages and
+    constants stand there). A rule that no statement of its module uses (a command reports it) is free.
+    """
+    statement = body[index]
+    if not isinstance(statement, ast.Assign) or not isinstance(statement.targets[0], ast.Name):
+        return None
+    name = statement.targets[0].id
+    users = [i for i, other in enumerate(body) if i != index and _uses(other, name)]
+    if not users:
+        return None
+    first = users[0]
+    if first < index:
+        return f"{name} is used on line {body[first].lineno}, above its register()"
+    between = [s for s in body[index + 1 : first] if isinstance(s, (ast.FunctionDef, ast.ClassDef))]
+    if between:
+        return (
+            f"{name}'s register() is separated from its first use (line {body[first].lineno}) by "
+            f"{', '.join(s.name for s in between[:3])}{' ...' if len(between) > 3 else ''}"
+        )
+    return None
+
+
+def rules_room_problems(folder: Path, listed: tuple[str, ...]) -> list[str]:
+    """What makes ``folder`` (``linters/rules/``) more than rule families listed in ``listed`` (RULE_MODULES)."""
+    modules = sorted(p for p in folder.glob("*.py") if p.name != "__init__.py")
+    names = {f"{RULES_PACKAGE}.{p.stem}" for p in modules}
+    problems = [f"{name} is not in RULE_MODULES" for name in sorted(names - set(listed))]
+    problems += [f"{name} is in RULE_MODULES but not in {folder.name}/" for name in listed if name not in names]
+    for path in modules:
+        source = path.read_text("utf-8")
+        if len(source.splitlines()) >= RULE_MODULE_MAX_LINES:
+            problems.append(f"{path.name}: {len(source.splitlines())} lines (fewer than {RULE_MODULE_MAX_LINES})")
+        body = ast.parse(source).body
+        registers = [i for i, statement in enumerate(body) if _is_register(statement)]
+        if not registers:
+            problems.append(f"{path.name} registers no rule: a helper belongs beside what uses it, outside rules/")
+        for index in registers:
+            far = page_far_from_check(body, index)
+            if far:
+                problems.append(f"{path.name}:{body[index].lineno}: {far}")
+    return problems
+
+
+def test_linters_rules_holds_rule_families_only_each_page_beside_its_check() -> None:
+    from ctxres.linters.rules import RULE_MODULES
+
+    assert rules_room_problems(ROOT / "linters" / "rules", RULE_MODULES) == []
+
+
+_FAMILY = """from ctxres.linters.checking.registry import register
+
+{pages}
+
+def _helper(text: str) -> str:
+    return text.strip()
+
+
+{check}
+"""
+_PAGE = 'FIRST = register("S901", "first", "The first rule.")\n'
+_CHECK = "def check(text: str) -> list[str]:\n    return [FIRST.code] if _helper(text) else []\n"
+
+
+def _plant(tmp_path: Path, sources: dict[str, str]) -> tuple[Path, tuple[str, ...]]:
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("", "utf-8")
+    for name, source in sources.items():
+        (folder / f"{name}.py").write_text(source, "utf-8")
+    return folder, tuple(f"{RULES_PACKAGE}.{name}" for name in sources)
+
+
+def test_a_planted_rules_room_that_keeps_the_rules_passes(tmp_path: Path) -> None:
+    beside = "def _helper(text: str) -> str:\n    return text\n\n\n" + _PAGE + "LIMIT = 3\n\n\n" + _CHECK
+    folder, listed = _plant(tmp_path, {"family": beside, "by_command": 'USED_ELSEWHERE = register("S902", "x", "y")\n'})
+    assert rules_room_problems(folder, listed) == []
+
+
+@pytest.mark.parametrize(
+    ("sources", "unlisted", "expected"),
+    [
+        (
+            {"family": _FAMILY.format(pages=_PAGE, check=_CHECK)},
+            (),
+            "separated from its first use (line 10) by _helper",
+        ),
+        ({"family": _CHECK + "\n\n" + _PAGE}, (), "FIRST is used on line 1, above its register()"),
+        (
+            {"helpers": "def shared() -> int:\n    return 1\n"},
+            (),
+            "helpers.py registers no rule: a helper belongs beside what uses it, outside rules/",
+        ),
+        ({"family": _PAGE + "\n\n" + _CHECK + "# more\n" * 900}, (), "family.py: 905 lines (fewer than 900)"),
+        ({"family": _PAGE + "\n\n" + _CHECK}, ("family",), "ctxres.linters.rules.family is not in RULE_MODULES"),
+    ],
+)
+def test_a_planted_rules_room_violation_is_caught(
+    tmp_path: Path, sources: dict[str, str], unlisted: tuple[str, ...], expected: str
+) -> None:
+    folder, listed = _plant(tmp_path, sources)
+    listed = tuple(name for name in listed if name.rsplit(".", 1)[-1] not in unlisted)
+    problems = rules_room_problems(folder, listed)
+    assert len(problems) == 1 and problems[0].endswith(expected), problems
+
+
+def test_a_module_listed_but_gone_from_the_rules_room_is_caught(tmp_path: Path) -> None:
+    folder, listed = _plant(tmp_path, {"family": _PAGE + "\n\n" + _CHECK})
+    problems = rules_room_problems(folder, (*listed, f"{RULES_PACKAGE}.dropped"))
+    assert problems == [f"{RULES_PACKAGE}.dropped is in RULE_MODULES but not in rules/"]

@@ -20,20 +20,10 @@ from ctxres.linters.cli import main
 
 from ..conftest import FIXTURES
 
-RULE_MODULES = ("ctxres.linters.rules.agent_memory", "ctxres.linters.rules.nexus")
 THREE_ACTORS = FIXTURES / "agent-memory" / "three-actors"
 RUN_ID = "20260115-1000-user-validation"
 RUN = THREE_ACTORS / ".agent-memory" / "runs" / RUN_ID
 NOW = "2026-01-15T12:00:00Z"
-
-
-@pytest.fixture(autouse=True)
-def with_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The M and N rule modules take part in `ctxres check` (whether or not rules.py lists them yet)."""
-    import ctxres.linters.rules as rules
-
-    missing = tuple(name for name in RULE_MODULES if name not in rules.RULE_MODULES)
-    monkeypatch.setattr(rules, "RULE_MODULES", rules.RULE_MODULES + missing)
 
 
 # --------------------------------------------------------------------------- pure core

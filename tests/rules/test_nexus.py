@@ -18,19 +18,9 @@ from ctxres.linters.cli import main
 
 from ..conftest import CORPUS
 
-RULE_MODULES = ("ctxres.linters.rules.agent_memory", "ctxres.linters.rules.nexus")
 NEXUS = CORPUS / "nexus"
 P24 = "02-projects/24-project-skills-research-resume-expansion"
 TEST_DATA = f"{P24}/03-working/test_data"
-
-
-@pytest.fixture(autouse=True)
-def with_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The M and N rule modules take part in `ctxres check` (whether or not rules.py lists them yet)."""
-    import ctxres.linters.rules as rules
-
-    missing = tuple(name for name in RULE_MODULES if name not in rules.RULE_MODULES)
-    monkeypatch.setattr(rules, "RULE_MODULES", rules.RULE_MODULES + missing)
 
 
 # --------------------------------------------------------------------------- pure core
@@ -155,14 +145,7 @@ def test_files_to_load_entries_stay_in_the_project(entry: object, problem: str |
 
 @pytest.fixture(scope="module")
 def corpus_findings() -> list[Finding]:
-    import ctxres.linters.rules as rules
-
-    saved = rules.RULE_MODULES
-    rules.RULE_MODULES = saved + tuple(name for name in RULE_MODULES if name not in saved)
-    try:
-        return engine.run([NEXUS], Config(root=NEXUS), cwd=NEXUS).findings
-    finally:
-        rules.RULE_MODULES = saved
+    return engine.run([NEXUS], Config(root=NEXUS), cwd=NEXUS).findings
 
 
 def _of(findings: list[Finding], path: str, prefix: str = "N") -> list[tuple[int, int, str]]:

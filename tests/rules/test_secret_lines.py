@@ -1,4 +1,4 @@
-"""The secrets pre-filter of the linter (``secret_lines``): it never clears a text that holds a secret."""
+"""The secrets pre-filter of the linter (``secrets.may_hold_secrets``): it never clears a text that holds a secret."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres.linters.rules import secret_lines
+from ctxres.linters.rules import secrets as secret_lines
 from ctxres.linters.rules.secrets import findings_in_text
 from ctxres.redact import find_secrets
 

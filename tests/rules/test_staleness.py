@@ -15,9 +15,18 @@ import pytest
 
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
+from ctxres.formats.document import Document
 from ctxres.formats.loading import Format, parse_text
 from ctxres.linters.checking import engine
-from ctxres.linters.rules import staleness as rules
+from ctxres.linters.checking import resumption_context as rules
+from ctxres.linters.rules import (
+    agent_summaries,
+    checkpoint_position,
+    phase_position,
+    prose_position,
+    quality_trajectory,
+    update_times,
+)
 from ctxres.state import orchestration
 from ctxres.state import staleness as core
 from ctxres.state.staleness import Level, classify, earliest_instant, iter_timestamps, newest_timestamp
@@ -33,6 +42,12 @@ from ctxres.timestamps import (
 from ..conftest import CORPUS, ROOT
 
 UTC = dt.timezone.utc
+S_FAMILIES = (update_times, checkpoint_position, phase_position, quality_trajectory, agent_summaries, prose_position)
+
+
+def s_findings(doc: Document, config: Config) -> list[Finding]:
+    """Every S rule's findings on ``doc``, in the order `ctxres check` reports them."""
+    return [finding for family in S_FAMILIES for finding in family.check_document(doc, config)]
 
 
 def at(text: str) -> dt.datetime:
@@ -300,7 +315,7 @@ def v2(updated_at: str = "2026-02-17T10:00:00Z", **recovery: str) -> str:
 def check(text: str, config: Config = CONFIG) -> list[Finding]:
     result = parse_text("ORCHESTRATION.yaml", "orchestration", Format.YAML, text)
     assert result.document is not None, result.issues
-    return rules.check_document(result.document, config)
+    return s_findings(result.document, config)
 
 
 def line_of(text: str, needle: str) -> int:
@@ -315,7 +330,7 @@ def codes(text: str) -> list[tuple[str, int]]:
 def test_rules_ignore_other_kinds_and_files_without_a_resumption_section() -> None:
     result = parse_text("cx-001-checkpoint.json", "checkpoint", Format.JSON, '{"timestamp": "2999-01-01T00:00:00Z"}')
     assert result.document is not None
-    assert rules.check_document(result.document, CONFIG) == []
+    assert s_findings(result.document, CONFIG) == []
     assert check("workflow: {status: COMPLETE}\n") == []
     assert check("resumption: null\n") == []
 
@@ -1126,8 +1141,8 @@ def test_ids_remembered_answer_as_computed() -> None:
     import re
 
     for value in ["QG-1", "qg_1", "Qg1", "ÄgENT 7", "x" * 300, "", "-"] * 2:
-        assert rules._id(value) == re.sub(r"[^0-9a-z]", "", value.casefold())
-    assert rules._id(None) == rules._id(3) == ""
+        assert rules.id_key(value) == re.sub(r"[^0-9a-z]", "", value.casefold())
+    assert rules.id_key(None) == rules.id_key(3) == ""
 
 
 def test_some_of_shows_the_first_items_only() -> None:
@@ -1138,9 +1153,9 @@ def test_some_of_shows_the_first_items_only() -> None:
         return f"<{item}>"
 
     items = list(range(7))
-    assert rules._some_of(items, show) == rules._some([f"<{i}>" for i in items])
-    assert shown == items[: rules._LISTED]
-    assert rules._some_of([1, 2], str) == rules._some(["1", "2"])
+    assert rules.some_of(items, show) == rules.some([f"<{i}>" for i in items])
+    assert shown == items[: rules.LISTED]
+    assert rules.some_of([1, 2], str) == rules.some(["1", "2"])
 
 
 def test_s006_blames_a_pipeline_current_phase_that_lags_its_phases() -> None:
