@@ -101,10 +101,11 @@ class ProcessReach:
             if location and Path(location).resolve().is_relative_to(TESTS_DIR):
                 return any(self._value(member) for member in vars(value).values() if _defined_in(member, value))
             return False
-        if isinstance(value, type):
-            if _is_process_module(value.__module__):
+        if isinstance(value, type):  # its methods and those it inherits
+            classes = value.__mro__[:-1]  # `object` left out
+            if any(_is_process_module(cls.__module__) for cls in classes):
                 return True
-            return any(self.function(member) for member in _methods(value))
+            return any(self.function(member) for cls in classes for member in _methods(cls))
         if callable(value):
             if _is_process_module(getattr(value, "__module__", None) or ""):
                 return True

@@ -10,12 +10,8 @@ from pathlib import Path
 
 import pytest
 
-AUTHOR = {
-    "GIT_AUTHOR_NAME": "Ada Tester",
-    "GIT_AUTHOR_EMAIL": "ada@example.com",
-    "GIT_COMMITTER_NAME": "Ada Tester",
-    "GIT_COMMITTER_EMAIL": "ada@example.com",
-}
+from ..git_sandbox import GitRepo
+
 LOG = ".agent-memory/runs/r1/events/executor/20260115-1030.jsonl"
 OTHER = ".agent-memory/runs/r1/events/verifier/20260115-1100.jsonl"
 LINES = [
@@ -26,58 +22,30 @@ LINES = [
 NEW = '{"event_type": "task_blocked", "task_id": "T002", "timestamp": "2026-01-15T11:30:00Z", "actor": "executor"}'
 
 
-class Repo:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        home = root.parent / f"{root.name}-home"
-        home.mkdir()
-        self.env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-        self.env.update(AUTHOR, HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
-        root.mkdir()
-        self.git("init", "-q", "-b", "main")
-        self.git("config", "commit.gpgsign", "false")
-
-    def git(self, *args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=self.root, env=self.env, capture_output=True, text=True, check=True
-        ).stdout
-
-    def stage(self, rel: str, lines: list[str]) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(line + "\n" for line in lines))
-        self.git("add", rel)
-
-    def ctxres(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "ctxres.linters.cli", "append-only", *args],
-            cwd=self.root,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+def log_text(lines: list[str]) -> str:
+    """An event log of these lines, one JSON object a line."""
+    return "".join(line + "\n" for line in lines)
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Repo:
-    repo = Repo(tmp_path / "repo")
-    repo.stage(LOG, LINES)
+def repo(tmp_path: Path) -> GitRepo:
+    repo = GitRepo(tmp_path / "repo")
+    repo.stage(LOG, log_text(LINES))
     repo.git("commit", "-q", "-m", "first events")
     return repo
 
 
-def test_an_appended_line_is_accepted(repo: Repo) -> None:
-    repo.stage(LOG, [*LINES, NEW])
-    result = repo.ctxres()
+def test_an_appended_line_is_accepted(repo: GitRepo) -> None:
+    repo.stage(LOG, log_text([*LINES, NEW]))
+    result = repo.run("append-only")
     assert result.returncode == 0, result.stdout
     assert "only appended lines (1 staged event log checked)" in result.stdout
 
 
-def test_an_edited_old_line_is_blocked_with_its_line_number(repo: Repo) -> None:
+def test_an_edited_old_line_is_blocked_with_its_line_number(repo: GitRepo) -> None:
     edited = LINES[1].replace("10:50", "10:55")
-    repo.stage(LOG, [LINES[0], edited, LINES[2], NEW])
-    result = repo.ctxres(LOG)  # as pre-commit passes it
+    repo.stage(LOG, log_text([LINES[0], edited, LINES[2], NEW]))
+    result = repo.run("append-only", LOG)  # as pre-commit passes it
     assert result.returncode == 1
     out = result.stdout.splitlines()
     assert out[0] == f"{LOG}: blocked: 1 committed line of an append-only event log would change"
@@ -85,54 +53,54 @@ def test_an_edited_old_line_is_blocked_with_its_line_number(repo: Repo) -> None:
     assert out[4].startswith(f"  fix: put the committed lines back unchanged (`git show HEAD:./{LOG}`")
 
 
-def test_deleted_and_inserted_lines_are_blocked(repo: Repo) -> None:
-    repo.stage(LOG, [LINES[0], NEW, LINES[2]])
-    result = repo.ctxres("--output-format", "json")
+def test_deleted_and_inserted_lines_are_blocked(repo: GitRepo) -> None:
+    repo.stage(LOG, log_text([LINES[0], NEW, LINES[2]]))
+    result = repo.run("append-only", "--output-format", "json")
     assert result.returncode == 1
     [log] = json.loads(result.stdout)["logs"]
     assert [(line["line"], line["kind"]) for line in log["lines"]] == [(2, "changed")]
-    repo.stage(LOG, [LINES[0], LINES[2]])
-    [log] = json.loads(repo.ctxres("--output-format", "json").stdout)["logs"]
+    repo.stage(LOG, log_text([LINES[0], LINES[2]]))
+    [log] = json.loads(repo.run("append-only", "--output-format", "json").stdout)["logs"]
     assert [(line["line"], line["kind"]) for line in log["lines"]] == [(2, "deleted")]
-    repo.stage(LOG, [LINES[0], NEW, *LINES[1:]])
-    result = repo.ctxres()
+    repo.stage(LOG, log_text([LINES[0], NEW, *LINES[1:]]))
+    result = repo.run("append-only")
     assert result.returncode == 1
     assert f"    line 2: a new line was inserted before it: {NEW[:97]}..." in result.stdout.splitlines()
 
 
-def test_deleting_a_committed_log_is_blocked_even_when_pre_commit_passes_no_file(repo: Repo) -> None:
+def test_deleting_a_committed_log_is_blocked_even_when_pre_commit_passes_no_file(repo: GitRepo) -> None:
     repo.git("rm", "-q", LOG)
-    result = repo.ctxres()
+    result = repo.run("append-only")
     assert result.returncode == 1
     assert f"{LOG}: blocked: the committed event log is deleted; event logs are append-only" in result.stdout
     other = repo.root / "notes.md"
     other.write_text("notes\n")
     repo.git("add", "notes.md")
-    assert repo.ctxres("notes.md").returncode == 1  # the deletion is still seen
+    assert repo.run("append-only", "notes.md").returncode == 1  # the deletion is still seen
 
 
-def test_moving_a_committed_log_is_blocked(repo: Repo) -> None:
+def test_moving_a_committed_log_is_blocked(repo: GitRepo) -> None:
     target = LOG.replace("executor", "verifier")
     (repo.root / target).parent.mkdir(parents=True)
     repo.git("mv", LOG, target)
-    result = repo.ctxres()
+    result = repo.run("append-only")
     assert result.returncode == 1
     assert f"{LOG}: blocked: the committed event log is moved to {target}" in result.stdout
 
 
-def test_new_logs_and_other_files_pass(repo: Repo) -> None:
-    repo.stage(OTHER, [NEW.replace("executor", "verifier")])
+def test_new_logs_and_other_files_pass(repo: GitRepo) -> None:
+    repo.stage(OTHER, log_text([NEW.replace("executor", "verifier")]))
     (repo.root / "README.md").write_text("x\n")
     repo.git("add", "README.md")
-    result = repo.ctxres()
+    result = repo.run("append-only")
     assert result.returncode == 0
     assert "(0 staged event logs checked)" in result.stdout
 
 
 def test_the_first_commit_passes(tmp_path: Path) -> None:
-    repo = Repo(tmp_path / "fresh")
-    repo.stage(LOG, LINES)
-    assert repo.ctxres().returncode == 0
+    repo = GitRepo(tmp_path / "fresh")
+    repo.stage(LOG, log_text(LINES))
+    assert repo.run("append-only").returncode == 0
 
 
 def test_outside_a_git_repository_is_a_usage_error(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from ctxres.formats.loading import Format, parse_text
 from ctxres.state.statediff import moved_state
 
 from ..conftest import CORPUS
-from .test_stale_git import GitRepo
+from ..git_sandbox import GitRepo
 
 HISTORY = CORPUS / "history"
 P1_PATH = "projects/PROJ-001-oss-release/ORCHESTRATION.yaml"

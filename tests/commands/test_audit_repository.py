@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_stale_git import GitRepo
+from ..git_sandbox import GitRepo
 
 ALPHA, ALPHA_MOVED = "alpha/ORCHESTRATION.yaml", "archive/alpha/ORCHESTRATION.yaml"
 BETA, GAMMA = "beta/ORCHESTRATION.yaml", "gamma/ORCHESTRATION.yaml"

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from ..git_sandbox import git
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 BENCH = ROOT / "bench"
 TINY_CORPUS = ROOT / "fixtures" / "valid"
@@ -338,11 +340,8 @@ def test_the_repository_of_many_workflows_holds_what_its_row_says(tmp_path: Path
     repo = history_bench.build_monorepo(12, 30, tmp_path / "cache")
     assert not repo.cached and history_bench.build_monorepo(12, 30, tmp_path / "cache").cached
 
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=repo.path, capture_output=True, text=True, check=True).stdout
-
-    assert int(git("rev-list", "--count", "HEAD")) == repo.commits == 30 * (12 - history_bench.SHARED_PAIRS)
-    log = git("log", "--format=", "--name-status", "-M")
+    assert int(git(repo.path, "rev-list", "--count", "HEAD")) == repo.commits == 30 * (12 - history_bench.SHARED_PAIRS)
+    log = git(repo.path, "log", "--format=", "--name-status", "-M")
     moved = [line for line in log.splitlines() if line.startswith("R")]
     assert len(moved) == history_bench.MOVED
     assert all(line.split("\t")[2].startswith("archive/") for line in moved)

@@ -15,16 +15,11 @@ import pytest
 
 from ctxres.linters import cli
 
+from ..cli_process import ctxres
 from ..conftest import CORPUS, FIXTURES
 
 EXAMPLE = FIXTURES / "example"
 VALID = FIXTURES / "valid"
-
-
-def ctxres(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
 
 
 def test_console_scripts_are_installed() -> None:

@@ -8,23 +8,17 @@ with the rule ids and locations of the findings, and a clean run prints no annot
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+from ..git_sandbox import GitRepo
+
 SCHEMA_PATH = Path(__file__).parent.parent / "data" / "sarif-schema-2.1.0.json"
-AUTHOR = {
-    "GIT_AUTHOR_NAME": "Ada Tester",
-    "GIT_AUTHOR_EMAIL": "ada@example.com",
-    "GIT_COMMITTER_NAME": "Ada Tester",
-    "GIT_COMMITTER_EMAIL": "ada@example.com",
-}
 ANNOTATION = re.compile(
     r"^::(?P<level>error|warning) file=(?P<file>[^,]*),line=(?P<line>\d+),col=\d+,title=(?P<code>\w+)::"
 )
@@ -70,43 +64,10 @@ NEW_EVENT = (
 )
 
 
-class Repo:
-    """A throw-away git repository with a fixed author and no user or system git configuration."""
+class Repo(GitRepo):
+    """A throw-away repository whose commands see none of this process's CTXRES_ variables either."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        home = root.parent / f"{root.name}-home"
-        home.mkdir()
-        self.env = {key: value for key, value in os.environ.items() if not key.startswith(("GIT_", "CTXRES_"))}
-        self.env.update(AUTHOR, HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
-        root.mkdir()
-        self.git("init", "-q", "-b", "main")
-        self.git("config", "commit.gpgsign", "false")
-
-    def git(self, *args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=self.root, env=self.env, capture_output=True, text=True, check=True
-        ).stdout
-
-    def stage(self, rel: str, text: str) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        self.git("add", rel)
-
-    def commit(self, message: str) -> str:
-        self.git("commit", "-q", "-m", message)
-        return self.git("rev-parse", "--short", "HEAD").strip()
-
-    def run(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "ctxres.linters.cli", *args],
-            cwd=self.root,
-            env={**self.env, **env},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    KEPT_OUT = (*GitRepo.KEPT_OUT, "CTXRES_")
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,8 @@ from ctxres.linters.commands.init import TEMPLATE_PATH
 from ctxres.linters.rules.layers import matcher_covers
 from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER, no_live_workflow
 
+from ..cli_process import ctxres
 from ..conftest import ROOT
-
-
-def ctxres(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
 
 
 @pytest.fixture

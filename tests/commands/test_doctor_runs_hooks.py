@@ -20,26 +20,10 @@ import pytest
 from ctxres.linters.commands.init import TEMPLATE_PATH
 from ctxres.linters.setup.hook_runs import harmless_payload
 
+from ..cli_process import ctxres, minimal_path
+from ..git_sandbox import git
+
 PRECOMMIT = Path(sys.executable).parent / "pre-commit"
-MINIMAL_PATH = "/usr/bin:/bin"
-
-
-def ctxres(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **({"PATH": path} if path else {})}
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=180,
-    )
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
-    env["GIT_COMMITTER_EMAIL"] = "t@t"
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env=env).stdout
 
 
 def rows(result: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
@@ -77,7 +61,7 @@ def project(tmp_path: Path, hooks_source: Path) -> Path:
 
 
 def test_a_good_set_up_passes(project: Path) -> None:
-    result = ctxres("doctor", "--output-format", "json", cwd=project, path=MINIMAL_PATH)
+    result = ctxres("doctor", "--output-format", "json", cwd=project, env=minimal_path())
     assert result.returncode == 0, result.stdout
     found = {row["layer"]: row["status"] for row in rows(result)}
     assert found["hook runs"] == found["git hook"] == found["rev"] == "present"
@@ -93,15 +77,15 @@ def test_a_hook_command_that_is_not_found_fails_the_doctor(project: Path) -> Non
             for handler in group["hooks"]:
                 handler["command"] = "ctxres-hook " + handler["command"].rsplit(" ", 1)[1]
     settings.write_text(json.dumps(data, indent=2))
-    result = ctxres("doctor", cwd=project, path=MINIMAL_PATH)
+    result = ctxres("doctor", cwd=project, env=minimal_path())
     assert result.returncode == 1
     assert "All layers present" not in result.stdout
     assert "`ctxres-hook PreCompact` (.claude/settings.json) exits with status 127 (command not found)" in result.stdout
     assert "fix: ctxres install-hooks (registers the command every machine runs" in result.stdout
-    report = rows(ctxres("doctor", "--output-format", "json", cwd=project, path=MINIMAL_PATH))
+    report = rows(ctxres("doctor", "--output-format", "json", cwd=project, env=minimal_path()))
     failed = [row for row in report if row["status"] != "present"]
     assert len(failed) == 4 and {row["layer"] for row in failed} == {"hook runs"}
-    github = ctxres("doctor", "--output-format", "github", cwd=project, path=MINIMAL_PATH)
+    github = ctxres("doctor", "--output-format", "github", cwd=project, env=minimal_path())
     assert github.returncode == 1 and "file=.claude/settings.json" in github.stdout and "L002" in github.stdout
 
 
@@ -109,7 +93,7 @@ def test_a_clone_without_its_local_step_is_told_to_run_it(project: Path) -> None
     """The portable commands of the committed file, and no `.claude/settings.local.json` (a teammate's new
     clone): with a PATH that has no ctxres-hook, each hook exits 127 and the fix is `ctxres init --local`."""
     (project / ".claude" / "settings.local.json").unlink()
-    result = ctxres("doctor", cwd=project, path=MINIMAL_PATH)
+    result = ctxres("doctor", cwd=project, env=minimal_path())
     assert result.returncode == 1
     assert '`"${CTXRES_HOOK:-ctxres-hook}" PreCompact` (.claude/settings.json) exits with status 127' in result.stdout
     assert "fix: ctxres init --local (records this machine's ctxres-hook" in result.stdout

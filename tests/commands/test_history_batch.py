@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from ctxres.formats.yamlpos import YamlPosError, parse_yaml
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
 
-from .test_stale_git import ADVANCED, ORCH, UPDATED, GitRepo, line_of
+from ..git_sandbox import GitRepo
+from .demo_workflow import ADVANCED, ORCH, UPDATED, line_of
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PATH = "ORCHESTRATION.yaml"

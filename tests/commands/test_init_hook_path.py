@@ -24,28 +24,15 @@ from ctxres.claude_settings import HOOK_ENV, HOOKS, PORTABLE_COMMAND
 from ctxres.hooks import monitor, statemoves
 from ctxres.linters.setup.hook_runs import settings_environment  # the settings' env, as the client merges it
 
+from ..cli_process import MINIMAL_PATH, ctxres, minimal_path
 from ..conftest import ROOT
 
-MINIMAL_PATH = "/usr/bin:/bin"
 PAYLOADS: dict[str, dict[str, Any]] = {
     "PreCompact": {"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""},
     "SessionStart": {"hook_event_name": "SessionStart", "source": "startup"},
     "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "hello"},
     "PostToolUse": {"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}},
 }
-
-
-def ctxres(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The real command, run with a PATH that does not hold the virtual environment's bin folder."""
-    environment = {**os.environ, "PATH": MINIMAL_PATH, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=environment,
-        timeout=120,
-    )
 
 
 @pytest.fixture
@@ -78,7 +65,7 @@ def run_as_the_client(command: str, event: str, root: Path) -> subprocess.Comple
 
 
 def test_init_writes_commands_that_run_without_the_venv_on_path(repo: Path) -> None:
-    result = ctxres("init", "--only", "hooks", cwd=repo)
+    result = ctxres("init", "--only", "hooks", cwd=repo, env=minimal_path())
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr
     found = commands(repo / ".claude" / "settings.json")
@@ -100,18 +87,18 @@ def test_a_teammate_runs_init_local_and_no_committed_file_changes(repo: Path, tm
     """The committed settings of another machine (its own venv elsewhere): ``init --local`` writes only
     the local file, and then every hook answers with a minimal PATH."""
     settings = repo / ".claude" / "settings.json"
-    assert ctxres("init", "--only", "hooks", cwd=repo).returncode == 0
+    assert ctxres("init", "--only", "hooks", cwd=repo, env=minimal_path()).returncode == 0
     (repo / ".claude" / "settings.local.json").write_text(
         '{"env": {"CTXRES_HOOK": "/home/alice/venv/bin/ctxres-hook"}}'
     )
     committed = settings.read_text()
-    result = ctxres("init", "--local", cwd=repo)
+    result = ctxres("init", "--local", cwd=repo, env=minimal_path())
     assert result.returncode == 0, result.stderr
     assert settings.read_text() == committed
     assert settings_environment(repo)[HOOK_ENV] == str(Path(sys.executable).parent / "ctxres-hook")
     for event, command in commands(settings):
         assert run_as_the_client(command, event, repo).returncode == 0, command
-    again = ctxres("init", "--local", cwd=repo)
+    again = ctxres("init", "--local", cwd=repo, env=minimal_path())
     assert again.returncode == 0 and "Nothing to do" in again.stdout
 
 
@@ -139,14 +126,14 @@ def test_rerunning_init_replaces_bare_and_older_commands_in_place(repo: Path) ->
             indent=2,
         )
     )
-    assert ctxres("init", "--only", "hooks", cwd=repo).returncode == 0
+    assert ctxres("init", "--only", "hooks", cwd=repo, env=minimal_path()).returncode == 0
     data = json.loads(settings.read_text())
     assert list(data["hooks"])[:3] == ["Stop", "PreCompact", "PostToolUse"]  # the file's order is kept
     assert data["hooks"]["Stop"] == [{"hooks": [mine]}]
     assert data["hooks"]["PostToolUse"][0] == {"matcher": "Edit", "hooks": [mine]}
     ours = [c for _, c in commands(settings) if "ctxres-hook" in c]
     assert len(ours) == len(HOOKS) and all(c.startswith(PORTABLE_COMMAND + " ") for c in ours)
-    again = ctxres("init", "--only", "hooks", cwd=repo)
+    again = ctxres("init", "--only", "hooks", cwd=repo, env=minimal_path())
     assert again.returncode == 0 and "Nothing to do" in again.stdout
     assert json.loads(settings.read_text()) == data
 
@@ -200,10 +187,10 @@ def test_install_hooks_quotes_a_path_with_spaces(monkeypatch: pytest.MonkeyPatch
 
 def test_init_keeps_the_per_machine_state_out_of_git_and_the_checkpoints_in(repo: Path) -> None:
     (repo / ".gitignore").write_text("node_modules/")  # no final newline
-    assert ctxres("init", "--only", "gitignore", cwd=repo).returncode == 0
+    assert ctxres("init", "--only", "gitignore", cwd=repo, env=minimal_path()).returncode == 0
     text = (repo / ".gitignore").read_text()
     assert text.startswith("node_modules/\n\n# ctxres:")
-    again = ctxres("init", "--only", "gitignore", cwd=repo)
+    again = ctxres("init", "--only", "gitignore", cwd=repo, env=minimal_path())
     assert again.returncode == 0 and "Nothing to do" in again.stdout
     assert (repo / ".gitignore").read_text() == text
     state = repo / ".jerry"
@@ -221,19 +208,19 @@ def test_init_keeps_the_per_machine_state_out_of_git_and_the_checkpoints_in(repo
 
 def test_the_gitignore_follows_the_configured_state_folder(repo: Path) -> None:
     (repo / ".ctxres.toml").write_text('state_dir = "var/state"\n')
-    result = ctxres("init", "--only", "gitignore", cwd=repo)
+    result = ctxres("init", "--only", "gitignore", cwd=repo, env=minimal_path())
     assert result.returncode == 0, result.stderr
     assert "/var/state/context-monitor-state.json\n" in (repo / ".gitignore").read_text()
 
 
 def test_uninstall_takes_out_the_hooks_and_this_machines_variable_and_nothing_else(repo: Path) -> None:
     local = repo / ".claude" / "settings.local.json"
-    assert ctxres("install-hooks", cwd=repo).returncode == 0
+    assert ctxres("install-hooks", cwd=repo, env=minimal_path()).returncode == 0
     data = json.loads(local.read_text())
     data["env"]["MY_VAR"] = "1"
     data["permissions"] = {"allow": ["Bash(ls)"]}
     local.write_text(json.dumps(data, indent=4) + "\n")
-    done = ctxres("install-hooks", "--uninstall", cwd=repo)
+    done = ctxres("install-hooks", "--uninstall", cwd=repo, env=minimal_path())
     assert done.returncode == 0, done.stderr
     assert json.loads(local.read_text()) == {"env": {"MY_VAR": "1"}, "permissions": {"allow": ["Bash(ls)"]}}
     assert local.read_text().startswith('{\n    "env"')  # the file's own indentation is kept
@@ -241,7 +228,7 @@ def test_uninstall_takes_out_the_hooks_and_this_machines_variable_and_nothing_el
 
 
 def test_local_writes_only_the_local_file(repo: Path) -> None:
-    done = ctxres("install-hooks", "--local", cwd=repo)
+    done = ctxres("install-hooks", "--local", cwd=repo, env=minimal_path())
     assert done.returncode == 0, done.stderr
     assert not (repo / ".claude" / "settings.json").exists()
     assert json.loads((repo / ".claude" / "settings.local.json").read_text())["env"][HOOK_ENV].endswith("ctxres-hook")

@@ -24,8 +24,9 @@ from ctxres.ack import read_workflow
 from ctxres.config import load_config
 from ctxres.linters.checking import engine
 from ctxres.state import orchestration
+from tests.cli_process import ctxres
 from tests.conftest import FIXTURES
-from tests.hooks.test_hook_precompact import answer, payload
+from tests.hooks.hook_project import answer, payload
 
 WORKSPACE = FIXTURES / "ack" / "two-unacknowledged"  # PROJ-002, ACTIVE, v2.0, two checkpoints waiting
 REAL = "projects/PROJ-002/ORCHESTRATION.yaml"
@@ -37,17 +38,6 @@ HOUR_AHEAD = 3600
 def env(**extra: str) -> dict[str, str]:
     result = {k: v for k, v in os.environ.items() if k != orchestration.WORKFLOW_ENV}
     return {**result, **extra}
-
-
-def ctxres(root: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env=env(**extra),
-        timeout=120,
-    )
 
 
 def session_start(root: Path, **extra: str) -> str | None:
@@ -86,7 +76,7 @@ def events(path: Path) -> list[str]:
 
 
 def doctor_json(root: Path, **extra: str) -> tuple[int, dict[str, Any]]:
-    result = ctxres(root, "doctor", "--output-format", "json", **extra)
+    result = ctxres("doctor", "--output-format", "json", cwd=root, env=env(**extra))
     report: dict[str, Any] = json.loads(result.stdout)
     return result.returncode, report
 
@@ -98,7 +88,7 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    assert ctxres(root, "init").returncode == 0
+    assert ctxres("init", cwd=root, env=env()).returncode == 0
     template = root / TEMPLATE
     assert orchestration.is_live(yaml.safe_load(template.read_text()))  # ACTIVE, as a section to copy
     shutil.copytree(WORKSPACE, root, dirs_exist_ok=True)
@@ -134,14 +124,14 @@ def test_touching_the_init_template_leaves_every_command_on_the_real_workflow(pr
     note = f"using {REAL}: the only live workflow (status ACTIVE)"
     assert core_note(project) == note
 
-    prompt = ctxres(project, "prompt")
+    prompt = ctxres("prompt", cwd=project, env=env())
     assert prompt.returncode == 0, prompt.stderr
     assert "WORKFLOW: proj002-docs-20260302-001" in prompt.stdout
     assert f"1. [PRIORITY 1] {REAL}" in prompt.stdout
     assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
     assert "orchestration-template" not in prompt.stdout + prompt.stderr
 
-    alert = ctxres(project, "prompt", "--template", "2")
+    alert = ctxres("prompt", "--template", "2", cwd=project, env=env())
     assert alert.returncode == 0, alert.stderr
     assert f"Read ORCHESTRATION.yaml resumption section: {REAL}" in alert.stdout
 
@@ -151,11 +141,11 @@ def test_touching_the_init_template_leaves_every_command_on_the_real_workflow(pr
     assert f"Read ORCHESTRATION.yaml resumption section: {REAL}" in hook
     assert "orchestration-template" not in hook
 
-    doctor = ctxres(project, "doctor")
+    doctor = ctxres("doctor", cwd=project, env=env())
     assert doctor.returncode == 0, doctor.stdout
     assert f"workflow    live          {note}\n" in doctor.stdout
 
-    ack = ctxres(project, "ack", "--all", "--now", "2026-03-02T11:30:00Z")
+    ack = ctxres("ack", "--all", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert ack.returncode == 0, ack.stderr
     assert ack.stdout.splitlines() == [
         note,
@@ -177,12 +167,12 @@ def test_two_live_workflows_every_command_names_the_chosen_one_and_the_other_in_
     note = CHOSEN_NOTE
     assert core_note(project) == note
 
-    prompt = ctxres(project, "prompt")
+    prompt = ctxres("prompt", cwd=project, env=env())
     assert prompt.returncode == 0, prompt.stderr
     assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
     assert "WORKFLOW: proj003-docs-20260302-001" in prompt.stdout
 
-    doctor = ctxres(project, "doctor")
+    doctor = ctxres("doctor", cwd=project, env=env())
     assert f"workflow    live          {note}\n" in doctor.stdout
     code, report = doctor_json(project)
     assert code == 0
@@ -192,7 +182,7 @@ def test_two_live_workflows_every_command_names_the_chosen_one_and_the_other_in_
     assert hook is not None and "WORKFLOW: proj003-docs-20260302-001" in hook  # the hooks agree
 
     real_before = (project / REAL).read_bytes()
-    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    ack = ctxres("ack", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert ack.returncode == 0, ack.stderr
     assert ack.stdout.splitlines()[:2] == [
         note,
@@ -207,7 +197,7 @@ def test_the_environment_variable_names_the_workflow_for_every_command(project: 
     named = {orchestration.WORKFLOW_ENV: REAL}
     note = f"using {REAL}: named by ${orchestration.WORKFLOW_ENV}"
 
-    prompt = ctxres(project, "prompt", **named)
+    prompt = ctxres("prompt", cwd=project, env=env(**named))
     assert prompt.returncode == 0, prompt.stderr
     assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
     assert "WORKFLOW: proj002-docs-20260302-001" in prompt.stdout
@@ -218,7 +208,7 @@ def test_the_environment_variable_names_the_workflow_for_every_command(project: 
     assert hook is not None and "WORKFLOW: proj002-docs-20260302-001" in hook
 
     other_before = (project / OTHER).read_bytes()
-    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z", **named)
+    ack = ctxres("ack", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env(**named))
     assert ack.returncode == 0, ack.stderr
     assert ack.stdout.splitlines()[0] == note
     assert events(project / REAL) == ["CX-001"]
@@ -231,9 +221,9 @@ def test_a_named_file_that_cannot_be_read_is_said_plainly(project: Path) -> None
         f"${orchestration.WORKFLOW_ENV} names projects/missing/ORCHESTRATION.yaml, which is not a readable "
         f"workflow file inside the project {project.resolve()}"
     )
-    ack = ctxres(project, "ack", **named)
+    ack = ctxres("ack", cwd=project, env=env(**named))
     assert (ack.returncode, ack.stdout, ack.stderr) == (2, "", f"ctxres ack: {said}; name one with --file\n")
-    prompt = ctxres(project, "prompt", **named)
+    prompt = ctxres("prompt", cwd=project, env=env(**named))
     assert (prompt.returncode, prompt.stdout) == (2, "")
     assert prompt.stderr == f"ctxres prompt: {said}; name one with --file\n"
     code, report = doctor_json(project, **named)
@@ -253,10 +243,10 @@ def test_a_workflow_a_symlink_takes_out_of_the_project_is_skipped_as_the_hooks_s
     outside.write_text(text)  # the most recently updated live workflow, were it inside
     outside_before = outside.read_bytes()
     note = f"using {REAL}: the only live workflow (status ACTIVE)"
-    prompt = ctxres(project, "prompt")
+    prompt = ctxres("prompt", cwd=project, env=env())
     assert prompt.stderr.splitlines()[0] == f"ctxres prompt: {note}"
     assert doctor_json(project)[1]["workflow"]["note"] == note
-    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    ack = ctxres("ack", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert ack.returncode == 0, ack.stderr
     assert ack.stdout.splitlines()[:2] == [
         note,
@@ -289,13 +279,13 @@ def test_an_example_or_a_template_is_never_chosen_even_when_it_is_the_only_activ
     state = {p: p.read_bytes() for p in project.rglob("*") if p.is_file() and ".git" not in p.parts}
     none = orchestration.no_live_workflow(str(project.resolve()))
 
-    ack = ctxres(project, "ack", "--all", "--now", "2026-03-02T11:30:00Z")
+    ack = ctxres("ack", "--all", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert (ack.returncode, ack.stdout, ack.stderr) == (2, "", f"ctxres ack: {none}; name one with --file\n")
-    prompt = ctxres(project, "prompt")
+    prompt = ctxres("prompt", cwd=project, env=env())
     assert (prompt.returncode, prompt.stdout) == (2, "")
     assert prompt.stderr == f"ctxres prompt: {none}; name one with --file\n"
 
-    doctor = ctxres(project, "doctor")
+    doctor = ctxres("doctor", cwd=project, env=env())
     assert doctor.returncode == 0, doctor.stdout  # no running workflow is normal, not a missing layer
     assert f"workflow    none          {none}\n" in doctor.stdout
     code, report = doctor_json(project)
@@ -312,7 +302,7 @@ def test_a_live_v1_workflow_is_chosen_and_ack_refuses_it_with_the_migrate_hint(p
     real.write_text(yaml.safe_dump(v1, sort_keys=False))
     before = real.read_bytes()
     note = f"using {REAL}: the only live workflow (status ACTIVE)"  # workflow.status ACTIVE: live
-    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    ack = ctxres("ack", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert ack.returncode == 1
     assert ack.stdout.splitlines() == [note]
     assert ack.stderr == (
@@ -355,12 +345,12 @@ def test_t001_checks_the_prompt_of_a_live_workflow_only(
 
 def names_of(root: Path) -> dict[str, str]:
     """What each command and the SessionStart hook say or serve about the live workflow."""
-    prompt = ctxres(root, "prompt")
+    prompt = ctxres("prompt", cwd=root, env=env())
     assert prompt.returncode == 0, prompt.stderr
     doctor = doctor_json(root)[1]["workflow"]["note"]
     hook = session_start(root)
     assert hook is not None
-    ack = ctxres(root, "ack", "--now", "2026-03-02T11:30:00Z")
+    ack = ctxres("ack", "--now", "2026-03-02T11:30:00Z", cwd=root, env=env())
     assert ack.returncode == 0, ack.stderr
     served = next(line for line in hook.splitlines() if line.startswith("WORKFLOW: "))
     note = next(line for line in hook.splitlines() if line.startswith("Workflow: using "))
@@ -407,7 +397,7 @@ def test_a_setting_pins_the_workflow_for_every_command_and_hook(project: Path) -
         "served": "WORKFLOW: proj002-docs-20260302-001",
     }
     assert events(project / REAL) == ["CX-001"] and events(project / OTHER) == []
-    named = ctxres(project, "prompt", **{orchestration.WORKFLOW_ENV: OTHER})  # the environment still wins
+    named = ctxres("prompt", cwd=project, env=env(**{orchestration.WORKFLOW_ENV: OTHER}))  # the environment still wins
     assert named.stderr.splitlines()[0] == f"ctxres prompt: using {OTHER}: named by ${orchestration.WORKFLOW_ENV}"
 
 
@@ -419,9 +409,9 @@ def test_a_pin_that_names_no_readable_file_is_said_and_never_replaced_by_the_sea
         "live-workflow in .ctxres.toml names projects/PROJ-009/ORCHESTRATION.yaml, which is not a readable "
         f"workflow file inside the project {project.resolve()}"
     )
-    ack = ctxres(project, "ack", "--now", "2026-03-02T11:30:00Z")
+    ack = ctxres("ack", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert (ack.returncode, ack.stdout, ack.stderr) == (2, "", f"ctxres ack: {said}; name one with --file\n")
-    prompt = ctxres(project, "prompt")
+    prompt = ctxres("prompt", cwd=project, env=env())
     assert (prompt.returncode, prompt.stdout, prompt.stderr) == (
         2,
         "",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import ROOT
-from ..git_sandbox import Sandbox
+from ..git_sandbox import GitRepo, Sandbox
 from ..process_marker import ProcessReach
 
 
@@ -37,6 +37,14 @@ def _makes_a_sandbox(root: Path) -> Sandbox:
     return Sandbox(root)
 
 
+class _QuietRepo(GitRepo):  # starts processes through the methods it inherits only
+    KEPT_OUT = (*GitRepo.KEPT_OUT, "CTXRES_")
+
+
+def _makes_a_subclass_of_a_repository(root: Path) -> GitRepo:
+    return _QuietRepo(root)
+
+
 def _pure(text: str) -> str:
     return text.strip().upper()
 
@@ -47,7 +55,14 @@ def _calls_pure() -> str:
 
 @pytest.mark.parametrize(
     "helper",
-    [_starts_git, _calls_a_helper_that_starts_git, _imports_subprocess_itself, _forks, _makes_a_sandbox],
+    [
+        _starts_git,
+        _calls_a_helper_that_starts_git,
+        _imports_subprocess_itself,
+        _forks,
+        _makes_a_sandbox,
+        _makes_a_subclass_of_a_repository,
+    ],
 )
 def test_code_that_reaches_a_process_is_found(helper: object) -> None:
     assert ProcessReach().function(helper)  # type: ignore[arg-type]

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from .test_stale_git import ADVANCED, ORCH, UPDATED, GitRepo
+from ..git_sandbox import GitRepo
+from .demo_workflow import ADVANCED, ORCH, UPDATED
 
 PATH = "ORCHESTRATION.yaml"
 

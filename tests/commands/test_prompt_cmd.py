@@ -10,8 +10,14 @@ import pytest
 from ctxres.linters.cli import main
 from ctxres.linters.commands.prompt import budget_note
 from ctxres.prompts import estimate_tokens
-from tests.hooks.test_hook_precompact import SECRETS, TEMPLATE_ORCHESTRATION, workspace
-from tests.hooks.test_hook_sessionstart import ALERT_HEAD, TEMPLATE1_HEAD, put_checkpoint
+from tests.hooks.hook_project import (
+    ALERT_HEAD,
+    SECRETS,
+    TEMPLATE1_HEAD,
+    TEMPLATE_ORCHESTRATION,
+    put_checkpoint,
+    workspace,
+)
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 from ..conftest import ROOT
+from ..git_sandbox import Clone, GitRepo
 from ..installs import OFFLINE, build_wheel, offline_venv
-from .test_shallow_clone import Clone
-from .test_stale_git import ADVANCED, ORCH, GitRepo
+from .demo_workflow import ADVANCED, ORCH
 
 WORKFLOW = "ORCHESTRATION.yaml"
 

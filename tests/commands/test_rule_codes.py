@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from ..cli_process import ctxres
 
 # A v1.0 section with a misspelled key: V001 (warning) on line 1 and C006 (warning) on line 6.
 ORCHESTRATION = """\
@@ -24,12 +25,6 @@ resumption:
   files_to_read: []
   cross_session_portabel: true
 """
-
-
-def ctxres(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
 
 
 @pytest.fixture

@@ -21,26 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from .test_stale_git import ADVANCED, ORCH, UPDATED, GitRepo
+from ..git_sandbox import Clone, GitRepo
+from .demo_workflow import ADVANCED, ORCH, UPDATED
 
 WORKFLOW = "projects/demo/ORCHESTRATION.yaml"
 SHALLOW = "this is a shallow clone (only {count} of history)"
 FIX = "`git fetch --unshallow` (GitHub Actions: `actions/checkout` with `fetch-depth: 0`; GitLab CI"
-
-
-class Clone(GitRepo):
-    """A clone of ``source`` (``git clone ARGS``), run with the source's clean git environment."""
-
-    def __init__(self, source: GitRepo, root: Path, *args: str) -> None:
-        self.root = root
-        self.env = source.env
-        subprocess.run(
-            ["git", "clone", "-q", *args, f"file://{source.root}", str(root)],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
 
 
 @pytest.fixture(scope="module")

@@ -18,27 +18,15 @@ from typing import Any
 import jsonschema
 import pytest
 
+from ..cli_process import ctxres
+from ..git_sandbox import git
+
 SARIF_SCHEMA = Path(__file__).parent.parent / "data" / "sarif-schema-2.1.0.json"
 BIN = Path(sys.executable).parent
 
 
-def ctxres(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
-
-
 def hook_command() -> str:
     return shutil.which("ctxres-hook", path=str(BIN)) or shutil.which("ctxres-hook") or "ctxres-hook"
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 # --- schema export -----------------------------------------------------------------------------

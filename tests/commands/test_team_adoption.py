@@ -20,11 +20,11 @@ import pytest
 from ctxres.claude_settings import HOOK_ENV
 from ctxres.linters.setup.hook_runs import settings_environment  # the settings' env, as the client merges it
 
+from ..cli_process import MINIMAL_PATH
 from ..conftest import FIXTURES
 from ..git_sandbox import Sandbox, executable
 from ..installs import build_wheel, install_wheel, offline_venv
 
-MINIMAL_PATH = "/usr/bin:/bin"
 WORKFLOWS = sorted((FIXTURES / "corpus" / "orchestration").glob("*.yaml"))
 NEW = "projects/FEAT-900/ORCHESTRATION.yaml"
 PAYLOADS = {

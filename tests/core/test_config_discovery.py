@@ -20,6 +20,8 @@ from ctxres.linters.checking import suppression
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.checking.engine import selected
 
+from .pyproject_tables import NOT_A_TABLE, TABLE_SPELLINGS
+
 
 @pytest.mark.parametrize(
     ("pattern", "path", "hit"),
@@ -169,27 +171,6 @@ def test_a_pyproject_that_does_not_name_ctxres_is_not_parsed(tmp_path: Path) -> 
     code = code.replace(repr(str(inner)), repr(str(skipped)))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split()[-1] == "False", "a pyproject.toml without ctxres was parsed"
-
-
-TABLE_SPELLINGS = [
-    '[tool.ctxres]\nstate-dir = ".here"\n',
-    '[project]\nname = "x"\n\n  [ tool . "ctxres" ]\nstate-dir = ".here"\n',
-    "['tool'.'ctxres']\nstate-dir = '.here'\n",
-    '[tool.ctxres.patterns]\norchestration = ["*.yaml"]\n[tool.ctxres]\nstate-dir = ".here"\n',
-    '[tool]\nctxres = { state-dir = ".here" }\n',
-    '[tool]\nruff.line-length = 100\nctxres.state-dir = ".here"\n',
-    '["tool"]\n"ctxres" = { state-dir = ".here" }\n',
-    '[tool."\\u0063txres"]\nstate-dir = ".here"\n',
-    'tool.ctxres.state-dir = ".here"\n',
-    'tool . ctxres = { state-dir = ".here" }\n',
-    'tool = { ruff = { line-length = 100 }, ctxres = { state-dir = ".here" } }\n',
-]
-NOT_A_TABLE = [
-    '[project]\nname = "ctxres"\ndependencies = ["ctxres>=0.1", "pyyaml"]\n',
-    '[project.scripts]\nctxres = "ctxres.linters.cli:cli"\n[tool.ruff]\nline-length = 100  # like ctxres\n',
-    '[tool.setuptools]\npackage-dir = { "ctxres" = "ctxres" }\n',
-    '[tool.pytest.ini_options]\naddopts = "-p ctxres"\n',
-]
 
 
 @pytest.mark.parametrize("text", TABLE_SPELLINGS)

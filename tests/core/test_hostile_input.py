@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES, assistant_line
-from tests.hooks.test_hook_precompact import validate
-from tests.hooks.test_nexus_hooks import P24, edits_of_one_project, precompact_payload, sessionstart_payload, transcript
-from tests.hooks.test_nexus_hooks import workspace as workspace  # the Nexus corpus project (a fixture)
+from tests.git_sandbox import git
+from tests.hooks.hook_project import validate
+from tests.hooks.nexus_project import P24, edits_of_one_project, precompact_payload, sessionstart_payload, transcript
+from tests.hooks.nexus_project import workspace as workspace  # the Nexus corpus project (a fixture)
 
 TEMPLATE_ORCHESTRATION = FIXTURES / "templates" / "proj001-qg2-ORCHESTRATION.yaml"
 TEMPLATE_CHECKPOINT = FIXTURES / "templates" / "proj001-qg2-checkpoint.json"
@@ -114,7 +115,8 @@ def env_for(root: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def ctxres(root: Path, *args: str, env: dict[str, str] | None = None) -> Run:
+def measured_ctxres(root: Path, *args: str, env: dict[str, str] | None = None) -> Run:
+    """``ctxres ARGS`` in ``root``, measured (`measured`)."""
     return measured([sys.executable, "-m", "ctxres.linters.cli", *args], root, env or env_for(root))
 
 
@@ -310,7 +312,7 @@ EXPECTED_CHECK = {  # the finding, at the place that causes it
 @pytest.mark.parametrize("name", ALL_YAML)
 def test_check_locates_a_hostile_orchestration_file(tmp_path: Path, big_files: dict[str, Path], name: str) -> None:
     root = project(tmp_path, yaml_input(name, big_files))
-    run = ctxres(root, "check", "--strict", "--select", "P", ".")
+    run = measured_ctxres(root, "check", "--strict", "--select", "P", ".")
     record(f"check ORCHESTRATION {name}", run)
     no_traceback(run)
     assert run.returncode == 1, run.stdout + run.stderr
@@ -334,7 +336,7 @@ EXPECTED_CHECK_JSON = {
 def test_check_locates_a_hostile_checkpoint(tmp_path: Path, big_files: dict[str, Path], name: str) -> None:
     root = project(tmp_path)
     with_checkpoint(root, big_files[name] if name in BIG_JSON_CASES else JSON_CASES[name])
-    run = ctxres(root, "check", "--select", "P", ".")
+    run = measured_ctxres(root, "check", "--select", "P", ".")
     record(f"check checkpoint {name}", run)
     no_traceback(run)
     assert run.returncode == 1, run.stdout + run.stderr
@@ -367,12 +369,12 @@ def test_migrate_refuses_a_hostile_file_and_leaves_it_untouched(
     root = project(tmp_path, yaml_input(name, big_files))
     target = root / "ORCHESTRATION.yaml"
     before = fingerprint(target)
-    run = ctxres(root, "migrate", "--write", "ORCHESTRATION.yaml")
+    run = measured_ctxres(root, "migrate", "--write", "ORCHESTRATION.yaml")
     record(f"migrate {name}", run)
     if name in MIGRATED_ANYWAY:
         no_traceback(run)
         assert run.returncode == 0, run.stderr
-        check = ctxres(root, "check", "--select", "P001,P006", "ORCHESTRATION.yaml")
+        check = measured_ctxres(root, "check", "--select", "P001,P006", "ORCHESTRATION.yaml")
         assert check.returncode == 0, check.stdout  # the result still parses
         return
     line = one_line_refusal(run)
@@ -394,7 +396,7 @@ def test_ack_refuses_a_hostile_orchestration_file(tmp_path: Path, big_files: dic
     root = project(tmp_path, yaml_input(name, big_files))
     checkpoint = with_checkpoint(root, pending_checkpoint())
     before = fingerprint(root / "ORCHESTRATION.yaml"), fingerprint(checkpoint)
-    run = ctxres(root, "ack", "--file", "ORCHESTRATION.yaml", "--now", NOW)
+    run = measured_ctxres(root, "ack", "--file", "ORCHESTRATION.yaml", "--now", NOW)
     record(f"ack ORCHESTRATION {name}", run)
     line = one_line_refusal(run, 2 if name == "invalid-utf8" else 1)
     assert line.startswith("ctxres ack: "), line
@@ -406,21 +408,11 @@ def test_ack_refuses_a_hostile_checkpoint(tmp_path: Path, big_files: dict[str, P
     root = project(tmp_path)
     checkpoint = with_checkpoint(root, big_files[name] if name in BIG_JSON_CASES else JSON_CASES[name])
     before = fingerprint(root / "ORCHESTRATION.yaml"), fingerprint(checkpoint)
-    run = ctxres(root, "ack", "--file", "ORCHESTRATION.yaml", "--now", NOW, "cx-002")
+    run = measured_ctxres(root, "ack", "--file", "ORCHESTRATION.yaml", "--now", NOW, "cx-002")
     record(f"ack checkpoint {name}", run)
     line = one_line_refusal(run, 1)
     assert line.startswith("ctxres ack: refused, nothing changed: .jerry/checkpoints/cx-002-checkpoint.json "), line
     assert (fingerprint(root / "ORCHESTRATION.yaml"), fingerprint(checkpoint)) == before
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        timeout=HANG_GUARD,
-    )
 
 
 @pytest.mark.parametrize("name", ALL_YAML)
@@ -434,7 +426,7 @@ def test_stale_answers_a_hostile_staged_file(tmp_path: Path, big_files: dict[str
     hostile = yaml_input(name, big_files)
     shutil.copy(hostile, target) if isinstance(hostile, Path) else target.write_bytes(hostile)
     git(root, "add", "ORCHESTRATION.yaml")
-    run = ctxres(root, "stale")
+    run = measured_ctxres(root, "stale")
     record(f"stale {name}", run)
     no_traceback(run)
     assert run.returncode == 0, run.stdout + run.stderr  # nothing to block on; the reason is said
@@ -648,7 +640,7 @@ def test_check_reports_every_path_that_leaves_the_project(tmp_path: Path) -> Non
         'files_to_load:\n  - "../../../../etc/passwd"\n  - "linked.md"\n---\n# Resume\n'
     )
     (manifest.parent.parent / "linked.md").symlink_to(tmp_path / "outside" / "notes.md")  # escapes by a link
-    run = ctxres(root, "check", "--select", "X002,A005,N006", ".")
+    run = measured_ctxres(root, "check", "--select", "X002,A005,N006", ".")
     no_traceback(run)
     assert run.returncode == 1
     found = {(m.split(":")[0], m.split(" ")[1]) for m in re.findall(r"^\S+:\d+:\d+: [A-Z]\d{3}", run.stdout, re.M)}
@@ -682,15 +674,17 @@ def test_a_fifo_where_a_state_file_should_be_never_blocks_a_command(tmp_path: Pa
     os.mkfifo(root / "ORCHESTRATION.yaml")
     os.mkfifo(root / "notes.yaml")  # sniffed for a `resumption:` key: never opened
     os.mkfifo(root / ".jerry" / "checkpoints" / "cx-001-checkpoint.json")
-    check = ctxres(root, "check", ".")
+    check = measured_ctxres(root, "check", ".")
     no_traceback(check)
     assert check.returncode == 1
     assert sorted(LOCATED.findall(check.stdout)) == [
         ".jerry/checkpoints/cx-001-checkpoint.json:1:1: P009 ",
         "ORCHESTRATION.yaml:1:1: P009 ",
     ], check.stdout
-    assert one_line_refusal(ctxres(root, "migrate", "ORCHESTRATION.yaml")).startswith("ORCHESTRATION.yaml: error: ")
-    assert one_line_refusal(ctxres(root, "ack", "--file", "ORCHESTRATION.yaml")).startswith("ctxres ack: ")
+    assert one_line_refusal(measured_ctxres(root, "migrate", "ORCHESTRATION.yaml")).startswith(
+        "ORCHESTRATION.yaml: error: "
+    )
+    assert one_line_refusal(measured_ctxres(root, "ack", "--file", "ORCHESTRATION.yaml")).startswith("ctxres ack: ")
 
 
 NEXUS_FRONTS = {

@@ -27,8 +27,8 @@ from ctxres.formats.document import Document
 from ctxres.formats.loading import Format, parse_text
 from ctxres.state.statediff import Move, assess, moved_state, resumption_moved, state_facts
 
-from ..commands.test_stale_git import GitRepo
 from ..conftest import FIXTURES
+from ..git_sandbox import GitRepo
 
 LAYOUTS = FIXTURES / "state-model"
 TASKS = LAYOUTS / "tasks-in-phases-list"

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.hooks.test_faults import (
+from tests.hooks.hook_project import (
     EVENT_FIELDS,
     HELPER,
     TEMPLATE_ORCHESTRATION,

@@ -31,19 +31,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from tests.conftest import FIXTURES, ROOT
-from tests.hooks.test_hook_precompact import transcript
+from tests.hooks.hook_project import (
+    EVENT_FIELDS,
+    HELPER,
+    NOW,
+    SESSION,
+    TEMPLATE_ORCHESTRATION,
+    hook_env,
+    payload,
+    transcript,
+    validate,
+)
 
-HELPER = Path(__file__).parent.parent / "_kill_child.py"
-SCHEMAS = ROOT / "schemas"
-TEMPLATE_ORCHESTRATION = FIXTURES / "templates" / "proj001-qg2-ORCHESTRATION.yaml"
 ACK_WORKSPACE = FIXTURES / "ack" / "two-unacknowledged"
-NOW = "2026-02-17T12:00:00Z"
 ACK_NOW = "2026-03-02T11:30:00Z"
-SESSION = "abc123"
 KILLS = 200
 TIMED_KILLS = 25
 TEMP_NAME = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
@@ -56,34 +60,6 @@ ACK_ORDER = (  # the files `ctxres ack --all` writes, in the order it writes the
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def validate(name: str, instance: Any) -> None:
-    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
-    jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(instance)
-
-
-def hook_env(root: Path) -> dict[str, str]:
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "CTXRES_NOW": NOW}
-    env.pop("CTXRES_ORCHESTRATION", None)
-    return env
-
-
-def payload(root: Path, event: str, **fields: Any) -> dict[str, Any]:
-    base = {
-        "session_id": SESSION,
-        "transcript_path": str(root / "transcript.jsonl"),
-        "cwd": str(root),
-        "hook_event_name": event,
-    }
-    return {**base, **fields}
-
-
-EVENT_FIELDS: dict[str, dict[str, Any]] = {
-    "PreCompact": {"trigger": "auto", "custom_instructions": ""},
-    "SessionStart": {"source": "compact"},
-    "UserPromptSubmit": {"prompt": "continue with QG-2"},
-}
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

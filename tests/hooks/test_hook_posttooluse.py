@@ -16,7 +16,8 @@ from ctxres.hooks import monitor
 from ctxres.hooks.posttooluse import has_resumption_key, written_yaml
 
 from ..conftest import CORPUS
-from .test_hook_monitor import NOW, SESSION, WORKFLOW, run_hook, user_line, validate, workspace, write_transcript
+from ..git_sandbox import git
+from .claude_session import NOW, SESSION, WORKFLOW, run_hook, user_line, validate, workspace, write_transcript
 
 EVENT = "PostToolUse"
 HEAVY = ("pydantic", "jsonschema", "ctxres.linters", "ctxres.schemas")
@@ -326,15 +327,6 @@ def _edit(project: Path, old: str, new: str) -> None:
     target.write_text(text.replace(old, new, 1))
 
 
-def _git(project: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
-        cwd=project,
-        check=True,
-        capture_output=True,
-    )
-
-
 GATE_DONE = ('status: "PENDING"  # the gate', 'status: "COMPLETE"  # the gate')
 SECTION_UPDATED = (f'updated_at: "{TEN_MINUTES_AGO}"', 'updated_at: "2026-02-17T12:00:00Z"')
 PROSE = ("Strategic context.", "Strategic context, reworded.")
@@ -352,9 +344,9 @@ def test_a_gate_moved_without_the_section_is_stale_at_once_against_git_head(tmp_
     """Ten minutes after the last update (FRESH by its age), an Edit moves quality gate qg-2 from PENDING to
     COMPLETE and leaves the section alone: the real hook process warns at once, naming the move."""
     project = _gate_workspace(tmp_path)
-    _git(project, "init", "-q")
-    _git(project, "add", WORKFLOW)
-    _git(project, "commit", "-q", "-m", "qg-2 pending")
+    git(project, "init", "-q")
+    git(project, "add", WORKFLOW)
+    git(project, "commit", "-q", "-m", "qg-2 pending")
     _edit(project, *GATE_DONE)
     run = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)
     lines = (run.context or "").splitlines()
@@ -405,9 +397,9 @@ def test_a_gate_moved_without_the_section_against_the_last_state_the_hooks_saw(t
 )
 def test_near_misses_stay_silent(tmp_path: Path, edits: list[tuple[str, str]]) -> None:
     project = _gate_workspace(tmp_path)
-    _git(project, "init", "-q")
-    _git(project, "add", WORKFLOW)
-    _git(project, "commit", "-q", "-m", "qg-2 pending")
+    git(project, "init", "-q")
+    git(project, "add", WORKFLOW)
+    git(project, "commit", "-q", "-m", "qg-2 pending")
     for old, new in edits:
         _edit(project, old, new)
     run = run_hook(EVENT, tool_payload(project, _path(project), tool="Edit"), project)

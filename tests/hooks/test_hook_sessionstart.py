@@ -16,37 +16,23 @@ from ctxres.hooks import alerts, sessionstart
 from ctxres.hooks.context import HookContext, Settings
 from ctxres.prompts import TEMPLATE2_CEILING, estimate_tokens
 from ctxres.state import checkpoint_names
-from tests.conftest import FIXTURES
-from tests.hooks.test_hook_precompact import (
+
+from .hook_project import (
+    ALERT_HEAD,
     SECRETS,
+    TEMPLATE1_HEAD,
+    TEMPLATE_CHECKPOINT,
     TEMPLATE_ORCHESTRATION,
     answer,
     hook_env,
     payload,
+    put_checkpoint,
     run_hook,
     validate,
     workspace,
 )
 
-TEMPLATE_CHECKPOINT = FIXTURES / "templates" / "proj001-qg2-checkpoint.json"
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
-ALERT_HEAD = "<compaction-alert>\nCONTEXT COMPACTION OCCURRED."
-TEMPLATE1_HEAD = "You are resuming a workflow that was interrupted."
-
-
-def put_checkpoint(root: Path, number: int, *, acknowledged: bool = False, text: str | None = None) -> Path:
-    folder = root / ".jerry" / "checkpoints"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"cx-{number:03d}-checkpoint.json"
-    if text is None:
-        data = json.loads(TEMPLATE_CHECKPOINT.read_text())
-        data["event_id"] = f"cx-{number:03d}"
-        data["recovery_instructions"]["files_to_read"][0]["path"] = "ORCHESTRATION.yaml"
-        data["metadata"]["acknowledged"] = acknowledged
-        data["metadata"]["acknowledged_at"] = "2026-02-17T11:50:00Z" if acknowledged else None
-        text = json.dumps(data, indent=2)
-    path.write_text(text)
-    return path
 
 
 def start(root: Path, source: str, **extra: Any) -> tuple[str | None, subprocess.CompletedProcess[str]]:

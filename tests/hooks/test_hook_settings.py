@@ -14,7 +14,7 @@ import pytest
 from ctxres.config import ConfigError, load_config
 from ctxres.hooks.context import HookError, load_settings
 
-from ..core.test_config_discovery import NOT_A_TABLE, TABLE_SPELLINGS
+from ..core.pyproject_tables import NOT_A_TABLE, TABLE_SPELLINGS
 
 GOOD = [
     "",

@@ -17,7 +17,7 @@ import pytest
 from ctxres.hooks import monitor
 from ctxres.tokens import estimate_tokens
 
-from .test_hook_monitor import (
+from .claude_session import (
     FIXTURE_UPDATED_AT,
     NOW,
     SESSION,

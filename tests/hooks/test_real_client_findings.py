@@ -21,8 +21,9 @@ import pytest
 from ctxres.hooks import monitor
 from ctxres.tiers import percent_used
 
+from ..cli_process import ctxres
 from ..conftest import ROOT
-from .test_hook_monitor import (
+from .claude_session import (
     NOW,
     SESSION,
     assistant_line,
@@ -315,14 +316,8 @@ def test_compact_payload_model_selects_the_window(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- 7. the tools the client has
 
 
-def _ctxres(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ctxres.linters.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
-
-
 def _l3(repo: Path) -> str:
-    report = json.loads(_ctxres("doctor", "--output-format", "json", cwd=repo).stdout)
+    report = json.loads(ctxres("doctor", "--output-format", "json", cwd=repo).stdout)
     return next(str(row["status"]) for row in report["layers"] if row["layer"] == "L3")
 
 
@@ -330,7 +325,7 @@ def test_the_matchers_name_the_tools_the_client_has_and_older_settings_stay_vali
     plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text())
     assert [group["matcher"] for group in plugin["hooks"]["PostToolUse"]] == ["Write|Edit"]
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    assert _ctxres("install-hooks", cwd=tmp_path).returncode == 0
+    assert ctxres("install-hooks", cwd=tmp_path).returncode == 0
     settings = tmp_path / ".claude" / "settings.json"
     data = json.loads(settings.read_text())
     assert [group["matcher"] for group in data["hooks"]["PostToolUse"]] == ["Write|Edit"]

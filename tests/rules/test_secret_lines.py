@@ -13,7 +13,7 @@ from ctxres.linters.rules.secrets import findings_in_text
 from ctxres.redact import find_secrets
 
 from ..conftest import CORPUS, FIXTURES
-from ..core.test_secrets import FAKES
+from ..core.fake_secrets import FAKES
 
 PIECES = [
     *(fake.text for fake in FAKES),
