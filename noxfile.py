@@ -53,6 +53,7 @@ nox.options.sessions = ["tests", "lint", "typecheck", "schemas", "replay"]
 nox.options.download_python = "never"
 
 RUFF = "ruff>=0.6"
+VULTURE = "vulture>=2.11"
 MYPY = ("mypy>=1.10", "types-PyYAML", "pydantic>=2.5")
 CHECK_JSONSCHEMA = "check-jsonschema>=0.28"
 
@@ -112,11 +113,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=MAIN_PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check on the repository."""
-    session.install(RUFF)
+    """ruff check and ruff format --check on the repository (or the paths after ``--``), then the
+    dead-code check (``dead_code.py``: vulture over the package and bench/, e2e/) on the whole of it."""
+    session.install(RUFF, VULTURE)
     targets = session.posargs or ["."]
     session.run("ruff", "check", "--no-fix", *targets)
     session.run("ruff", "format", "--check", *targets)
+    session.run("python", str(ROOT / "dead_code.py"))
 
 
 @nox.session(python=MAIN_PYTHON)

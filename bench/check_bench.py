@@ -31,7 +31,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fixtures" / "corpus"
-PER_FOLDER = 5  # artifacts in one synthetic workflow folder
 
 FULL_SIZES = (1_000, 5_000, 10_000)
 QUICK_SIZES = (60, 120, 200)

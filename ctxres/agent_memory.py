@@ -54,7 +54,6 @@ CORE_ARTIFACTS = ("constitution.md", "prd.md", "plan.md", TASK_GRAPH)
 EXECUTION_PHASE = 2  # from phase 2 on, every core artifact must exist (the tasks come from them)
 
 PENDING, IN_PROGRESS, DONE, FAILED, BLOCKED = "pending", "in_progress", "done", "failed", "blocked"
-STATES = (PENDING, IN_PROGRESS, DONE, FAILED, BLOCKED)
 
 # Normalised event type -> the task state it sets (docs/formats.md, "Event vocabulary"): the format's own,
 # plus the agent pack's catalog and JSONL vocabulary: in the pack, `task-verified` is the last step of

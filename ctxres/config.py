@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
     from typing import Any
 
 DEFAULT_EXCLUDE = SKIPPED_FOLDERS
+ALL = "ALL"
+"""The selector of every rule: in ``select``, ``ignore``, ``--select`` and suppression comments."""
 
 
 ConfigError = config_file.ConfigError
@@ -223,7 +225,7 @@ class Config(FrozenRecord):
         respect_gitignore: bool = True,
         force_exclude: bool = False,
         check_examples: bool = False,
-        select: tuple[str, ...] = ("ALL",),
+        select: tuple[str, ...] = (ALL,),
         extend_select: tuple[str, ...] = (),
         ignore: tuple[str, ...] = (),
         severity: dict[str, str] | None = None,
@@ -282,10 +284,6 @@ class Config(FrozenRecord):
         if name not in self.options:
             return spec.default
         return spec.check(self.options[name], self.source or "configuration")
-
-    def with_options(self, **changes: Any) -> Config:
-        """A copy with rule options set; keys in snake_case (``reinject_budget=100``)."""
-        return self.replace(options={**self.options, **{k.replace("_", "-"): v for k, v in changes.items()}})
 
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}

@@ -27,7 +27,6 @@ PROJECTS_FOLDER = "02-projects"
 BUILDS_FOLDER = "02-builds"
 BUILD_STAGES = ("active", "complete")
 """The folders of ``02-builds/`` that hold builds by stage (a build may also sit in ``02-builds/`` itself)."""
-BUILD_PHASES = ("planning", "execution", "complete")
 PLANNING_FOLDER = "01-planning"
 MANIFEST_NAME = "resume-context.md"
 LEGACY_NAME = "_resume.md"

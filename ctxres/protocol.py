@@ -14,7 +14,6 @@ from __future__ import annotations
 from enum import Enum
 
 from ctxres.records import FrozenRecord, init_field
-from ctxres.state.resumption import V2_SUBSECTIONS
 
 
 class Urgency(str, Enum):
@@ -53,11 +52,6 @@ TRIGGERS: tuple[Trigger, ...] = (
 )
 """The seven triggers, in order. T1-T6 are mandatory; T7 is advisory."""
 
-TRIGGER_IDS: tuple[str, ...] = tuple(trigger.id for trigger in TRIGGERS)
-
-SUBSECTIONS: tuple[str, ...] = V2_SUBSECTIONS
-"""The seven sub-sections of a v2.0 resumption section."""
-
 
 class Action(str, Enum):
     """What a trigger does to a sub-section (the letters of the matrix)."""
@@ -67,13 +61,6 @@ class Action(str, Enum):
     UPDATE = "U"
     CONDITIONAL = "C"
 
-
-ACTION_MEANING: dict[Action, str] = {
-    Action.OVERWRITE: "overwrite: replace the current values with the new state",
-    Action.APPEND: "append: add a new entry, never change the existing ones",
-    Action.UPDATE: "update: change particular fields of existing entries",
-    Action.CONDITIONAL: "conditional append: add an entry only if a decision was taken",
-}
 
 MATRIX: dict[str, dict[str, Action]] = {
     "T1": {"recovery_state": Action.OVERWRITE, "files_to_read": Action.UPDATE},

@@ -74,8 +74,6 @@ DEFAULT_BUDGET = 600
 """Tokens all markers of a project may measure together (every marker is injected on every prompt)."""
 DEFAULT_TOLERANCE_PERCENT = 10
 """How far a declared ``tokens=`` may be outside the plausible range, in percent of its bounds."""
-DEFAULT_MAX_MARKER_TOKENS = 0
-"""The most tokens one marker's content may measure; 0: no per-marker cap (R007 is opt-in, no seed sets one)."""
 CHARS_PER_TOKEN_DENSE = 3
 """Characters per token of dense rule text (ids like ``H-13``, punctuation, numbers, code): the most tokens."""
 CHARS_PER_TOKEN_PROSE = 6
@@ -98,16 +96,6 @@ _MARKUP = re.compile(
 
 
 measure_tokens = estimate_tokens  # the specification's estimate: characters / 4, rounded up
-
-
-def allowed_difference(measured: int, tolerance_percent: int) -> int:
-    """How many tokens a declared figure may differ from ``measured`` (0% means exactly)."""
-    return math.ceil(measured * tolerance_percent / 100)
-
-
-def within_tolerance(declared: int, measured: int, tolerance_percent: int) -> bool:
-    """The strict check around the point estimate (``measured`` tokens ± ``tolerance_percent``)."""
-    return abs(declared - measured) <= allowed_difference(measured, tolerance_percent)
 
 
 class TokenRange(FrozenRecord):
@@ -747,9 +735,3 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
         out = out[: edit.start] + edit.replacement + out[edit.end :]
         previous = edit.start
     return out
-
-
-def fix_tokens(text: str, tolerance_percent: int = DEFAULT_TOLERANCE_PERCENT) -> tuple[str, int]:
-    """``text`` with every marker's ``tokens=`` made right, and how many markers changed."""
-    edits = [edit for marker in scan(text).markers if (edit := token_fix(marker, tolerance_percent)) is not None]
-    return apply_edits(text, edits), len(edits)

@@ -118,38 +118,6 @@ def fill_of(tokens: int, window: int) -> float:
     return percent_used(tokens, window) / 100
 
 
-def _fraction(value: object) -> float | None:
-    """``value`` as a float when it is a real number in (0, 1], else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if 0.0 < number <= 1.0 else None  # NaN fails both comparisons
-
-
-def validate_thresholds(values: object) -> Thresholds:
-    """Custom thresholds as a tuple, or ``ValueError`` saying what is wrong with them.
-
-    Three numbers (the lower bounds of WARNING, CRITICAL and COMPACTION), each a fraction in
-    (0, 1] (0.6 means 60%), strictly increasing.
-    """
-    example = "for example [0.6, 0.8, 0.9] for 60%, 80% and 90%"
-    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)) or len(values) != 3:
-        raise ValueError(
-            f"the context thresholds must be a list of three fractions (WARNING, CRITICAL, COMPACTION), {example}; "
-            f"got {values!r}"
-        )
-    fractions = [_fraction(value) for value in values]
-    for value, fraction in zip(values, fractions, strict=True):
-        if fraction is None:
-            raise ValueError(
-                f"the context threshold {value!r} is not a fraction above 0 and at most 1 (0.6 means 60%); {example}"
-            )
-    low, mid, high = (float(value) for value in values)
-    if not low < mid < high:
-        raise ValueError(f"the context thresholds must be strictly increasing, {example}; got {list(values)!r}")
-    return low, mid, high
-
-
 def tier_for(fill: float | None, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Tier:
     """The tier of ``fill`` (a fraction; None or NaN is UNKNOWN). Each threshold starts its tier."""
     if fill is None or fill != fill:

@@ -189,11 +189,6 @@ def parse_datetime(value: object) -> dt.datetime | None:
     return parsed.instant if parsed else None
 
 
-def looks_like_timestamp(value: object) -> bool:
-    """True when ``value`` is written like an ISO-8601 date or time, whether or not it is a real one."""
-    return isinstance(value, str) and _iso_fullmatch(value.strip()) is not None
-
-
 def format_utc(instant: dt.datetime) -> str:
     """``2026-02-17T12:34:56Z`` (seconds precision, always UTC)."""
     return instant.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -17,7 +17,6 @@ import os
 from ctxres import prompt_data
 from ctxres.hooks.context import HookContext, HookError, find_workflow
 from ctxres.prompt_data import orchestration_reference
-from ctxres.state.checkpoint_names import list_checkpoints
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
@@ -30,12 +29,6 @@ def checkpoints_folder(ctx: HookContext) -> str | None:
     """``<state_dir>/checkpoints`` when it stays inside the project; None when it does not (a symlink
     out of the project is never followed)."""
     return prompt_data.checkpoints_folder(ctx.state_dir, ctx.project_dir)
-
-
-def checkpoint_files(ctx: HookContext) -> list[str]:
-    """Every checkpoint file of the project, by number (then name); empty when there is none."""
-    folder = checkpoints_folder(ctx)
-    return [] if folder is None else list_checkpoints(folder)
 
 
 def load_checkpoint(path: str) -> dict[str, Any]:

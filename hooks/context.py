@@ -57,20 +57,16 @@ class Settings:
 
     __slots__ = (
         "_orchestration_patterns",
-        "context_window",
         "live_workflow",
         "pinned_by",
         "profile",
         "staleness_minutes",
         "state_dir",
-        "thresholds",
     )
 
     def __init__(self) -> None:
         self.state_dir = defaults.STATE_DIR
         self.staleness_minutes = defaults.STALENESS_MINUTES
-        self.context_window: int | None = None  # None: from the model (1M for [1m] models, else 200,000)
-        self.thresholds: tuple[float, float, float] | None = None  # None: ctxres.tiers.DEFAULT_THRESHOLDS
         self.profile = defaults.PROFILE  # "nexus": PreCompact/SessionStart serve Nexus resume manifests
         self._orchestration_patterns: tuple[str, ...] | None = None
         self.live_workflow: str | None = None  # the file `live-workflow` pins (absolute), None: the search

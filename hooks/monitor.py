@@ -41,8 +41,6 @@ QG_ITERATION_TOKENS = 29_000
 
 docs/formats.md, "Tokens per quality-gate iteration".
 """
-MONITOR_TOKEN_BUDGET = 200
-"""The ``<context-monitor>`` text stays under this many tokens (``ctxres.tokens.estimate_tokens``)."""
 MAX_HEAD_BYTES = 64 * 1024
 """Bytes read from the start of a transcript to find when the session started."""
 _MAX_VALUE_CHARS = 40
@@ -142,7 +140,7 @@ def replace_reading(ctx: HookContext, reading: FillReading | None) -> None:
     which made the reading wrong (PreCompact, SessionStart ``compact``), and when the client sends
     a figure (SessionStart ``resume``). Only an existing state of this session is rewritten (no
     state folder is created); a failure is said on stderr, never raised."""
-    from ctxres.tiers import DEFAULT_THRESHOLDS, tier_for
+    from ctxres.tiers import tier_for
 
     session = ctx.payload.get("session_id")
     session = session if isinstance(session, str) else ""
@@ -158,11 +156,11 @@ def replace_reading(ctx: HookContext, reading: FillReading | None) -> None:
     if reading is None:
         from ctxres.transcript import SOURCE_UNKNOWN, FillReading, context_window
 
-        size, _ = context_window(window=ctx.settings.context_window)
+        size, _ = context_window()
         reading = FillReading(tokens=None, window=size, fill=None, source=SOURCE_UNKNOWN, reason="")
     from ctxres.hooks.context import iso, now
 
-    tier = tier_for(reading.fill, ctx.settings.thresholds or DEFAULT_THRESHOLDS)
+    tier = tier_for(reading.fill)
     state = monitor_state(
         session_id=session, timestamp=iso(now()), reading=reading, tier=tier.value, transcript_path=transcript
     )
@@ -268,11 +266,6 @@ def is_active(facts: dict[str, Any]) -> bool:
 
 
 # --------------------------------------------------------------------------- transcript and checkpoints
-
-
-def transcript_started_at(path: str | None) -> str | None:
-    """The ``timestamp`` of the first transcript line that has one (within its first 64 KiB)."""
-    return _first_timestamp(path)[0]
 
 
 def _first_timestamp(path: str | None) -> tuple[str | None, bool]:

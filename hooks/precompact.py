@@ -307,11 +307,10 @@ def _context_state(ctx: HookContext) -> dict[str, Any]:
     from ctxres.transcript import read_fill
 
     transcript = ctx.payload.get("transcript_path")
-    configured = _int(ctx.settings.context_window, 1)
-    reading = read_fill(transcript if isinstance(transcript, str) else None, window=configured)
+    reading = read_fill(transcript if isinstance(transcript, str) else None)
     known = _fraction(reading.fill) is not None
     window = reading.window
-    if not known and configured is None:  # the monitor may know the window (a 1M model) when nothing else does
+    if not known:  # the monitor may know the window (a 1M model) when nothing else does
         window = _int(_dict(monitor).get("window"), 1) or window
     return {
         "estimated_fill_before_compaction": _fraction(reading.fill),

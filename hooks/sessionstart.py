@@ -144,7 +144,6 @@ def fill_after_compaction(ctx: HookContext) -> FillReading:
     model = ctx.payload.get("model")
     return read_fill(
         transcript if isinstance(transcript, str) else None,
-        window=ctx.settings.context_window,
         model=model if isinstance(model, str) else None,
         compacted=True,
     )
@@ -232,7 +231,7 @@ def _resumed(ctx: HookContext, record: dict[str, Any]) -> None:
         return
     from ctxres.transcript import payload_fill
 
-    reading = payload_fill(ctx.payload, window=ctx.settings.context_window)
+    reading = payload_fill(ctx.payload)
     if reading is not None:
         from ctxres.hooks.monitor import replace_reading
 

@@ -435,7 +435,7 @@ def _project(payload: dict[str, Any]) -> str | None:
 
 def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int = WIDTH) -> str:
     """The line for one statusline document (never raises: each part that fails is left out)."""
-    from ctxres.tiers import DEFAULT_THRESHOLDS, tier_for
+    from ctxres.tiers import tier_for
 
     if payload is None:
         return compose(percent=None, tier="UNKNOWN", colour=colour, width=width)
@@ -449,8 +449,7 @@ def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int
             ctx = HookContext("statusline", payload, project, load_settings(project))
         except Exception:  # a configuration error: the figure alone
             ctx = None
-    thresholds = (ctx.settings.thresholds if ctx is not None else None) or DEFAULT_THRESHOLDS
-    tier = tier_for(None if percent is None else percent / 100, thresholds).value
+    tier = tier_for(None if percent is None else percent / 100).value
     from ctxres.defaults import PROBE_ENV
 
     if ctx is None or os.environ.get(PROBE_ENV) == "1":  # `ctxres doctor` runs it: nothing read or written

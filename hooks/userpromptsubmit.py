@@ -34,7 +34,7 @@ import os
 
 from ctxres.hooks import monitor
 from ctxres.hooks.context import HookError, additional_context, find_workflow, iso, now, read_yaml
-from ctxres.tiers import ALERT_TIERS, DEFAULT_THRESHOLDS, action_for, tier_for
+from ctxres.tiers import ALERT_TIERS, action_for, tier_for
 from ctxres.transcript import read_fill
 
 TYPE_CHECKING = False
@@ -58,11 +58,11 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     transcript = _string(ctx.payload.get("transcript_path"))
     session = _string(ctx.payload.get("session_id")) or ""
     moment = now()
-    reading = read_fill(transcript, window=ctx.settings.context_window)
+    reading = read_fill(transcript)
     problems: list[str] = []
     folder = monitor.state_folder_or_none(ctx, problems)
     reading = _client_figure(folder, session, moment, reading) or reading
-    tier = tier_for(reading.fill, ctx.settings.thresholds or DEFAULT_THRESHOLDS)
+    tier = tier_for(reading.fill)
     if reading.trouble:  # not a missing transcript (a new session's first prompt), nor "no reply yet"
         problems.append(f"context fill unknown: {reading.reason}")
     cache = monitor.load_cache(folder) if folder else {"version": monitor.CACHE_VERSION}

@@ -231,29 +231,6 @@ class Document(Record):
         check across files keeps of a file it does not need to read again."""
         return Document(path=self.path, kind=self.kind, text="", data=None, fs_path=self.fs_path)
 
-    def slim(self, paths: tuple[JsonPath, ...]) -> Document:
-        """A stub that still answers :meth:`get` and :meth:`locate` for ``paths`` (their values, and the
-        positions of them, their ancestors and what they hold): what a cross-file check reports on."""
-        if any(not isinstance(part, str) for path in paths for part in path):
-            raise ValueError("slim() keeps paths through mappings only")
-        kept = self.stub()
-        if isinstance(self.data, dict):
-            kept.data = {}
-            for path in paths:
-                value = self.get(path, _ABSENT)
-                if value is not _ABSENT and path:
-                    _put(kept.data, path, value)
-        near = _paths_near(self.data, paths)
-        for source, target in ((self.value_pos, kept.value_pos), (self.key_pos, kept.key_pos)):
-            if isinstance(source, LazyPositions) and not source.settled:
-                # Positions looked up one by one (the paths of the data: a lazy map has no other).
-                target.update((where, source[where]) for where in near if where in source)
-                continue
-            for where, position in source.items():
-                if any(where[: len(path)] == path or path[: len(where)] == where for path in paths):
-                    target[where] = position
-        return kept
-
     def get(self, path: JsonPath, default: Any = None) -> Any:
         """The value at ``path``, or ``default`` when any step is missing."""
         node = self.data
@@ -265,36 +242,3 @@ class Document(Record):
                 return default
             node = node[part]
         return node
-
-
-_ABSENT = object()
-
-
-def _paths_near(data: Any, paths: tuple[JsonPath, ...]) -> list[JsonPath]:
-    """The paths of ``data`` that lead to one of ``paths`` or lie under one (each path included)."""
-    near: dict[JsonPath, None] = {}
-    for path in paths:
-        near.update((path[:size], None) for size in range(len(path)))
-        node: Any = data
-        for part in path:
-            node = node.get(part, _ABSENT) if isinstance(node, dict) else _ABSENT
-        if node is _ABSENT:
-            near[path] = None
-            continue
-        stack: list[tuple[JsonPath, Any]] = [(path, node)]
-        while stack:
-            where, value = stack.pop()
-            near[where] = None
-            if isinstance(value, dict):
-                stack.extend(((*where, key), item) for key, item in value.items())
-            elif isinstance(value, list):
-                stack.extend(((*where, index), item) for index, item in enumerate(value))
-    return list(near)
-
-
-def _put(data: dict[str, Any], path: JsonPath, value: Any) -> None:
-    """Set ``path`` (keys of mappings only) in ``data``, making the mappings on the way."""
-    node = data
-    for part in path[:-1]:
-        node = node.setdefault(str(part), {})
-    node[str(path[-1])] = value

@@ -28,16 +28,6 @@ V2_ONLY_KEYS = frozenset(
         "compaction_events",
     }
 )
-V1_KEYS = frozenset(
-    {
-        "last_checkpoint",
-        "current_state",
-        "next_step",
-        "files_to_read",
-        "cross_session_portable",
-        "ephemeral_references",
-    }
-)
 
 
 def detect_version(section: Any) -> str:
@@ -54,7 +44,6 @@ MOVED_TO_RECOVERY_STATE = ("last_checkpoint", "next_step", "cross_session_portab
 V1_ONLY_KEYS = frozenset({*MOVED_TO_RECOVERY_STATE, "current_state"})
 
 # What a v1.0 reader relies on, and where it finds it in each version.
-V1_VIEW_FIELDS = ("last_checkpoint", "next_step", "files_to_read")
 _V1_VIEW_PATHS: dict[str, dict[str, tuple[str, ...]]] = {
     "1.0": {"last_checkpoint": ("last_checkpoint",), "next_step": ("next_step",), "files_to_read": ("files_to_read",)},
     "2.0": {

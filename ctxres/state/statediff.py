@@ -103,7 +103,7 @@ When the resumption section moved
 Lines
 =====
 
-:func:`state_facts`, :func:`moved_state` and :func:`assess` take an optional ``locate(path) ->
+:func:`extract`, :func:`moved_state` and :func:`assess` take an optional ``locate(path) ->
 line`` for the new version (a caller with a :class:`ctxres.formats.document.Document` passes ``lambda p:
 doc.locate(p, key=True).line``); ``Fact.line``/``Move.line`` are None without it. A removed key
 has no line of its own: its move carries the line of its unit in the new version.
@@ -461,8 +461,11 @@ def extract(
     sections: SectionExtractions | None = None,
     entries: EntryExtractions | None = None,
 ) -> Extraction:
-    """The state-bearing values and units of a parsed version (``locate``: see :func:`state_facts`).
+    """The state-bearing values and units of a parsed ORCHESTRATION document: its ``facts`` are keyed by
+    an identity path (list items by ``id``) so that the same value can be found in another version.
 
+    ``locate(path)`` gives the line of a path (a caller holding a :class:`ctxres.formats.document.Document`
+    passes ``lambda p: doc.locate(p, key=True).line``); without it, every ``Fact.line`` is None.
     ``sections`` (without ``locate``) keeps the extraction of each top-level section value: a
     version whose section is the very object of one extracted before reuses it (the facts of a
     section depend on nothing else). ``entries`` (with ``sections``) does the same within a section
@@ -498,15 +501,6 @@ def _extract_section(out: Extraction, key: str, value: Any, top: Unit) -> None:
     elif not isinstance(value, dict) and key not in LOG_KEYS:
         # A flat file keeps the workflow's own status (and position) at the top level.
         out.value(key, value, (key,), (key,), top)
-
-
-def state_facts(data: Any, locate: Locate | None = None) -> dict[Key, Fact]:
-    """Every state-bearing value of a parsed ORCHESTRATION document, keyed by an identity path
-    (list items by ``id``) so that the same value can be found in another version.
-
-    ``locate(path)`` gives the line of a path (a caller holding a :class:`ctxres.formats.document.Document`
-    passes ``lambda p: doc.locate(p, key=True).line``); without it, every ``Fact.line`` is None."""
-    return extract(data, locate).facts
 
 
 def _normal(value: Any) -> Any:
@@ -545,7 +539,7 @@ def moved_state(old: Any, new: Any, locate: Locate | None = None) -> list[Move]:
 
     A changed value is a move, and so is a key added to or removed from a unit that both versions
     have (``status: BLOCKED -> (removed)``). A unit that appears not started, or disappears before
-    it started, is re-planning: not a move. ``locate`` gives lines in ``new`` (see :func:`state_facts`).
+    it started, is re-planning: not a move. ``locate`` gives lines in ``new`` (see :func:`extract`).
     """
     return moves_between(extract(old), extract(new, locate))
 
@@ -710,7 +704,7 @@ def assess(
     """Whether the change from ``old`` to ``new`` must be blocked: state moved, the section did not.
 
     ``example_time`` (an ISO 8601 timestamp) is quoted in the fix as the value to write; ``locate``
-    gives the lines of the moves in ``new`` (see :func:`state_facts`). ``extracted`` returns the two
+    gives the lines of the moves in ``new`` (see :func:`extract`). ``extracted`` returns the two
     versions already extracted (:func:`extract`, without lines), for a caller that keeps them; it is
     called only when the section did not move (otherwise nothing is blocked, whatever moved); with
     ``locate`` too, only the moves found are located (:func:`located`).

@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from ctxres.config import Config
+from ctxres.config import ALL, Config
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document
 from ctxres.formats.filereading import read_at_most
@@ -262,15 +262,15 @@ def selected(code: str, config: Config) -> bool:
     if not matches(code, chosen):
         return False
     # A more specific selector wins over a broader ignore, as in ruff.
-    ignoring = [sel for sel in config.ignore if sel == "ALL" or code.startswith(sel)]
+    ignoring = [sel for sel in config.ignore if sel == ALL or code.startswith(sel)]
     if not ignoring:
         return True
-    picking = [sel for sel in chosen if sel == "ALL" or code.startswith(sel)]
+    picking = [sel for sel in chosen if sel == ALL or code.startswith(sel)]
     return _specificity(picking) > _specificity(ignoring)
 
 
 def _specificity(selectors: list[str]) -> int:
-    return max(0 if sel == "ALL" else len(sel) for sel in selectors)
+    return max(0 if sel == ALL else len(sel) for sel in selectors)
 
 
 def _per_file_ignored(finding: Finding, config: Config) -> bool:

@@ -29,7 +29,7 @@ import importlib
 import re
 
 from ctxres import config
-from ctxres.config import Option
+from ctxres.config import ALL, Option
 from ctxres.findings import Severity
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.records import FrozenRecord, init_field
@@ -179,7 +179,7 @@ def registered() -> dict[str, Rule]:
 
 def selects_any(selector: str) -> bool:
     """``ALL``, a registered code, or a prefix of at least one (case-sensitive)."""
-    return selector == "ALL" or (bool(selector) and any(code.startswith(selector) for code in registered()))
+    return selector == ALL or (bool(selector) and any(code.startswith(selector) for code in registered()))
 
 
 def selector_problem(selector: str, *, exact: bool = False) -> str | None:
@@ -196,14 +196,14 @@ def selector_problem(selector: str, *, exact: bool = False) -> str | None:
 
 
 def _example(prefix: str) -> str:
-    codes = sorted(code for code in registered() if code.startswith(prefix) or prefix == "ALL")
+    codes = sorted(code for code in registered() if code.startswith(prefix) or prefix == ALL)
     return ", ".join(codes[:3]) + (", ..." if len(codes) > 3 else "")
 
 
 def suggestion(selector: str, *, exact: bool = False) -> str | None:
     """The registered code, family letter or ``ALL`` that ``selector`` was probably meant to be."""
     upper = selector.strip().upper()
-    candidates = sorted(registered()) if exact else [*sorted(registered()), *FAMILIES, "ALL"]
+    candidates = sorted(registered()) if exact else [*sorted(registered()), *FAMILIES, ALL]
     if upper != selector and ((upper in registered()) if exact else selects_any(upper)):
         return upper
     close = difflib.get_close_matches(upper, candidates, n=1, cutoff=0.6)
@@ -226,4 +226,4 @@ def get(code: str) -> Rule:
 
 def matches(code: str, selectors: list[str] | tuple[str, ...]) -> bool:
     """ruff-style prefix selection: ``C`` selects every conformance rule, ``ALL`` everything."""
-    return any(sel == "ALL" or code.startswith(sel) for sel in selectors)
+    return any(sel == ALL or code.startswith(sel) for sel in selectors)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
+from ctxres.config import ALL
 from ctxres.records import FrozenRecord, Record, init_field
 
 _DIRECTIVE = re.compile(r"ctxres:\s*(ignore-file|ignore)\b(?:\[([^\]\n]*)\])?")
 _CODE = re.compile(r"[^,\s]+")
-ALL = "*"
 EVERY_RULE = -1
 """The index that stands for a directive without codes (or with ``ALL``) in :meth:`Suppressions.covering`."""
 
@@ -55,7 +55,7 @@ class Directive(FrozenRecord):
 
     @property
     def every_rule(self) -> bool:
-        return not self.codes or any(code.text == "ALL" for code in self.codes)
+        return not self.codes or any(code.text == ALL for code in self.codes)
 
     def applies_to(self, line: int) -> bool:
         return self.whole_file or self.line == line
@@ -81,9 +81,6 @@ class Suppressions(Record):
                 continue
             hits += [(index, i) for i, written in enumerate(directive.codes) if code.startswith(written.text)]
         return hits
-
-    def covers(self, code: str, line: int) -> bool:
-        return bool(self.covering(code, line))
 
 
 def _comment_start(line: str, yaml: bool) -> int:

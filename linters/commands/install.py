@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import shutil
 import sys
 import sysconfig
@@ -96,15 +95,6 @@ def installed_script(name: str) -> Path | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return Path(os.path.abspath(candidate))
     return None
-
-
-def hook_command() -> tuple[str, str | None]:
-    """The command to write with ``--command`` semantics (the absolute ``ctxres-hook`` path, quoted for
-    ``sh`` if needed), and a warning when only the bare name can be written."""
-    found = installed_script(BARE_COMMAND)
-    if found is not None:
-        return shlex.quote(str(found)), None
-    return BARE_COMMAND, no_script_warning()
 
 
 def no_script_warning() -> str:

@@ -169,22 +169,6 @@ def test_without_an_installed_script_init_records_nothing_local_and_says_why(rep
     assert not (repo / ".claude" / "settings.local.json").exists()
 
 
-def test_install_hooks_quotes_a_path_with_spaces(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from ctxres.linters.commands import install
-
-    folder = tmp_path / "my tools" / "bin"
-    folder.mkdir(parents=True)
-    script = folder / "ctxres-hook"
-    script.write_text("#!/bin/sh\necho '{}'\n")
-    script.chmod(0o755)
-    monkeypatch.setattr(sys, "executable", str(folder / "python"))
-    command, warning = install.hook_command()
-    assert warning is None
-    assert command == f"'{script}'"
-    done = subprocess.run(["sh", "-c", f"{command} PreCompact"], capture_output=True, timeout=30)
-    assert done.returncode == 0 and done.stdout == b"{}\n"
-
-
 def test_init_keeps_the_per_machine_state_out_of_git_and_the_checkpoints_in(repo: Path) -> None:
     (repo / ".gitignore").write_text("node_modules/")  # no final newline
     assert ctxres("init", "--only", "gitignore", cwd=repo, env=minimal_path()).returncode == 0

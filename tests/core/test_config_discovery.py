@@ -134,10 +134,10 @@ def test_nested_gitignore_applies_below_its_folder(tmp_path: Path) -> None:
 def test_suppression_comments() -> None:
     text = "a: 1  # ctxres: ignore[C006, C002]\nb: 2  # ctxres: ignore\n<!-- ctxres: ignore-file[R] -->\n"
     found = suppression.parse(text)
-    assert found.covers("C006", 1) and found.covers("C002", 1) and not found.covers("C001", 1)
-    assert found.covers("C001", 2)
-    assert found.covers("R002", 9) and not found.covers("C001", 9)
-    assert not suppression.parse("note: ctxres: ignore is only a comment after #\n").covers("C001", 1)
+    assert found.covering("C006", 1) and found.covering("C002", 1) and not found.covering("C001", 1)
+    assert found.covering("C001", 2)
+    assert found.covering("R002", 9) and not found.covering("C001", 9)
+    assert not suppression.parse("note: ctxres: ignore is only a comment after #\n").covering("C001", 1)
 
 
 def test_selection_prefers_the_more_specific_selector() -> None:

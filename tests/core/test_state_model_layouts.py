@@ -25,7 +25,7 @@ import pytest
 
 from ctxres.formats.document import Document
 from ctxres.formats.loading import Format, parse_text
-from ctxres.state.statediff import Move, assess, moved_state, resumption_moved, state_facts
+from ctxres.state.statediff import Move, assess, extract, moved_state, resumption_moved
 
 from ..conftest import FIXTURES
 from ..git_sandbox import GitRepo
@@ -74,7 +74,7 @@ def described(moves: list[Move] | tuple[Move, ...]) -> list[str]:
 
 def test_tasks_nested_in_a_phases_list_are_units_with_their_state_and_lines() -> None:
     doc = parse(TASKS / "01-start.yaml")
-    facts = state_facts(doc.data, locator(doc))
+    facts = extract(doc.data, locator(doc)).facts
     t1 = {f.field: (f.value, f.line) for f in facts.values() if str(f.unit) == "phase 1 task T1"}
     start = TASKS / "01-start.yaml"
     assert t1 == {
@@ -89,7 +89,7 @@ def test_tasks_nested_in_a_phases_list_are_units_with_their_state_and_lines() ->
     assert {f.field: f.value for f in facts.values() if str(f.unit) == "phase 2 task T1"} == {"status": "PENDING"}
     # Nothing from metrics, next_actions or the resumption section; no line without a locator.
     assert not any(f.path[0] in ("metrics", "next_actions", "resumption") for f in facts.values())
-    assert {f.line for f in state_facts(doc.data).values()} == {None}
+    assert {f.line for f in extract(doc.data).facts.values()} == {None}
 
 
 def test_accepting_a_nested_task_moves_status_iteration_scores_and_accepted_and_is_stale() -> None:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from ctxres.formats.loading import Format, parse_text
-from ctxres.state.statediff import assess, moved_state, parse_timestamp, resumption_moved, state_facts
+from ctxres.state.statediff import assess, extract, moved_state, parse_timestamp, resumption_moved
 
 from ..conftest import CORPUS
 
@@ -176,7 +176,7 @@ def test_every_parseable_corpus_file_yields_state_and_is_unchanged_against_itsel
         if result.document is None:
             continue
         data = result.document.data
-        assert state_facts(data), path.name
+        assert extract(data).facts, path.name
         assert moved_state(data, copy.deepcopy(data)) == [], path.name
 
 

@@ -62,24 +62,6 @@ def test_the_acknowledgement_rule_keeps_a_slim_section(tmp_path: Path) -> None:
     assert section.position == whole.locate(acknowledgement.EVENTS, key=True) != Position(1, 1)
 
 
-def test_slim_answers_get_and_locate_for_its_paths() -> None:
-    doc = Document("a.yaml", "orchestration", "text", {"a": {"b": [1, 2], "c": 3}, "d": 4})
-    doc.value_pos = {("a",): Position(2, 3), ("a", "b"): Position(3, 5), ("a", "b", 0): Position(4, 7)}
-    doc.value_pos.update({("a", "c"): Position(6, 5), ("d",): Position(7, 4)})
-    doc.key_pos = {
-        ("a",): Position(1, 1),
-        ("a", "b"): Position(3, 3),
-        ("a", "c"): Position(6, 3),
-        ("d",): Position(7, 1),
-    }
-    slim = doc.slim((("a", "b"), ("x", "y")))
-    assert slim.data == {"a": {"b": [1, 2]}} and slim.get(("a", "b", 1)) == 2 and slim.get(("a", "c")) is None
-    assert slim.text == "" and (slim.path, slim.kind) == ("a.yaml", "orchestration")
-    for path in (("a", "b"), ("a", "b", 0), ("a",), ("x", "y")):
-        assert slim.locate(path) == doc.locate(path) and slim.locate(path, key=True) == doc.locate(path, key=True)
-    assert ("d",) not in slim.value_pos and ("a", "c") not in slim.key_pos
-
-
 def test_the_workspace_keeps_the_stubs_of_a_folder_compactly() -> None:
     config = Config(root=CORPUS)
     artifacts = discover([CORPUS], config, CORPUS)

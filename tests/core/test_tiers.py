@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -15,7 +14,6 @@ from ctxres.tiers import (
     Tier,
     action_for,
     tier_for,
-    validate_thresholds,
 )
 
 
@@ -41,12 +39,10 @@ def test_default_tier_boundaries(fill: float | None, tier: Tier) -> None:
 
 def test_default_thresholds_are_60_80_90() -> None:
     assert DEFAULT_THRESHOLDS == (0.60, 0.80, 0.90)
-    assert validate_thresholds(DEFAULT_THRESHOLDS) == DEFAULT_THRESHOLDS
 
 
 def test_custom_thresholds_move_the_boundaries() -> None:
-    thresholds = validate_thresholds([0.5, 0.7, 1])
-    assert thresholds == (0.5, 0.7, 1.0)
+    thresholds = (0.5, 0.7, 1.0)
     assert [tier_for(f, thresholds) for f in (0.49, 0.5, 0.69, 0.7, 0.99, 1.0)] == [
         Tier.LOW,
         Tier.WARNING,
@@ -55,31 +51,6 @@ def test_custom_thresholds_move_the_boundaries() -> None:
         Tier.CRITICAL,
         Tier.COMPACTION,
     ]
-
-
-@pytest.mark.parametrize(
-    ("values", "message"),
-    [
-        ([0.6, 0.8], "three fractions"),
-        ((0.6, 0.8, 0.9, 0.95), "three fractions"),
-        ("0.6,0.8,0.9", "three fractions"),
-        (0.6, "three fractions"),
-        ({"warning": 0.6}, "three fractions"),
-        ([0.6, 0.6, 0.9], "strictly increasing"),
-        ([0.9, 0.8, 0.6], "strictly increasing"),
-        ([0, 0.8, 0.9], "not a fraction above 0"),
-        ([-0.1, 0.8, 0.9], "not a fraction above 0"),
-        ([0.6, 0.8, 1.01], "at most 1"),
-        ([60, 80, 90], "0.6 means 60%"),
-        ([True, 0.8, 0.9], "not a fraction"),
-        ([0.6, "0.8", 0.9], "not a fraction"),
-        ([0.6, float("nan"), 0.9], "not a fraction"),
-        ([None, 0.8, 0.9], "not a fraction"),
-    ],
-)
-def test_invalid_thresholds_are_rejected_with_a_reason(values: object, message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
-        validate_thresholds(values)
 
 
 def test_tier_values_match_the_monitor_state_schema() -> None:

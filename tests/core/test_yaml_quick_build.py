@@ -101,20 +101,6 @@ def test_positions_are_found_without_building_them_all() -> None:
     assert not parsed.value_pos.settled
 
 
-def test_slim_of_a_lazy_document_equals_slim_of_a_settled_one() -> None:
-    text = "events:\n  - {id: 1, at: x}\nowner: me\nother: {deep: [1, 2]}\n"
-    paths = (("events",), ("owner",), ("missing", "key"))
-    lazy = parse_yaml(text)
-    settled = parse_yaml(text)
-    for doc_maps in ((lazy.value_pos, lazy.key_pos),):
-        assert all(isinstance(m, LazyPositions) for m in doc_maps)
-    one = Document("f", "k", text, lazy.data, lazy.value_pos, lazy.key_pos).slim(paths)
-    two = Document("f", "k", text, settled.data, settled.value_pos, settled.key_pos).settle().slim(paths)
-    assert dict(one.value_pos) == dict(two.value_pos)
-    assert dict(one.key_pos) == dict(two.key_pos)
-    assert one.data == two.data
-
-
 def _same(one: yaml.Node, two: yaml.Node, seen: set[tuple[int, int]] | None = None) -> bool:
     """The two node graphs are alike (a shared node compared once: an alias bomb is a small graph)."""
     seen = set() if seen is None else seen

@@ -35,6 +35,8 @@ from .claude_session import (
     write_transcript,
 )
 
+MONITOR_TOKEN_BUDGET = 200  # the <context-monitor> text stays under this many tokens (estimate_tokens)
+
 # --------------------------------------------------------------------------- the monitor text
 
 
@@ -83,7 +85,7 @@ def test_monitor_text_has_the_seed_format_and_figures() -> None:
         actions=[action_for(Tier.WARNING)],
     )
     assert text == SEED_LIKE
-    assert estimate_tokens(text) < monitor.MONITOR_TOKEN_BUDGET
+    assert estimate_tokens(text) < MONITOR_TOKEN_BUDGET
 
 
 def test_worst_case_monitor_text_stays_under_200_tokens() -> None:
@@ -108,7 +110,7 @@ def test_worst_case_monitor_text_stays_under_200_tokens() -> None:
         actions=[action_for(Tier.COMPACTION), monitor.stale_action(long_path)],
     )
     assert "CRITICAL (from a previous session" in text
-    assert estimate_tokens(text) < monitor.MONITOR_TOKEN_BUDGET, text
+    assert estimate_tokens(text) < MONITOR_TOKEN_BUDGET, text
 
 
 @pytest.mark.parametrize(
@@ -315,17 +317,6 @@ def test_monitor_state_matches_its_schema(tmp_path: Path) -> None:
         session_id="", timestamp=NOW, reading=read_fill(None), tier="UNKNOWN", transcript_path=None
     )
     validate(unknown, "monitor-state")
-
-
-def test_transcript_started_at(tmp_path: Path) -> None:
-    first = {"type": "summary", "summary": "x", "leafUuid": "l"}  # older transcripts open with untimed lines
-    path = write_transcript(tmp_path, [first, user_line("2026-02-17T10:00:00Z"), user_line("2026-02-17T11:00:00Z")])
-    assert monitor.transcript_started_at(path) == "2026-02-17T10:00:00Z"
-    assert monitor.transcript_started_at(str(tmp_path / "missing.jsonl")) is None
-    assert monitor.transcript_started_at(None) is None
-    junk = tmp_path / "junk.jsonl"
-    junk.write_bytes(b'\xff\xfe not json\n{"timestamp": 5}\n')
-    assert monitor.transcript_started_at(str(junk)) is None
 
 
 def test_session_start_is_remembered_per_session(tmp_path: Path) -> None:

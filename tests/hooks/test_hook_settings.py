@@ -98,7 +98,7 @@ def test_the_hooks_find_the_table_in_every_spelling_the_linters_read(tmp_path: P
 def test_a_pyproject_that_only_names_ctxres_leaves_the_hooks_on_their_defaults(tmp_path: Path, text: str) -> None:
     (tmp_path / "pyproject.toml").write_text(text)
     settings, defaults = load_settings(str(tmp_path)), load_settings(str(tmp_path / "missing"))
-    fields = ("state_dir", "staleness_minutes", "profile", "orchestration_patterns", "context_window", "thresholds")
+    fields = ("state_dir", "staleness_minutes", "profile", "orchestration_patterns")
     assert [getattr(settings, name) for name in fields] == [getattr(defaults, name) for name in fields]
 
 

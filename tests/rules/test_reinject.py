@@ -22,7 +22,6 @@ from ctxres.reinject import (
     Marker,
     apply_edits,
     comments,
-    fix_tokens,
     measure_tokens,
     scan,
     token_fix,
@@ -46,7 +45,8 @@ def settings(root: Path, **ours: object) -> Config:
     """The configuration of ``root`` (its ``.ctxres.toml`` if any) with the R settings overridden."""
     source = root / ".ctxres.toml"
     table = tomllib.loads(source.read_text("utf-8")) if source.exists() else {}
-    return parse(table, root, source).with_options(**ours)
+    config = parse(table, root, source)
+    return config.replace(options={**config.options, **{k.replace("_", "-"): v for k, v in ours.items()}})
 
 
 def documents(root: Path, config: Config, paths: list[Path] | None = None) -> list[Document]:
@@ -408,29 +408,15 @@ def test_token_fix_replaces_only_the_digits_or_inserts_before_content() -> None:
     text = '<!-- L2-REINJECT: rank=1, tokens=20, content="abcdefghij" -->'
     assert apply_edits(text, [token_fix(only(text), 10)]) == text.replace("tokens=20", "tokens=3")  # type: ignore[list-item]
     missing = '<!-- L2-REINJECT: content="abcdefghij", rank=1 -->'
-    assert fix_tokens(missing) == ('<!-- L2-REINJECT: tokens=3, content="abcdefghij", rank=1 -->', 1)
+    fixed = apply_edits(missing, [token_fix(only(missing), 10)])  # type: ignore[list-item]
+    assert fixed == '<!-- L2-REINJECT: tokens=3, content="abcdefghij", rank=1 -->'
     quoted = "<!-- L2-REINJECT: rank=1, tokens='9', content=\"abcdefghij\" -->"
-    assert fix_tokens(quoted)[0] == quoted.replace("'9'", "'3'")
+    assert apply_edits(quoted, [token_fix(only(quoted), 10)]) == quoted.replace("'9'", "'3'")  # type: ignore[list-item]
     # 84 characters: 14 to 28 tokens, 12 to 31 with a tolerance of 10%.
     close_enough = '<!-- L2-REINJECT: rank=1, tokens=30, content="' + "x" * 84 + '" -->'
     assert token_fix(only(close_enough), 10) is None
     assert token_fix(only(close_enough), 0) is not None
     assert token_fix(only('<!-- L2-REINJECT: rank=x, content="a" -->'), 10) is None
-
-
-def test_fix_tokens_is_idempotent_and_leaves_malformed_markers_alone() -> None:
-    text = (
-        '<!-- L2-REINJECT: rank=1, content="abcd" --> <!-- L2-REINJECT: rank=2, tokens=9, content="abcdefgh" -->\n'
-        '<!-- L2-REINJECT: rank=x, tokens=9, content="abcdefgh" -->\n'
-    )
-    fixed, count = fix_tokens(text)
-    assert count == 2
-    assert fixed.splitlines()[0] == (
-        '<!-- L2-REINJECT: rank=1, tokens=1, content="abcd" --> '
-        '<!-- L2-REINJECT: rank=2, tokens=2, content="abcdefgh" -->'
-    )
-    assert fixed.splitlines()[1] == text.splitlines()[1]
-    assert fix_tokens(fixed) == (fixed, 0)
 
 
 def _without_tokens(line: str) -> str:

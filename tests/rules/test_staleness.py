@@ -34,7 +34,6 @@ from ctxres.timestamps import (
     format_duration,
     format_utc,
     invalid_reason,
-    looks_like_timestamp,
     parse_datetime,
     parse_timestamp,
 )
@@ -140,12 +139,10 @@ def test_unparsable_values_give_none(value: object) -> None:
 
 
 def test_invalid_reason_explains_a_well_shaped_impossible_time() -> None:
-    assert looks_like_timestamp("2026-02-30T25:00:00Z")
     assert invalid_reason("2026-02-30T25:00:00Z") == "day is out of range for month"
     assert invalid_reason("2026-02-28T25:00:00Z") == "hour must be in 0..23"
     assert invalid_reason("2026-02-28T23:00:00Z") is None  # a real time
     assert invalid_reason("yesterday") is None  # not written like a timestamp at all
-    assert not looks_like_timestamp("yesterday")
 
 
 def test_formatting() -> None:
