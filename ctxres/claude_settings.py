@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from ctxres.hook_events import HOOK_EVENTS, STATUSLINE
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
@@ -41,16 +42,8 @@ class HookSpec(FrozenRecord):
         init_field(self, "timeout", timeout)
 
 
-HOOKS: tuple[HookSpec, ...] = (
-    # Writes the checkpoint before a compaction (auto or manual).
-    HookSpec("PreCompact", None, 10),
-    # Re-orients after a compaction, or on a new/resumed session; `clear` starts fresh on purpose.
-    HookSpec("SessionStart", "startup|resume|compact", 10),
-    # Context monitor on every prompt (UserPromptSubmit takes no matcher).
-    HookSpec("UserPromptSubmit", None, 5),
-    # Staleness check after the model writes an ORCHESTRATION file.
-    HookSpec("PostToolUse", "Write|Edit", 5),
-)
+HOOKS: tuple[HookSpec, ...] = tuple(HookSpec(event.name, event.matcher, event.timeout) for event in HOOK_EVENTS)
+"""Our entry for each event of :data:`ctxres.hook_events.HOOK_EVENTS`."""
 
 
 def is_ours(handler: Any) -> bool:
@@ -247,7 +240,7 @@ def _copy(settings: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the statusline
 
 STATUSLINE_KEY = "statusLine"
-STATUSLINE_ARG = "statusline"
+STATUSLINE_ARG = STATUSLINE
 BESIDE_OPTION = "--beside"
 
 

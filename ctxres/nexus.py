@@ -21,6 +21,7 @@ import posixpath
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    from collections.abc import Iterator
     from typing import Any
 
 PROJECTS_FOLDER = "02-projects"
@@ -56,21 +57,35 @@ def is_project_id(value: object) -> bool:
     return all(word and set(word) <= _LOWER_DIGITS for word in words) and value[:2].isascii()
 
 
-def _id_in_path(path: str, folder: str, stages: tuple[str, ...] = ()) -> str | None:
-    """The ``NN-name`` id of a path inside ``<folder>/[<stage>/]NN-name/`` (``\\`` separators too), else None."""
-    text = path.replace("\\", "/")
-    start = 0
+def _ids(text: str, folder: str, stages: tuple[str, ...], in_path: bool) -> Iterator[str]:
+    """Every ``NN-name`` id that follows ``<folder>/`` (and one of ``stages``, when given), in order
+    (``\\`` separators too). In a path (``in_path``) the folder is a whole component and so is the id; in
+    a shell command the folder must not end a longer word and the id ends where its characters do."""
+    normalised = text.replace("\\", "/")
     marker = folder + "/"
-    while True:
-        found = text.find(marker, start)
-        if found < 0:
-            return None
-        if found == 0 or text[found - 1] == "/":
-            parts = text[found + len(marker) :].split("/", 2)
-            candidate = parts[1] if parts[0] in stages and len(parts) > 1 else parts[0]
+    at = normalised.find(marker)
+    while at >= 0:
+        before = normalised[at - 1] if at else "/"
+        if before == "/" or not (in_path or before.isalnum() or before in "-_."):
+            rest = normalised[at + len(marker) :]
+            stage, slash, after = rest.partition("/")
+            if slash and stage in stages:
+                rest = after
+            if in_path:
+                candidate = rest.partition("/")[0]
+            else:
+                end = 0
+                while end < len(rest) and (rest[end] in _LOWER_DIGITS or rest[end] == "-"):
+                    end += 1
+                candidate = rest[:end]
             if is_project_id(candidate):
-                return candidate
-        start = found + 1
+                yield candidate
+        at = normalised.find(marker, at + 1)
+
+
+def _id_in_path(path: str, folder: str, stages: tuple[str, ...] = ()) -> str | None:
+    """The ``NN-name`` id of a path inside ``<folder>/[<stage>/]NN-name/``, else None."""
+    return next(_ids(path, folder, stages, in_path=True), None)
 
 
 def project_in_path(path: str) -> str | None:
@@ -117,28 +132,8 @@ def target_in_path(path: str) -> str | None:
 
 
 def _ids_in_text(text: str, folder: str, stages: tuple[str, ...] = ()) -> list[str]:
-    """Every ``NN-name`` id that follows ``<folder>/`` (and one of ``stages``, when given) in a shell
-    command, in order; a folder name that is the end of a longer word does not count."""
-    found: list[str] = []
-    normalised = text.replace("\\", "/")
-    start = 0
-    marker = folder + "/"
-    while True:
-        at = normalised.find(marker, start)
-        if at < 0:
-            return found
-        if at == 0 or not (normalised[at - 1].isalnum() or normalised[at - 1] in "-_."):
-            rest = normalised[at + len(marker) :]
-            for stage in stages:
-                if rest.startswith(stage + "/"):
-                    rest = rest[len(stage) + 1 :]
-                    break
-            end = 0
-            while end < len(rest) and (rest[end] in _LOWER_DIGITS or rest[end] == "-"):
-                end += 1
-            if is_project_id(rest[:end]):
-                found.append(rest[:end])
-        start = at + 1
+    """Every ``NN-name`` id that follows ``<folder>/`` (and one of ``stages``) in a shell command, in order."""
+    return list(_ids(text, folder, stages, in_path=False))
 
 
 def builds_in_text(text: str) -> list[str]:

@@ -47,9 +47,9 @@ from hypothesis import event as label
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctxres.hook_events import EVENTS
 from ctxres.hooks.main import run
 
-EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
 SESSION = "00893aaf-19fa-41d2-8238-13269b9b3ca0"
 WORKFLOW = "projects/PROJ-001-oss-release/ORCHESTRATION.yaml"
 CHECKPOINT = ".jerry/checkpoints/cx-001-checkpoint.json"

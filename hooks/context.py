@@ -229,15 +229,17 @@ def make_context(event: str, payload: dict[str, Any]) -> HookContext:
     return HookContext(event, payload, root, load_settings(root))
 
 
-def warn(message: str) -> None:
-    """One line on stderr, ``ctxres-hook: <message>``, with secrets redacted (an error message can
-    quote a line of a state file). Never raises: stderr itself may be closed."""
+def warn(message: str, event: str = "") -> None:
+    """One line on stderr, ``ctxres-hook: <message>`` (``ctxres-hook: <event>: <message>`` when a hook
+    warns and still answers), with secrets redacted (an error message can quote a line of a state
+    file). Every hook warns through this function. Never raises: stderr itself may be closed."""
     try:
         import sys
 
         from ctxres.redact import redact
 
-        sys.stderr.write(f"ctxres-hook: {redact(message)}\n")
+        line = f"{event}: {message}" if event else message
+        sys.stderr.write(f"ctxres-hook: {redact(line)}\n")
     except Exception:  # nothing else to do
         pass
 

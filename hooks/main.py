@@ -20,26 +20,21 @@ import os
 import sys
 
 from ctxres import defaults
+from ctxres.hook_events import EVENTS as EVENTS
+from ctxres.hook_events import HOOK_EVENTS, NEXUS_EVENTS
+from ctxres.hook_events import STATUSLINE as STATUSLINE
 from ctxres.hooks.context import HookError, make_context, warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from typing import Any
 
-EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
-SILENT_WHEN_EMPTY = frozenset({"PreCompact"})
+SILENT_WHEN_EMPTY = frozenset(event.name for event in HOOK_EVENTS if event.silent_when_empty)
 """Events whose empty answer is no output at all (see the module docstring)."""
 MAX_STDIN_BYTES = 8 * 1024 * 1024
-STATUSLINE = "statusline"
-"""Not an event: Claude Code's statusline command (``ctxres.hooks.statusline``)."""
 
 # event -> the module of ctxres.hooks that handles it
-MODULES = {
-    "PreCompact": "precompact",
-    "SessionStart": "sessionstart",
-    "UserPromptSubmit": "userpromptsubmit",
-    "PostToolUse": "posttooluse",
-}
+MODULES = {event.name: event.module for event in HOOK_EVENTS}
 
 
 USAGE = """\
@@ -50,39 +45,33 @@ ctxres plugin). It reads the event's JSON payload on stdin, prints the event's J
 stdout, always exits 0 and reports any problem as one line on stderr.
 
 events:
-  PreCompact        write a checkpoint of the workflow state before the context is compacted
-  SessionStart      point a new or resumed session at the workflow state to reload
-  UserPromptSubmit  measure how full the context is and warn as it nears a compaction
-  PostToolUse       warn when an edit moves a workflow's state but not its resumption section
+{events}
   statusline        the line Claude Code shows above its footer: the context figure, the live
                     workflow's phase and gate, the resumption section's freshness (plain text,
                     not JSON; `--beside CMD` also runs a statusline of yours and shows it first)
 
 Without EVENT the payload's hook_event_name is used. `ctxres --help` lists the linter commands.
 """
+USAGE = USAGE.replace("{events}", "\n".join(f"  {event.name:<18}{event.summary}" for event in HOOK_EVENTS))
 HELP_FLAGS = ("-h", "--help")
-
-
-def _warn(message: str) -> None:
-    warn(message)
 
 
 def read_payload(raw: bytes) -> dict[str, Any]:
     """The stdin JSON object, or ``{}`` (with a warning) when it is missing or malformed."""
     if len(raw) > MAX_STDIN_BYTES:
-        _warn(f"stdin is larger than {MAX_STDIN_BYTES:,} bytes; not read, answering with no output")
+        warn(f"stdin is larger than {MAX_STDIN_BYTES:,} bytes; not read, answering with no output")
         return {}
     if not raw.strip():
-        _warn("empty stdin; answering with no output")
+        warn("empty stdin; answering with no output")
         return {}
     text = raw.decode("utf-8", "replace")
     try:
         payload = json.loads(text)
     except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser's stack
-        _warn(f"stdin is not JSON ({type(exc).__name__}: {exc}); answering with no output")
+        warn(f"stdin is not JSON ({type(exc).__name__}: {exc}); answering with no output")
         return {}
     if not isinstance(payload, dict):
-        _warn("stdin JSON is not an object; answering with no output")
+        warn("stdin JSON is not an object; answering with no output")
         return {}
     if "\\ud" in text or "\\uD" in text:
         # A lone surrogate escape ("\ud800") decodes to a str that cannot be written as UTF-8: replace it.
@@ -96,7 +85,7 @@ def resolve_event(argv: list[str], payload: dict[str, Any]) -> str | None:
     named = argv[0] if argv else payload.get("hook_event_name")
     if isinstance(named, str) and named in EVENTS:
         return named
-    _warn(f"unknown or missing event {named!r}; expected one of {', '.join(EVENTS)}")
+    warn(f"unknown or missing event {named!r}; expected one of {', '.join(EVENTS)}")
     return None
 
 
@@ -109,10 +98,10 @@ def run(argv: list[str], raw: bytes) -> str:
         try:
             output = dispatch(event, payload)
         except HookError as exc:
-            _warn(f"{event}: {exc}")
+            warn(str(exc), event)
             output = {}
         except Exception as exc:  # fail-open is the contract
-            _warn(f"{event} failed: {type(exc).__name__}: {exc}")
+            warn(f"{event} failed: {type(exc).__name__}: {exc}")
             output = {}
     if not output and event in SILENT_WHEN_EMPTY:
         return ""
@@ -123,7 +112,7 @@ def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Run the event's module; its answer must be a JSON object."""
     ctx = make_context(event, payload)
     name = MODULES[event]
-    if ctx.settings.profile == "nexus" and event in ("PreCompact", "SessionStart"):
+    if ctx.settings.profile == "nexus" and event in NEXUS_EVENTS:
         name = "nexus"  # the Nexus system: precompact_state.json and resume-context.md
     # __import__ and sys.modules, not importlib.import_module: importing importlib (and the warnings
     # module it loads) costs every hook about 0.2 ms.
@@ -149,12 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)  # one byte more tells an oversized payload
     except Exception as exc:
-        _warn(f"cannot read stdin: {exc}")
+        warn(f"cannot read stdin: {exc}")
         raw = b""
     try:
         text = run(args, raw)
     except Exception as exc:
-        _warn(f"internal error: {type(exc).__name__}: {exc}")
+        warn(f"internal error: {type(exc).__name__}: {exc}")
         text = "" if args[:1] and args[0] in SILENT_WHEN_EMPTY else "{}"
     try:
         if text:

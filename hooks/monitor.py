@@ -50,13 +50,6 @@ _MAX_PATH_CHARS = 48
 # --------------------------------------------------------------------------- files
 
 
-def warn(ctx: HookContext, message: str) -> None:
-    """One line on stderr, in the dispatcher's format (used when the hook still answers)."""
-    from ctxres.hooks.context import warn as warn_line
-
-    warn_line(f"{ctx.event}: {message}")
-
-
 def state_folder(ctx: HookContext) -> str:
     """The state directory (it need not exist yet); HookError when it leads out of the project."""
     return ctx.safe(ctx.settings.state_dir)
@@ -158,7 +151,7 @@ def replace_reading(ctx: HookContext, reading: FillReading | None) -> None:
 
         size, _ = context_window()
         reading = FillReading(tokens=None, window=size, fill=None, source=SOURCE_UNKNOWN, reason="")
-    from ctxres.hooks.context import iso, now
+    from ctxres.hooks.context import iso, now, warn
 
     tier = tier_for(reading.fill)
     state = monitor_state(
@@ -167,7 +160,7 @@ def replace_reading(ctx: HookContext, reading: FillReading | None) -> None:
     try:
         save_json(folder, STATE_FILE, state)
     except OSError as exc:
-        warn(ctx, f"cannot reset {STATE_FILE} after the compaction: {exc.strerror or exc}")
+        warn(f"cannot reset {STATE_FILE} after the compaction: {exc.strerror or exc}", ctx.event)
 
 
 # --------------------------------------------------------------------------- facts of a workflow file

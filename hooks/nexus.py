@@ -29,14 +29,13 @@ import json
 import os
 
 from ctxres import nexus
-from ctxres.hooks.context import HookContext, HookError, additional_context, iso, now, read_bytes
+from ctxres.hooks.context import HookContext, HookError, additional_context, iso, now, read_bytes, warn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from collections.abc import Sequence
     from typing import Any
 
-EVENTS = ("PreCompact", "SessionStart")
 RESUME_SOURCES = ("resume", "compact")
 TAIL_BYTES = 2 * 1024 * 1024
 """Bytes read at most from the end of the transcript: recent tool calls are all the detection needs."""
@@ -129,7 +128,8 @@ def _from_transcript(ctx: HookContext, *, quiet: bool = False) -> nexus.Detectio
             calls = _existing(ctx, transcript_calls(transcript))
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
             if not quiet:
-                _warn(ctx, f"cannot read the transcript ({getattr(exc, 'strerror', None) or exc}); using the cache")
+                reason = getattr(exc, "strerror", None) or exc
+                warn(f"cannot read the transcript ({reason}); using the cache", ctx.event)
     return nexus.detect(calls)
 
 
@@ -323,7 +323,7 @@ def sessionstart(ctx: HookContext) -> dict[str, Any]:
     if manifest:
         front, body = _read_manifest(ctx, manifest)
         if front is None:
-            _warn(ctx, f"{manifest}: the front matter cannot be read; injecting the file name only")
+            warn(f"{manifest}: the front matter cannot be read; injecting the file name only", ctx.event)
     text = nexus.resume_instructions(
         project=target,
         confidence=confidence,
@@ -347,9 +347,3 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     if ctx.event == "SessionStart":
         return sessionstart(ctx)
     return {}
-
-
-def _warn(ctx: HookContext, message: str) -> None:
-    from ctxres.hooks.context import warn
-
-    warn(f"{ctx.event}: {message}")

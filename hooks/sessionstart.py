@@ -42,10 +42,6 @@ PLAN_FILE = prompt_data.PLAN_FILE
 SOURCES = ("startup", "resume", "fork", "compact", "clear")  # what Claude Code sends as `source`
 
 
-def _warn(message: str) -> None:
-    warn(f"{EVENT}: {message}")
-
-
 def plan_reference(ctx: HookContext, workflow_path: str) -> str:
     """``ORCHESTRATION_PLAN.md`` beside the workflow file (relative to the project), or "" if there is none."""
     return prompt_data.plan_reference(workflow_path, ctx.project_dir)
@@ -60,7 +56,7 @@ def safe_view(ctx: HookContext, view: dict[str, Any]) -> dict[str, Any]:
     """``view`` without the ``files_to_read`` entries outside the project (said on stderr)."""
     view, left_out = prompt_data.files_inside(view, ctx.project_dir)
     if left_out:
-        _warn(prompt_data.left_out_note(left_out))
+        warn(prompt_data.left_out_note(left_out), EVENT)
     return view
 
 
@@ -82,7 +78,7 @@ def active_workflow(ctx: HookContext) -> WorkflowChoice | None:
     try:
         found = find_workflow(ctx)
     except HookError as exc:
-        _warn(str(exc))
+        warn(str(exc), EVENT)
         return None
     if found is None or not isinstance(found.data, dict) or not orchestration.is_live(found.data):
         return None
@@ -117,9 +113,10 @@ def _state_dir_refused(ctx: HookContext) -> bool:
 
     if checkpoints_folder(ctx) is not None:
         return False
-    _warn(
+    warn(
         f"ignoring the checkpoints under {ctx.state_dir}: it resolves to {os.path.realpath(ctx.state_dir)}, "
-        f"outside the project directory {ctx.project_dir}"
+        f"outside the project directory {ctx.project_dir}",
+        EVENT,
     )
     return True
 
@@ -261,7 +258,7 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     if (text or before != deliveries.dumps({})) and deliveries.dumps(record) != before:
         problem = deliveries.save(ctx, record)
         if problem:
-            _warn(problem)
+            warn(problem, EVENT)
     if not text:
         return {}
     from ctxres.redact import redact

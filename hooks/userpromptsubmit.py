@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 
 from ctxres.hooks import monitor
-from ctxres.hooks.context import HookError, additional_context, find_workflow, iso, now, read_yaml
+from ctxres.hooks.context import HookError, additional_context, find_workflow, iso, now, read_yaml, warn
 from ctxres.tiers import ALERT_TIERS, action_for, tier_for
 from ctxres.transcript import read_fill
 
@@ -77,7 +77,7 @@ def handle(ctx: HookContext) -> dict[str, Any]:
         )
         _save(ctx, folder, state, cache, before, problems)
     if problems:
-        monitor.warn(ctx, "; ".join(problems))
+        warn("; ".join(problems), ctx.event)
     return additional_context(ctx.event, "\n\n".join(parts)) if parts else {}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from ctxres.hooks.context import additional_context, iso, now, read_bytes
+from ctxres.hooks.context import additional_context, iso, now, read_bytes, warn
 from ctxres.hooks.posttooluse import has_resumption_key
 
 TYPE_CHECKING = False
@@ -33,9 +33,7 @@ def check_write(ctx: HookContext, path: str) -> dict[str, Any]:
         return _check(ctx, path, problems)
     finally:
         if problems:
-            from ctxres.hooks import monitor
-
-            monitor.warn(ctx, "; ".join(dict.fromkeys(problems)))
+            warn("; ".join(dict.fromkeys(problems)), ctx.event)
 
 
 def _check(ctx: HookContext, path: str, problems: list[str]) -> dict[str, Any]:

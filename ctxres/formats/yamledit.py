@@ -7,12 +7,12 @@ locate the node with PyYAML (its marks give exact character offsets) and splice 
 
 from __future__ import annotations
 
-import json
 import re
 
 import yaml
 
 from ctxres.formats.document import JsonPath
+from ctxres.formats.yamlemit import flow, key_text, render, scalar
 from ctxres.formats.yamlguard import YamlGuardError, loader_for
 
 TYPE_CHECKING = False
@@ -22,63 +22,6 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
 
 class EditError(ValueError):
     """The edit cannot be made safely; the message says why."""
-
-
-_PLAIN_SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
-_RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
-
-
-def scalar(value: Any) -> str:
-    """A YAML scalar for ``value``: strings double-quoted (JSON escapes are valid YAML)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    return json.dumps(str(value), ensure_ascii=False)
-
-
-def key_text(key: str) -> str:
-    return key if _PLAIN_SAFE.match(key) and key.lower() not in _RESERVED else json.dumps(key, ensure_ascii=False)
-
-
-def render(value: Any, indent: int) -> list[str]:
-    """Block-style lines for a mapping or list value, each starting with ``indent`` spaces."""
-    pad = " " * indent
-    lines: list[str] = []
-    if isinstance(value, dict):
-        if not value:
-            return [pad + "{}"]
-        for key, item in value.items():
-            if isinstance(item, (dict, list)) and item:
-                lines.append(f"{pad}{key_text(key)}:")
-                lines += render(item, indent + 2)
-            else:
-                lines.append(f"{pad}{key_text(key)}: {_inline(item)}")
-        return lines
-    if isinstance(value, list):
-        if not value:
-            return [pad + "[]"]
-        for item in value:
-            if isinstance(item, dict) and item:
-                inner = render(item, indent + 2)
-                lines.append(pad + "- " + inner[0][indent + 2 :])
-                lines += inner[1:]
-            elif isinstance(item, list) and item:
-                lines.append(pad + "- " + _inline(item))
-            else:
-                lines.append(f"{pad}- {_inline(item)}")
-        return lines
-    return [pad + scalar(value)]
-
-
-def _inline(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{key_text(k)}: {_inline(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_inline(v) for v in value) + "]"
-    return scalar(value)
 
 
 def _compose(text: str) -> yaml.Node:
@@ -177,7 +120,7 @@ def set_key(text: str, mapping_path: JsonPath, key: str, value: Any) -> str:
     if isinstance(value, (dict, list)) and value:
         lines = [f"{' ' * column}{key_text(key)}:", *render(value, column + 2)]
     else:
-        lines = [f"{' ' * column}{key_text(key)}: {_inline(value)}"]
+        lines = [f"{' ' * column}{key_text(key)}: {flow(value)}"]
     return text[:insert_at] + "\n" + "\n".join(lines) + text[insert_at:]
 
 

@@ -32,7 +32,8 @@ import yaml
 
 from ctxres.formats.document import JsonPath
 from ctxres.formats.loading import Format, IssueKind, parse_text
-from ctxres.formats.yamledit import EditError, find, key_text, scalar, top_level_span
+from ctxres.formats.yamledit import EditError, find, top_level_span
+from ctxres.formats.yamlemit import render
 from ctxres.formats.yamlguard import YamlGuardError, loader_for
 from ctxres.migration.migration_marks import PLACEHOLDER as PLACEHOLDER
 from ctxres.migration.migration_marks import PLACEHOLDER_PREFIX as PLACEHOLDER_PREFIX
@@ -466,23 +467,9 @@ def _split(text: str, start: int, lines: list[str]) -> _Section:
     return _Section(lines[0], tuple(lines[1 : keys[0][1]]), tuple(entries), lead, column)
 
 
-def _flow(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{key_text(str(k))}: {_flow(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_flow(v) for v in value) + "]"
-    return scalar(value)
-
-
 def _field(key: str, value: Any, indent: int, step: int) -> list[str]:
     """Block lines for ``key: value``: mappings as blocks, lists and scalars on one line."""
-    pad = " " * indent
-    if isinstance(value, dict) and value:
-        lines = [f"{pad}{key_text(key)}:"]
-        for name, item in value.items():
-            lines += _field(str(name), item, indent + step, step)
-        return lines
-    return [f"{pad}{key_text(key)}: {_flow(value)}"]
+    return render({key: value}, indent, step, flow_lists=True)
 
 
 def _shift(lines: Iterable[str], step: int) -> list[str]:

@@ -292,31 +292,19 @@ def _with_severity(finding: Finding, config: Config) -> Finding:
 def apply_policy(
     findings: list[Finding], texts: dict[str, str], config: Config, loaded: Collection[str] | None = None
 ) -> list[Finding]:
-    """Selection, suppression comments, per-file ignores and severity overrides.
+    """Selection, suppression comments, per-file ignores and severity overrides (:class:`_Policy`, on
+    findings already gathered, the comments read from ``texts``).
 
     With ``loaded`` (the paths of the files that were read, of a run of every rule), the suppression
     comments of ``texts`` are checked too: a code that names no rule (I001), and in a file of ``loaded``
     a comment or code that silenced nothing although the run selected its rule (I002). These findings
     follow selection, per-file ignores and severity overrides, not the comments themselves.
     """
-    kept = []
-    cache: dict[str, suppression.Suppressions] = {}
-    used: dict[str, set[tuple[int, int]]] = {}
+    policy = _Policy(config)
+    policy.comments = {path: _comments(path, text) for path, text in texts.items()}
     for finding in findings:
-        if finding.path not in cache:
-            cache[finding.path] = _comments(finding.path, texts.get(finding.path, ""))
-        # A comment that silences a finding of a rule the run did not select is still needed (by a full run).
-        silenced = cache[finding.path].covering(finding.code, finding.position.line)
-        used.setdefault(finding.path, set()).update(silenced)
-        if not silenced and _reported(finding, config):
-            kept.append(_with_severity(finding, config))
-    if loaded is not None:
-        for path, text in texts.items():
-            comments = cache.get(path) or _comments(path, text)
-            active = _active_in(path, config) if path in loaded else None
-            audit = suppression_comments.findings_for(path, comments, used.get(path, set()), active)
-            kept += [_with_severity(f, config) for f in audit if _reported(f, config)]
-    return sorted(kept, key=Finding.sort_key)
+        policy.decide(finding)
+    return list(policy.finish([], loaded))
 
 
 def _comments(path: str, text: str) -> suppression.Suppressions:
@@ -330,15 +318,15 @@ def rule_reported(path: str, code: str, config: Config) -> bool:
 
 def _active_in(path: str, config: Config) -> Callable[[str], bool]:
     """Whether a run with ``config`` reports the rule ``code`` in the file ``path``."""
-    return lambda code: (
-        selected(code, config) and not _per_file_ignored(Finding(path, code, "", Severity.ERROR), config)
-    )
+    return lambda code: rule_reported(path, code, config)
 
 
 class _Policy:
-    """:func:`apply_policy`, one file at a time: a finding is decided as soon as the comments of its file are
-    known, so a run keeps the findings it reports, not the files it read (and those, past a few thousand, in
-    sorted runs on disk: :class:`FindingRuns`)."""
+    """Which findings a run reports: selection, suppression comments, per-file ignores, severity overrides.
+
+    A run decides one file at a time: a finding is decided as soon as the comments of its file are known, so
+    it keeps the findings it reports, not the files it read (and those, past a few thousand, in sorted runs
+    on disk: :class:`FindingRuns`). :func:`apply_policy` decides findings already gathered."""
 
     def __init__(self, config: Config, compared: Compared | None = None) -> None:
         self.config = config
@@ -371,11 +359,12 @@ class _Policy:
     def _involved(self, finding: Finding) -> bool:
         return self.compared is None or self.compared.involves(finding)
 
-    def finish(self, later: list[Finding], loaded: Collection[str]) -> Sequence[Finding]:
+    def finish(self, later: list[Finding], loaded: Collection[str] | None) -> Sequence[Finding]:
+        """Every finding kept, sorted; with ``loaded``, the findings about the comments too (I001, I002)."""
         for finding in (*self.pending, *later):
             self.decide(finding)
-        unknown = sorted(self.codes - set(RULES))
-        assert not unknown, f"findings with unregistered codes: {unknown}"
+        if loaded is None:
+            return self.kept.sorted()
         for path, comments in self.comments.items():
             active = _active_in(path, self.config) if path in loaded else None
             audit = suppression_comments.findings_for(path, comments, self.used.get(path, set()), active)
@@ -430,7 +419,10 @@ def _run(
         later += workspace_check(workspace)
     # (finish asks only about the files with suppression comments: not a set of every path)
     loaded = {path for path in workspace.documents.paths() if path in policy.comments}
-    return Report(policy.finish(later, loaded), files_checked=total)
+    findings = policy.finish(later, loaded)
+    unknown = sorted(policy.codes - set(RULES))
+    assert not unknown, f"findings with unregistered codes: {unknown}"
+    return Report(findings, files_checked=total)
 
 
 def _results(artifacts: Found, config: Config, jobs: int) -> Iterator[FileResult]:

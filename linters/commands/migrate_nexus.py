@@ -31,7 +31,7 @@ import yaml
 
 from ctxres import nexus
 from ctxres.atomic import write_atomic
-from ctxres.formats import yamledit, yamlguard
+from ctxres.formats import yamledit, yamlemit, yamlguard
 from ctxres.records import Record
 
 TYPE_CHECKING = False
@@ -168,8 +168,8 @@ def normalise_manifest(front: dict[str, Any], folder: str, exists: Any) -> tuple
 
 def _yaml_value(value: Any) -> str:
     if value is None or isinstance(value, (str, bool, int, float)):
-        return yamledit.scalar(value)
-    return yamledit.scalar(timestamp_text(value) or str(value))
+        return yamlemit.scalar(value)
+    return yamlemit.scalar(timestamp_text(value) or str(value))
 
 
 def render_front_matter(data: dict[str, Any]) -> str:
@@ -183,21 +183,17 @@ def render_front_matter(data: dict[str, Any]) -> str:
         if group != current and group:
             lines += ["", group]
         current = group
-        name = key if is_plain_key(key) else json.dumps(key)
+        name = yamlemit.key_text(str(key))
         if isinstance(value, list):
             lines.append(f"{name}:" if value else f"{name}: []")
             lines += [f"  - {_yaml_value(item)}" for item in value if not isinstance(item, (dict, list))]
-            lines += [f"  - {json.dumps(item, ensure_ascii=False)}" for item in value if isinstance(item, (dict, list))]
+            lines += [f"  - {yamlemit.flow(item, quote_keys=True)}" for item in value if isinstance(item, (dict, list))]
         elif isinstance(value, dict):
-            lines.append(f"{name}: {json.dumps(value, ensure_ascii=False, default=str)}")
+            lines.append(f"{name}: {yamlemit.flow(value, quote_keys=True)}")
         else:
             lines.append(f"{name}: {_yaml_value(value)}")
     lines.append("---")
     return "\n".join(lines) + "\n"
-
-
-def is_plain_key(key: str) -> bool:
-    return bool(key) and all(char.isalnum() or char in "_-" for char in key) and not key[0].isdigit()
 
 
 def migrated_text(front: dict[str, Any], body: str) -> str:

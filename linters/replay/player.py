@@ -31,6 +31,7 @@ from pathlib import Path
 import yaml
 
 from ctxres.formats.yamledit import EditError, set_key
+from ctxres.hook_events import EVENTS
 from ctxres.records import FrozenRecord, Record, init_field
 
 TYPE_CHECKING = False
@@ -44,7 +45,6 @@ EXPECTED = "expected"
 FILES = "files"
 PROJECT_MARK = "$PROJECT"
 TRANSCRIPTS_MARK = "$TRANSCRIPTS"
-EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
 # `commit` makes the workspace a git repository (on first use) and commits it as it is: the HEAD a later
 # `stale` step compares the staged workspace with, as the pre-commit hook does.
 COMMANDS = ("ack", "check", "commit", "stale")

@@ -49,9 +49,9 @@ from pathlib import Path
 
 import yaml
 
+from ctxres.hook_events import EVENTS
 from ctxres.linters.replay.player import (
     COMMANDS,
-    EVENTS,
     PROJECT_MARK,
     STEPS_FILE,
     TRANSCRIPTS_DIR,

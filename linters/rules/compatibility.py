@@ -12,7 +12,7 @@ import json
 
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
-from ctxres.formats.yamledit import scalar
+from ctxres.formats.yamlemit import scalar
 from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.validation.schema_errors import dotted

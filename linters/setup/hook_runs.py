@@ -11,6 +11,7 @@ from ``.claude/settings.local.json``), and reports each one that does not answer
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from ctxres.claude_settings import HOOK_ENV, STATUSLINE_ARG, is_ours, settings_env, statusline_entry, statusline_is_ours
 from ctxres.defaults import PROBE_ENV
+from ctxres.hook_events import HOOK_EVENTS
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
 from ctxres.records import FrozenRecord, init_field
 
@@ -55,13 +57,10 @@ def harmless_payload(event: str, root: Path) -> dict[str, Any]:
     PreCompact whose trigger is neither ``auto`` nor ``manual`` (no checkpoint is written)."""
     common: dict[str, Any] = {"hook_event_name": event, "session_id": "ctxres-doctor", "cwd": str(root)}
     extra: dict[str, dict[str, Any]] = {
-        "SessionStart": {"source": "clear"},
-        "UserPromptSubmit": {"prompt": ""},
-        "PostToolUse": {"tool_name": "Read", "tool_input": {}, "tool_response": {}},
-        "PreCompact": {"trigger": "ctxres-doctor", "custom_instructions": ""},
+        **{event.name: event.harmless for event in HOOK_EVENTS},
         STATUSLINE_ARG: {"workspace": {"project_dir": str(root)}, "context_window": {"current_usage": None}},
     }
-    return {**common, **extra.get(event, {})}
+    return {**common, **copy.deepcopy(extra.get(event, {}))}  # a copy: the table is shared
 
 
 def settings_files(root: Path) -> list[tuple[str, Any]]:

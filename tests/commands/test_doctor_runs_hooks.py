@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from ctxres.hook_events import EVENTS
 from ctxres.linters.commands.init import TEMPLATE_PATH
 from ctxres.linters.setup.hook_runs import harmless_payload
 
@@ -134,7 +135,7 @@ def test_the_payloads_alone_write_nothing(project: Path) -> None:
     (project / "ORCHESTRATION.yaml").write_text(workflow)
     before = snapshot(project)
     hook = Path(sys.executable).parent / "ctxres-hook"
-    for event in ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse"):
+    for event in EVENTS:
         done = subprocess.run(
             [str(hook), event],
             input=json.dumps(harmless_payload(event, project)).encode(),

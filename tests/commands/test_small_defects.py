@@ -18,6 +18,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from ctxres.hook_events import EVENTS
+
 from ..cli_process import ctxres
 from ..git_sandbox import git
 
@@ -101,7 +103,7 @@ def test_hook_help_lists_the_events_and_exits_zero(flag: str) -> None:
     assert result.returncode == 0
     assert "unknown" not in result.stderr and result.stderr == ""
     assert result.stdout.startswith("usage: ctxres-hook EVENT")
-    for event in ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse"):
+    for event in EVENTS:
         assert f"\n  {event} " in result.stdout
 
 

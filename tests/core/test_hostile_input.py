@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from ctxres.hook_events import EVENTS as HOOK_EVENTS
 from tests.conftest import FIXTURES, assistant_line
 from tests.git_sandbox import git
 from tests.hooks.hook_project import validate
@@ -41,7 +42,6 @@ HOOK_GUARD = 60  # a hook blocked on a FIFO would wait forever: this turns it in
 # most 41 MiB for any hostile case; a 100 MB file read whole would need more than 100 MiB.
 MAX_RSS_MB = 96
 LOCATED = re.compile(r"^\S[^:\n]*:\d+:\d+: [A-Z]\d{3} ", re.M)
-HOOK_EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")
 
 
 @dataclass

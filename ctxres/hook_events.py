@@ -1,0 +1,91 @@
+"""The Claude Code hook events ctxres handles: the one table every list of them is made from.
+
+The dispatcher (``ctxres-hook``), the settings entries ``ctxres install-hooks`` writes, the replay fixtures
+and the tests read :data:`HOOK_EVENTS`. What cannot import it (the plugin's ``hooks/hooks.json``, the
+pydantic models of ``schemas/hook_io.py``) is compared with it by a test. Plain stdlib, no imports: the
+hooks load it at every start.
+"""
+
+from __future__ import annotations
+
+
+class HookEvent:
+    """One event: its name, the ``ctxres.hooks`` module that answers it, the matcher and timeout (seconds)
+    of our settings entry, the line ``ctxres-hook --help`` shows for it, the payload fields ``ctxres doctor``
+    sends it (on which the hook writes nothing), whether its empty answer is no output at all, and whether
+    the Nexus profile answers it with ``ctxres.hooks.nexus``."""
+
+    __slots__ = ("harmless", "matcher", "module", "name", "nexus", "silent_when_empty", "summary", "timeout")
+
+    def __init__(
+        self,
+        name: str,
+        module: str,
+        matcher: str | None,
+        timeout: int,
+        summary: str,
+        harmless: dict[str, object],
+        *,
+        silent_when_empty: bool = False,
+        nexus: bool = False,
+    ) -> None:
+        self.name = name
+        self.module = module
+        self.matcher = matcher
+        self.timeout = timeout
+        self.summary = summary
+        self.harmless = harmless
+        self.silent_when_empty = silent_when_empty
+        self.nexus = nexus
+
+
+HOOK_EVENTS: tuple[HookEvent, ...] = (
+    # Writes the checkpoint before a compaction (auto or manual).
+    HookEvent(
+        "PreCompact",
+        "precompact",
+        None,
+        10,
+        "write a checkpoint of the workflow state before the context is compacted",
+        {"trigger": "ctxres-doctor", "custom_instructions": ""},  # neither auto nor manual: no checkpoint
+        silent_when_empty=True,
+        nexus=True,
+    ),
+    # Re-orients after a compaction, or on a new/resumed session; `clear` starts fresh on purpose.
+    HookEvent(
+        "SessionStart",
+        "sessionstart",
+        "startup|resume|compact",
+        10,
+        "point a new or resumed session at the workflow state to reload",
+        {"source": "clear"},
+        nexus=True,
+    ),
+    # Context monitor on every prompt (UserPromptSubmit takes no matcher).
+    HookEvent(
+        "UserPromptSubmit",
+        "userpromptsubmit",
+        None,
+        5,
+        "measure how full the context is and warn as it nears a compaction",
+        {"prompt": ""},  # and no transcript
+    ),
+    # Staleness check after the model writes an ORCHESTRATION file.
+    HookEvent(
+        "PostToolUse",
+        "posttooluse",
+        "Write|Edit",
+        5,
+        "warn when an edit moves a workflow's state but not its resumption section",
+        {"tool_name": "Read", "tool_input": {}, "tool_response": {}},  # a tool call that wrote no file
+    ),
+)
+
+EVENTS: tuple[str, ...] = tuple(event.name for event in HOOK_EVENTS)
+"""The event names, in the table's order."""
+
+NEXUS_EVENTS: tuple[str, ...] = tuple(event.name for event in HOOK_EVENTS if event.nexus)
+"""The events the Nexus profile answers (``precompact_state.json`` and ``resume-context.md``)."""
+
+STATUSLINE = "statusline"
+"""Not an event: the argument of Claude Code's statusline command (``ctxres-hook statusline``)."""
