@@ -352,11 +352,11 @@ def _load() -> str:
 _BYTECODE_PROBE = """
 import importlib, importlib.util, json, os
 files = set()
-for name in ("ctxres", "ctxres.hooks", "ctxres.linters"):
-    for folder in importlib.import_module(name).__path__:
-        for entry in os.listdir(folder):
-            if entry.endswith(".py"):
-                files.add(os.path.join(folder, entry))
+for name in ("ctxres", "ctxres.hooks", "ctxres.linters", "ctxres.schemas"):
+    for top in importlib.import_module(name).__path__:
+        for folder, subfolders, entries in os.walk(top):
+            subfolders[:] = [s for s in subfolders if not s.startswith((".", "__"))]
+            files.update(os.path.join(folder, e) for e in entries if e.endswith(".py"))
 cached = 0
 for source in files:
     pyc = importlib.util.cache_from_source(source)
