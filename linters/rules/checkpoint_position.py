@@ -33,8 +33,10 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
 
 # --- S004/S015: last_checkpoint vs the checkpoints section -----------------------------------
 
-# A checkpoint id: letters, an optional `-` or `_`, digits (``CP-003``, ``cp_12``). Beside an unused section
-# anything else is a free-form label (S015), not a missing checkpoint (S004); S016 reads its prefix and number.
+# A checkpoint id as the `checkpoints` section writes them (``CP-003``, ``cp_12``): beside an unused section
+# anything else (``phase-1-started``, ``QG-2``) is a free-form label (S015), not a missing checkpoint (S004).
+_SECTION_CHECKPOINT_ID = re.compile(r"\A\s*cp[\s_-]*\d+\s*\Z", re.IGNORECASE)
+# Any id of letters, an optional `-` or `_`, and digits: S016 reads its prefix and number.
 _CHECKPOINT_ID = re.compile(r"\A([A-Za-z]+)[-_]?(\d+)\Z")
 
 
@@ -102,7 +104,7 @@ def _last_checkpoint_problem(
     error = LAST_CHECKPOINT.severity
     doc = ctx.doc
     if view.latest is None:
-        if named is None or not _CHECKPOINT_ID.match(named):
+        if named is None or not _SECTION_CHECKPOINT_ID.match(named):
             return None  # an unused section beside a free-form label: S015's warning
         return (
             f"names the checkpoint {shown(named)}, but the `checkpoints` section records no checkpoint "
@@ -184,7 +186,7 @@ def check_last_checkpoint(ctx: Context) -> list[Finding]:
     if view is None or not (named is None or isinstance(named, str)):
         return []
     path = (*holder, "last_checkpoint")
-    if view.latest is None and not view.entries and isinstance(named, str) and not _CHECKPOINT_ID.match(named):
+    if view.latest is None and not view.entries and isinstance(named, str) and not _SECTION_CHECKPOINT_ID.match(named):
         return [
             ctx.finding(
                 CHECKPOINTS_UNUSED,
