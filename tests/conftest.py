@@ -3,6 +3,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from .git_sandbox import GitRepo
+
 # The `processes` marker, set from each test's code and checked while it runs (see process_marker.py).
 from .process_marker import (
     pytest_collection_modifyitems,
@@ -43,3 +47,10 @@ def assistant_line(tokens: int) -> str:
         },
     }
     return json.dumps(line) + "\n"
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> GitRepo:
+    """An empty git repository at ``tmp_path / "repo"`` (branch ``main``), with a fixed author and no user or
+    system git configuration: see :class:`tests.git_sandbox.GitRepo`."""
+    return GitRepo(tmp_path / "repo")

@@ -14,7 +14,8 @@ from pathlib import Path
 import yaml
 
 from .cli_process import HANG_GUARD, ctxres
-from .conftest import ROOT
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository
 
 AUTHOR = {
     "GIT_AUTHOR_NAME": "Ada Tester",

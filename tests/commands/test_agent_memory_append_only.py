@@ -28,8 +28,8 @@ def log_text(lines: list[str]) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> GitRepo:
-    repo = GitRepo(tmp_path / "repo")
+def repo(git_repo: GitRepo) -> GitRepo:
+    repo = git_repo
     repo.stage(LOG, log_text(LINES))
     repo.git("commit", "-q", "-m", "first events")
     return repo

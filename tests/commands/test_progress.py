@@ -13,7 +13,6 @@ import os
 import pty
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +23,8 @@ PATH = "ORCHESTRATION.yaml"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> tuple[GitRepo, str]:
-    repo = GitRepo(tmp_path / "repo")
+def repo(git_repo: GitRepo) -> tuple[GitRepo, str]:
+    repo = git_repo
     first = ""
     for index, text in enumerate([ORCH, ADVANCED, ORCH, UPDATED]):
         repo.stage(PATH, text)
