@@ -26,8 +26,8 @@ from ctxres.records import FrozenRecord, init_field
 
 FORMAT_VERSION = 1
 _NOTE = (
-    "Findings of ctxres that existed when this project adopted it: `ctxres check` reports them as baselined, "
-    "without failing. Fix them, then run `ctxres baseline` to drop their entries."
+    "Findings of ctxres that existed when this project adopted it: `ctxres check` and `ctxres reinject` report "
+    "them as baselined, without failing. Fix them, then run `ctxres baseline` to drop their entries."
 )
 
 

@@ -25,10 +25,12 @@ if TYPE_CHECKING:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "baseline",
-        help="record the current findings in the baseline file (they no longer fail `ctxres check`)",
+        help="record the current findings in the baseline file (they no longer fail `ctxres check` or "
+        "`ctxres reinject`)",
         description="Check the given paths and write their findings to the baseline file "
         "(.ctxres-baseline.json at the project root, or the `baseline` setting, or --baseline): "
-        "`ctxres check` then reports them as baselined, without failing. Run it again after fixing "
+        "`ctxres check` and `ctxres reinject` then report them as baselined, without failing. Run it again "
+        "after fixing "
         "findings to drop their entries. Entries of files outside the given paths are kept.",
     )
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")

@@ -12,11 +12,11 @@ from pathlib import Path
 from ctxres.config import load_config
 from ctxres.findings import Finding
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
+from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.config import Config
-    from ctxres.linters.checking.baseline import Entry, Match, Places
     from ctxres.linters.checking.report import Report
 
 
@@ -101,65 +101,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_baseline_options(check)
     check.add_argument(
-        "--show-baselined",
-        action="store_true",
-        help="also print the findings the baseline accepts, marked [baselined] (text output)",
-    )
-    check.add_argument(
         "--since",
         metavar="REF",
         help="also check the git history: each commit of REF..HEAD that moved the workflow state of an "
         "orchestration file without updating its resumption section is reported (S013); for CI",
     )
     check.set_defaults(handler=run)
-
-
-def add_baseline_options(parser: argparse.ArgumentParser) -> None:
-    """``--baseline FILE`` and ``--no-baseline`` (``ctxres check``)."""
-    parser.add_argument(
-        "--baseline",
-        type=Path,
-        metavar="FILE",
-        help="the baseline file of accepted findings (default: the `baseline` setting, else "
-        ".ctxres-baseline.json at the project root, when it exists)",
-    )
-    parser.add_argument(
-        "--no-baseline", action="store_true", help="ignore the baseline file: report every finding as new"
-    )
-
-
-class _Baseline:
-    """The baseline a check reads: its file as shown, its entries, and the project's paths."""
-
-    def __init__(self, shown: str, entries: list[Entry], places: Places) -> None:
-        self.shown = shown
-        self.entries = entries
-        self.places = places
-
-
-def _read_baseline(args: argparse.Namespace, paths: list[Path], config: Config) -> _Baseline | None:
-    """The baseline to apply (None: ``--no-baseline``, or no file where the default or setting says);
-    :class:`BaselineError` when it cannot be read."""
-    from ctxres.linters.checking.baseline import Places, baseline_file, project_root, read
-
-    if args.no_baseline:
-        return None
-    root = project_root(config, paths[0])
-    file = baseline_file(config, root, args.baseline)
-    if args.baseline is None and not file.exists():
-        return None
-    shown = os.path.relpath(file).replace(os.sep, "/")
-    return _Baseline(shown, read(file, shown), Places(root, Path.cwd()))
-
-
-def _match(baseline: _Baseline, paths: list[Path], config: Config, report: Report, compared: frozenset[str]) -> Match:
-    from ctxres.linters.checking import engine
-    from ctxres.linters.checking.baseline import Match, judged_by
-
-    match = Match(baseline.shown, baseline.entries, baseline.places)
-    judged = judged_by(paths, baseline.places, compared, lambda path, code: engine.rule_reported(path, code, config))
-    match.count(report.findings, baseline.entries, judged)
-    return match
 
 
 def _code_problem(args: argparse.Namespace) -> str | None:
@@ -232,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxres.linters.checking.baseline import BaselineError
 
     try:
-        baseline = _read_baseline(args, paths, config)
+        baseline = read_baseline(args, paths, config)
     except BaselineError as exc:
         print(f"ctxres: error: baseline {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -266,7 +213,7 @@ def _report(
     paths: list[Path],
     config: Config,
     report: Report,
-    baseline: _Baseline | None = None,
+    baseline: Baseline | None = None,
     compared: frozenset[str] = frozenset(),
 ) -> int:
     """Write ``report`` (with the findings of ``--since``, matched against ``baseline``) as asked; the exit
@@ -289,7 +236,7 @@ def _report(
         report.findings = sorted([*findings, *engine.apply_policy(history, {}, config)], key=Finding.sort_key)
         release(findings)
     if baseline is not None:
-        report.baseline = _match(baseline, paths, config, report, compared)
+        report.baseline = match(baseline, paths, config, report, compared)
         report.show_baselined = args.show_baselined
     if args.statistics:
         sys.stdout.write(_statistics(report, args.output_format))

@@ -14,8 +14,10 @@ from ctxres.findings import Finding, Position
 from ctxres.formats.document import Document
 from ctxres.formats.loading import IssueKind, LoadIssue, decode
 from ctxres.linters.checking import engine
+from ctxres.linters.checking.baseline import BaselineError
 from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.checking.report import Report
+from ctxres.linters.commands._baseline_options import add_baseline_options, match, read_baseline
 from ctxres.linters.reporters import FORMATS, render
 from ctxres.linters.rules import parsing
 from ctxres.linters.rules import reinject as rules
@@ -45,6 +47,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")
     parser.add_argument("--strict", action="store_true", default=None, help="warnings fail the run too (exit 1)")
     parser.add_argument("--config", type=Path, help="a pyproject.toml or .ctxres.toml to use instead of the nearest")
+    add_baseline_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -125,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(paths[0], args.config).with_overrides(strict=args.strict)
     except ConfigError as exc:
         return _fail(str(exc))
+    try:
+        baseline = read_baseline(args, paths, config)
+    except BaselineError as exc:
+        return _fail(f"baseline {exc}")
     artifacts = rule_files(paths, config)
     if not artifacts:
         print(f"ctxres reinject: warning: no rule files found under {', '.join(map(str, paths))}", file=sys.stderr)
@@ -143,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_FINDINGS if changed else EXIT_OK
         findings = check(docs, problems, config)
     report = Report(findings, files_checked=len(artifacts))
+    if baseline is not None:  # the findings `ctxres baseline` recorded do not fail the run
+        report.baseline = match(baseline, paths, config, report, frozenset())
+        report.show_baselined = args.show_baselined
     sys.stdout.write(render(args.output_format, report))
     return engine.exit_code(report, config.strict)
 

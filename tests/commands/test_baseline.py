@@ -319,3 +319,62 @@ def test_a_baseline_file_is_checked_when_read() -> None:
         parse('{"version": 2, "entries": []}', "b.json")
     with pytest.raises(BaselineError, match="no `entries`"):
         parse("[]", "b.json")
+
+
+# --------------------------------------------------------------------------- ctxres reinject (its own pre-commit hook)
+
+MARKER = '<!-- L2-REINJECT: rank={rank}, tokens=3, content="{content}" -->\n'
+OLD_RULE = "Update the resumption section of ORCHESTRATION.yaml before any phase change, and keep it true."
+NEW_RULE = "Read the checkpoint files named by the resumption section before resuming any work at all."
+
+
+def _rule_file(box: Sandbox, *rules: str) -> None:
+    body = "".join(MARKER.format(rank=rank, content=content) for rank, content in enumerate(rules, start=1))
+    box.write("CLAUDE.md", "# Rules\n\n" + body)
+
+
+@pytest.fixture
+def rules_team(tmp_path: Path) -> Sandbox:
+    """A repository whose rule file has an old marker defect (R003: `tokens=3` for ~24 tokens), baselined."""
+    box = Sandbox(tmp_path / "repo")
+    _rule_file(box, OLD_RULE)
+    recorded = box.ctxres("baseline")
+    assert recorded.returncode == 0, recorded.stderr
+    assert [entry["code"] for entry in json.loads((box.root / BASELINE).read_text("utf-8"))["entries"]] == ["R003"]
+    return box
+
+
+def test_reinject_does_not_fail_on_what_the_baseline_accepts(rules_team: Sandbox) -> None:
+    """The `ctxres-reinject` pre-commit hook checks every rule file on each commit that touches one: an old
+    defect the team baselined must not block it, as it does not block `ctxres check`."""
+    result = rules_team.ctxres("reinject")
+    assert result.returncode == 0, result.stdout
+    assert "R003" not in result.stdout
+    assert "1 existing finding is in the baseline (.ctxres-baseline.json)" in result.stdout
+    shown = rules_team.ctxres("reinject", "--show-baselined")
+    assert "R003 [baselined]" in shown.stdout and shown.returncode == 0
+
+
+def test_reinject_fails_on_a_new_defect_beside_a_baselined_one(rules_team: Sandbox) -> None:
+    _rule_file(rules_team, OLD_RULE, NEW_RULE)
+    result = rules_team.ctxres("reinject", "--output-format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert [(f["code"], f["line"], f["baselined"]) for f in report["findings"]] == [
+        ("R003", 3, True),
+        ("R003", 4, False),
+    ]
+    assert report["summary"]["errors"] == 1 and report["summary"]["baselined"] == 1
+
+
+def test_reinject_without_the_baseline_reports_every_finding(rules_team: Sandbox) -> None:
+    result = rules_team.ctxres("reinject", "--no-baseline")
+    assert result.returncode == 1
+    assert "R003" in result.stdout and "baseline" not in result.stdout
+
+
+def test_a_baseline_reinject_cannot_read_is_a_usage_error(rules_team: Sandbox) -> None:
+    rules_team.write(BASELINE, "{not json")
+    result = rules_team.ctxres("reinject")
+    assert result.returncode == 2
+    assert result.stderr.startswith("ctxres reinject: baseline ")
