@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ctxres.hook_events import HOOK_EVENTS, STATUSLINE
+from ctxres.hook_events import HOOK_EVENTS, STATUSLINE, HookEvent
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
@@ -27,23 +27,8 @@ SETTINGS_FILE = "settings.json"  # committed, beside the local file in .claude/
 LOCAL_SETTINGS_FILE = "settings.local.json"  # per clone: Claude Code's own place for a machine's settings
 
 
-class HookSpec(FrozenRecord):
-    """One hook we register: the event, its matcher (None: every occurrence), its timeout."""
-
-    __slots__ = ("event", "matcher", "timeout")
-
-    event: str
-    matcher: str | None
-    timeout: int
-
-    def __init__(self, event: str, matcher: str | None, timeout: int) -> None:
-        init_field(self, "event", event)
-        init_field(self, "matcher", matcher)
-        init_field(self, "timeout", timeout)
-
-
-HOOKS: tuple[HookSpec, ...] = tuple(HookSpec(event.name, event.matcher, event.timeout) for event in HOOK_EVENTS)
-"""Our entry for each event of :data:`ctxres.hook_events.HOOK_EVENTS`."""
+HOOKS: tuple[HookEvent, ...] = HOOK_EVENTS
+"""The events we register an entry for: each one's name, matcher (None: every occurrence) and timeout."""
 
 
 def is_ours(handler: Any) -> bool:
@@ -54,8 +39,8 @@ def is_ours(handler: Any) -> bool:
     return any(marker in text for marker in MARKERS)
 
 
-def handler_for(spec: HookSpec, command: str) -> dict[str, Any]:
-    return {"type": "command", "command": f"{command} {spec.event}", "timeout": spec.timeout}
+def handler_for(spec: HookEvent, command: str) -> dict[str, Any]:
+    return {"type": "command", "command": f"{command} {spec.name}", "timeout": spec.timeout}
 
 
 def _groups(settings: dict[str, Any], event: str) -> list[Any]:
@@ -138,9 +123,9 @@ def install(settings: dict[str, Any], command: str = PORTABLE_COMMAND) -> dict[s
     command (a bare ``ctxres-hook``, an older path), leaves one copy of each.
     """
     result = _copy(settings)
-    wanted = {spec.event: spec for spec in HOOKS}
+    wanted = {spec.name: spec for spec in HOOKS}
     for item in HOOKS:
-        _groups(result, item.event)  # validates the shape (ValueError) before anything changes
+        _groups(result, item.name)  # validates the shape (ValueError) before anything changes
     hooks = result["hooks"]
     for event in list(hooks):
         groups = hooks[event]
@@ -170,7 +155,7 @@ def install(settings: dict[str, Any], command: str = PORTABLE_COMMAND) -> dict[s
     return result
 
 
-def _group_for(spec: HookSpec, command: str) -> dict[str, Any]:
+def _group_for(spec: HookEvent, command: str) -> dict[str, Any]:
     group: dict[str, Any] = {"hooks": [handler_for(spec, command)]}
     if spec.matcher is not None:
         group = {"matcher": spec.matcher, **group}
@@ -221,12 +206,12 @@ def registrations(settings: Any) -> dict[str, Registration]:
     hooks = settings.get("hooks") if isinstance(settings, dict) else None
     found: dict[str, Registration] = {}
     for spec in HOOKS:
-        groups = hooks.get(spec.event) if isinstance(hooks, dict) else None
+        groups = hooks.get(spec.name) if isinstance(hooks, dict) else None
         matchers = []
         for group in groups if isinstance(groups, list) else []:
             if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks") or []):
                 matchers.append(str(group.get("matcher", "")))
-        found[spec.event] = Registration(spec.event, bool(matchers), tuple(matchers))
+        found[spec.name] = Registration(spec.name, bool(matchers), tuple(matchers))
     return found
 
 

@@ -133,7 +133,7 @@ def plan_shared(settings: Path, command: str = PORTABLE_COMMAND) -> list[Change]
     after = install_statusline(install(before, command), command)
     if after == before and settings.exists():
         return []
-    events = ", ".join(spec.event for spec in HOOKS)
+    events = ", ".join(spec.name for spec in HOOKS)
     action = f"register {events} (command: {command} EVENT) and the statusline"
     if (before.get("statusLine") or {}).get("command") not in (None, after["statusLine"]["command"]):
         action += " (shown beside the statusline already there, which it keeps)"

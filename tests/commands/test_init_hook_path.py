@@ -69,7 +69,7 @@ def test_init_writes_commands_that_run_without_the_venv_on_path(repo: Path) -> N
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr
     found = commands(repo / ".claude" / "settings.json")
-    assert sorted(event for event, _ in found) == sorted(spec.event for spec in HOOKS)
+    assert sorted(event for event, _ in found) == sorted(spec.name for spec in HOOKS)
     assert str(Path(sys.executable).parent) not in (repo / ".claude" / "settings.json").read_text()
     local = json.loads((repo / ".claude" / "settings.local.json").read_text())
     assert local == {"env": {HOOK_ENV: str(Path(sys.executable).parent / "ctxres-hook")}}

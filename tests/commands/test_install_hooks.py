@@ -82,7 +82,7 @@ def test_cli_refuses_a_broken_settings_file(tmp_path: Path) -> None:
 def test_plugin_hooks_json_registers_every_event() -> None:
     plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text())
     found = registrations(plugin)
-    assert all(found[spec.event].found for spec in HOOKS)
+    assert all(found[spec.name].found for spec in HOOKS)
     assert {e: r.matchers for e, r in found.items()} == {e: r.matchers for e, r in registrations(install({})).items()}
     manifest = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
     assert manifest["name"] == "ctxres"
