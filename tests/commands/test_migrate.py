@@ -547,18 +547,11 @@ def test_a_stale_file_gets_no_self_contradicting_status_but_a_placeholder_that_s
     # The migrated section no longer contradicts itself (no S005/S010), only the placeholders to set; what the
     # prose says still contradicts workflow.status, and stays reported (S017, as S014 reported it in v1.0).
     from ctxres.config import Config
-    from ctxres.linters.rules import (
-        agent_summaries,
-        checkpoint_position,
-        phase_position,
-        prose_position,
-        quality_trajectory,
-        update_times,
-    )
+
+    from ..rules.s_families import s_findings
 
     doc = _doc(result.text)
-    families = (update_times, checkpoint_position, phase_position, quality_trajectory, agent_summaries, prose_position)
-    found = [f for family in families for f in family.check_document(doc, Config(root=Path(".")))]
+    found = s_findings(doc, Config(root=Path(".")))
     assert [f.code for f in found] == ["S017"]
     assert found[0].message.endswith('`recovery_state.current_activity` says "Phase 2 ready: waiting for QG-2"')
     assert {f.code for f in compatibility.check_document(doc)} == {"V007"}

@@ -15,18 +15,9 @@ import pytest
 
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
-from ctxres.formats.document import Document
 from ctxres.formats.loading import Format, parse_text
 from ctxres.linters.checking import engine
 from ctxres.linters.checking import resumption_context as rules
-from ctxres.linters.rules import (
-    agent_summaries,
-    checkpoint_position,
-    phase_position,
-    prose_position,
-    quality_trajectory,
-    update_times,
-)
 from ctxres.state import orchestration
 from ctxres.state import staleness as core
 from ctxres.state.staleness import Level, classify, earliest_instant, iter_timestamps, newest_timestamp
@@ -39,14 +30,9 @@ from ctxres.timestamps import (
 )
 
 from ..conftest import CORPUS, ROOT
+from .s_families import s_findings
 
 UTC = dt.timezone.utc
-S_FAMILIES = (update_times, checkpoint_position, phase_position, quality_trajectory, agent_summaries, prose_position)
-
-
-def s_findings(doc: Document, config: Config) -> list[Finding]:
-    """Every S rule's findings on ``doc``, in the order `ctxres check` reports them."""
-    return [finding for family in S_FAMILIES for finding in family.check_document(doc, config)]
 
 
 def at(text: str) -> dt.datetime:
