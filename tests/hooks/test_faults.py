@@ -38,9 +38,9 @@ from tests.hooks.hook_project import (
     EVENT_FIELDS,
     HELPER,
     NOW,
-    SESSION,
     TEMPLATE_ORCHESTRATION,
     hook_env,
+    monitor_state,
     payload,
     transcript,
     validate,
@@ -78,21 +78,7 @@ def hook_project(root: Path, *, tokens: int = 177_200) -> Path:
     (root / ".git").mkdir()
     shutil.copy(TEMPLATE_ORCHESTRATION, root / "ORCHESTRATION.yaml")
     transcript(root, tokens)
-    state = {
-        "schema_version": "1.0",
-        "session_id": SESSION,
-        "timestamp": "2026-02-17T11:44:00Z",
-        "fill": 0.886,
-        "tokens": 177_200,
-        "window": 200_000,
-        "tier": "CRITICAL",
-        "transcript_path": str(root / "transcript.jsonl"),
-        "transcript_offset": 0,
-        "source": "transcript",
-    }
-    validate("monitor-state", state)
-    (root / ".jerry").mkdir()
-    (root / ".jerry" / "context-monitor-state.json").write_text(json.dumps(state, indent=2) + "\n")
+    monitor_state(root, transcript_path=str(root / "transcript.jsonl"))
     return root
 
 
