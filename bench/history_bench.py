@@ -342,6 +342,22 @@ class Repository:
     cached: bool  # reused from an earlier run
 
 
+def _place(building: Path, target: Path, facts: str) -> bool:
+    """Check out the history imported into ``building``, record its ``facts`` (``.bench-history.json``, kept
+    out of git) and move it to ``target``; False when another run put its own there first."""
+    _git(["reset", "-q", "--hard", "main"], building)
+    (building / ".git" / "info" / "exclude").write_text(".bench-history.json\n", "utf-8")
+    (building / ".bench-history.json").write_text(facts, "utf-8")
+    try:
+        building.rename(target)
+    except OSError:  # another run built it at the same time
+        shutil.rmtree(building, ignore_errors=True)
+        if not (target / ".bench-history.json").is_file():
+            raise
+        return False
+    return True
+
+
 def build(commits: int, cache_root: Path = CACHE_ROOT) -> Repository:
     """The repository of a ``commits``-commit history, built (or reused) under ``cache_root``."""
     history = generate(commits)
@@ -362,17 +378,7 @@ def _build(prefix: str, history: History, stream: bytes, cache_root: Path) -> Re
     try:
         _git(["init", "-q", "-b", "main", "."], building)
         _git(["fast-import", "--quiet"], building, stdin=stream)
-        _git(["reset", "-q", "--hard", "main"], building)
-        (building / ".git" / "info" / "exclude").write_text(".bench-history.json\n", "utf-8")
-        (building / ".bench-history.json").write_text(
-            json.dumps({"commits": commits, "stale": history.stale}, indent=1), "utf-8"
-        )
-        try:
-            building.rename(target)
-        except OSError:  # another run built it at the same time
-            shutil.rmtree(building, ignore_errors=True)
-            if not meta.is_file():
-                raise
+        if not _place(building, target, json.dumps({"commits": commits, "stale": history.stale}, indent=1)):
             return Repository(target, history, cached=True)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
@@ -472,15 +478,7 @@ def build_monorepo(workflows: int, commits_each: int, cache_root: Path = CACHE_R
         error = importer.stderr.read()
         if importer.wait():
             raise RuntimeError(f"git fast-import failed: {error.decode('utf-8', 'replace').strip()}")
-        _git(["reset", "-q", "--hard", "main"], building)
-        (building / ".git" / "info" / "exclude").write_text(".bench-history.json\n", "utf-8")
-        (building / ".bench-history.json").write_text(json.dumps({"commits": commits, "stale": stale}), "utf-8")
-        try:
-            building.rename(target)
-        except OSError:  # another run built it at the same time
-            shutil.rmtree(building, ignore_errors=True)
-            if not meta.is_file():
-                raise
+        if not _place(building, target, json.dumps({"commits": commits, "stale": stale})):
             return build_monorepo(workflows, commits_each, cache_root)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
