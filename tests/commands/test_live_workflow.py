@@ -40,10 +40,10 @@ def env(**extra: str) -> dict[str, str]:
     return {**result, **extra}
 
 
-def session_start(root: Path, **extra: str) -> str | None:
-    """The additionalContext of the real SessionStart hook process (startup), None when it injects nothing."""
+def run_session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    """The real SessionStart hook process (startup) in the project ``root``."""
     stdin = payload(root, "SessionStart", source="startup", session_id="s")
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "ctxres.hooks.main", "SessionStart"],
         input=json.dumps(stdin),
         capture_output=True,
@@ -52,6 +52,11 @@ def session_start(root: Path, **extra: str) -> str | None:
         env=env(CLAUDE_PROJECT_DIR=str(root), **extra),
         timeout=60,
     )
+
+
+def session_start(root: Path, **extra: str) -> str | None:
+    """The additionalContext of the real SessionStart hook process (startup), None when it injects nothing."""
+    result = run_session_start(root, **extra)
     output = answer(result, "SessionStart")
     if not output:
         return None
@@ -418,16 +423,7 @@ def test_a_pin_that_names_no_readable_file_is_said_and_never_replaced_by_the_sea
         f"ctxres prompt: {said}; name one with --file\n",
     )
     assert doctor_json(project)[1]["workflow"] == {"path": None, "status": None, "others": [], "note": said}
-    stdin = payload(project, "SessionStart", source="startup", session_id="s")
-    result = subprocess.run(
-        [sys.executable, "-m", "ctxres.hooks.main", "SessionStart"],
-        input=json.dumps(stdin),
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=env(CLAUDE_PROJECT_DIR=str(project)),
-        timeout=60,
-    )
+    result = run_session_start(project)
     assert result.returncode == 0 and answer(result, "SessionStart") == {}  # no workflow served, none guessed
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and "live-workflow in .ctxres.toml names projects/PROJ-009/ORCHESTRATION.yaml" in lines[0]
