@@ -3,7 +3,7 @@
 Claude Code sends its statusline command the usage of the last reply and the context window it uses
 (``ctxres.hooks.statusline``); no hook receives them. The statusline records them in
 ``<state_dir>/sessions/<session>.figure.json`` (beside SessionStart's session records, named like them,
-written atomically and only when the figure changed, pruned by the same rule:
+written atomically when the figure changed or its record is 5 minutes old, pruned by the same rule:
 :func:`ctxres.hooks.deliveries.prune`), and UserPromptSubmit uses the record instead of its
 transcript estimate when it is recent and from the same session (:func:`read_figure`).
 
@@ -23,6 +23,10 @@ FIGURE_SUFFIX = ".figure.json"
 FIGURE_MAX_AGE_SECONDS = 1800
 """A recorded figure older than this is not used by the monitor (the client runs the statusline after
 every assistant message, so a working session's figure is never that old)."""
+REFRESH_AFTER_SECONDS = FIGURE_MAX_AGE_SECONDS // 6
+"""An unchanged figure's record gets a new time once it is this old (5 minutes): the statusline, which runs
+after every message, writes the file at most that often while the figure stands still, and the monitor
+never drops a figure the client sent a moment ago."""
 MAX_FIGURE_BYTES = 4096
 
 
@@ -38,7 +42,9 @@ def figure_path(folder: str, session_id: str) -> str:
 
 
 def record_figure(folder: str, session_id: str, tokens: int, window: int, moment: dt.datetime) -> None:
-    """Write the client's figure for this session when it changed (OSError when it cannot be written)."""
+    """Write the client's figure for this session when it changed, or when the record of an unchanged
+    figure is older than :data:`REFRESH_AFTER_SECONDS` (so that :func:`read_figure` keeps trusting a figure
+    the client goes on sending); OSError when it cannot be written."""
     from ctxres.hooks.monitor import load_json, save_json
 
     path = figure_path(folder, session_id)
@@ -46,11 +52,8 @@ def record_figure(folder: str, session_id: str, tokens: int, window: int, moment
     if (
         known
         and known.get("session_id") == session_id
-        and [known.get("tokens"), known.get("window")]
-        == [
-            tokens,
-            window,
-        ]
+        and [known.get("tokens"), known.get("window")] == [tokens, window]
+        and _recent(known.get("recorded_at"), moment)
     ):
         return
     from ctxres.hooks.context import iso
@@ -62,6 +65,15 @@ def record_figure(folder: str, session_id: str, tokens: int, window: int, moment
         from ctxres.hooks.deliveries import prune
 
         prune(os.path.dirname(path), os.path.basename(path), moment.timestamp())
+
+
+def _recent(recorded_at: object, moment: dt.datetime) -> bool:
+    """Whether a record made at ``recorded_at`` is younger than :data:`REFRESH_AFTER_SECONDS` (and not
+    in the future): its time need not be refreshed yet."""
+    from ctxres.timestamps import parse_datetime
+
+    recorded = parse_datetime(recorded_at)
+    return recorded is not None and 0 <= (moment - recorded).total_seconds() < REFRESH_AFTER_SECONDS
 
 
 def read_figure(folder: str, session_id: str, moment: dt.datetime) -> dict[str, Any] | None:

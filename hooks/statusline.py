@@ -20,9 +20,9 @@ state folder) it prints a shorter line, at least the context figure, exits 0 and
 stderr.
 
 It also records the client's figure for the context monitor: ``<state_dir>/sessions/<session>.figure.json``
-(written atomically, only when the figure changed), which UserPromptSubmit prefers to its transcript
-estimate while it is recent (``read_figure``). The records are pruned like SessionStart's session
-records (:mod:`ctxres.hooks.deliveries`).
+(written atomically when the figure changed, and every 5 minutes while it stands still), which
+UserPromptSubmit prefers to its transcript estimate while it is recent (``read_figure``). The records are
+pruned like SessionStart's session records (:mod:`ctxres.hooks.deliveries`).
 
 Cost: this runs after every message, so what a run needs is remembered in
 ``<state_dir>/statusline-cache.json`` (private, any version mismatch ignored): each workflow

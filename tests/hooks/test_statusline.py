@@ -228,3 +228,35 @@ def test_compact_form_keeps_80_columns() -> None:
     line = compose(percent=91, tier="COMPACTION", place=place, fresh=("STALE", "phase 11<12"), unacked=3, colour=True)
     assert visible(line) <= 80
     assert "\x1b[1;31m91% COMP\x1b[0m" in line and "P12 qg-final#7" in line and "3 unacked" in line
+
+
+def _prompt_answer(project: Path, now: str) -> dict[str, Any]:
+    hook = Path(sys.executable).parent / "ctxres-hook"
+    payload = {"session_id": SESSION, "cwd": str(project), "prompt": "go on", "hook_event_name": "UserPromptSubmit"}
+    env = {**os.environ, "CTXRES_NOW": now}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    done = subprocess.run(
+        [str(hook), "UserPromptSubmit"], input=json.dumps(payload).encode(), capture_output=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def test_an_unchanged_figure_stays_fresh_for_the_monitor(project: Path) -> None:
+    """The client re-sends the same figure for 40 minutes (a long discussion without a new reply's usage
+    changing): the record's time follows, at most every 5 minutes, and a prompt after that still uses it."""
+    record = project / ".jerry" / "sessions" / f"{SESSION}.figure.json"
+    the_line(run_line(project, document(project), "2026-02-17T11:49:00Z"))
+    first = json.loads(record.read_text("utf-8"))
+    assert first["recorded_at"] == "2026-02-17T11:49:00Z"
+    # redraws a minute later: nothing is written (the statusline does not write a file on every redraw)
+    stamp = record.stat().st_mtime_ns
+    the_line(run_line(project, document(project), "2026-02-17T11:50:00Z"))
+    assert record.stat().st_mtime_ns == stamp
+    assert json.loads(record.read_text("utf-8")) == first
+    # the same figure 38 minutes after it first came: the record is refreshed
+    the_line(run_line(project, document(project), "2026-02-17T12:27:00Z"))
+    assert json.loads(record.read_text("utf-8"))["recorded_at"] == "2026-02-17T12:27:00Z"
+    text = _prompt_answer(project, "2026-02-17T12:27:30Z")["hookSpecificOutput"]["additionalContext"]
+    assert "Tokens used: 171,500 / 180,000 usable (from the client)" in text
