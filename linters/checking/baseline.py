@@ -7,6 +7,10 @@ as a file is edited): by the file's path relative to the project root, the rule 
 finding's JSON path and message, with what moves with unrelated lines (line numbers, the clock) left out.
 Matching counts: two identical findings need two entries. An entry that matches no finding of a file the check
 judged is *fixed*; the next ``ctxres baseline`` drops it, so the file only shrinks as the project is cleaned.
+
+A file that cannot be read (a P finding of :data:`~ctxres.linters.rules.parsing.UNREAD_CODES`: a syntax error,
+not UTF-8, too large, ...) hides every finding it would have: such a finding is never recorded nor matched,
+and the entries of that file are kept, neither fixed nor new, until it can be read again.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from ctxres.atomic import write_atomic
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
+from ctxres.linters.rules.parsing import UNREAD_CODES
 from ctxres.records import FrozenRecord, init_field
 
 FORMAT_VERSION = 1
@@ -142,6 +147,20 @@ class Places:
         return os.path.relpath(self.absolute(entry_path), self.cwd).replace(os.sep, "/")
 
 
+def unread(finding: Finding) -> bool:
+    """Whether a finding says its file could not be read (it hides every other finding of the file)."""
+    return finding.code in UNREAD_CODES
+
+
+def unread_files(findings: Iterable[Finding], places: Places) -> dict[str, Finding]:
+    """The files (relative to the project) that could not be read, each with the first finding that says so."""
+    found: dict[str, Finding] = {}
+    for finding in findings:
+        if unread(finding):
+            found.setdefault(places.in_project(finding.path), finding)
+    return found
+
+
 def entry_of(finding: Finding, places: Places) -> Entry:
     where = places.in_project(finding.path)
     return Entry(where, finding.code, fingerprint(finding), finding.message, finding.json_path)
@@ -216,7 +235,7 @@ class Match:
     The findings are gone through twice (counted, then written), each time in the same order, so the same
     ones are baselined: the first findings of each key take its entries."""
 
-    __slots__ = ("_counts", "baselined", "errors", "file", "fixed", "places", "warnings")
+    __slots__ = ("_counts", "baselined", "errors", "file", "fixed", "places", "unread", "warnings")
 
     file: str  # the baseline as the check shows it
     places: Places
@@ -224,6 +243,7 @@ class Match:
     warnings: int
     baselined: int
     fixed: list[Entry]  # entries of judged files that matched nothing
+    unread: list[str]  # files (relative to the project) that could not be read: their entries are kept
     _counts: Counter[tuple[str, str, str]]
 
     def __init__(self, file: str, entries: Sequence[Entry], places: Places) -> None:
@@ -232,22 +252,27 @@ class Match:
         self._counts = Counter(entry.key for entry in entries)
         self.errors = self.warnings = self.baselined = 0
         self.fixed = []
+        self.unread = []
 
     def marks(self, findings: Iterable[Finding]) -> Iterator[tuple[Finding, bool]]:
         """Each finding with whether it is baselined."""
         left = Counter(self._counts)
         for finding in findings:
             key = (self.places.in_project(finding.path), finding.code, fingerprint(finding))
-            if left[key] > 0:
+            if left[key] > 0 and not unread(finding):
                 left[key] -= 1
                 yield finding, True
             else:
                 yield finding, False
 
     def count(self, findings: Iterable[Finding], entries: Sequence[Entry], judged: Callable[[Entry], bool]) -> None:
-        """Count the new findings and the baselined ones; list the entries of judged files left unmatched."""
+        """Count the new findings and the baselined ones; list the entries of judged files left unmatched (not
+        those of a file that could not be read: nothing can be said of them)."""
         used: Counter[tuple[str, str, str]] = Counter()
+        unreadable: set[str] = set()
         for finding, baselined in self.marks(findings):
+            if unread(finding):
+                unreadable.add(self.places.in_project(finding.path))
             if baselined:
                 self.baselined += 1
                 used[(self.places.in_project(finding.path), finding.code, fingerprint(finding))] += 1
@@ -259,9 +284,10 @@ class Match:
         for entry in sorted(entries, key=Entry.sort_key):
             if used[entry.key] > 0:
                 used[entry.key] -= 1
-            elif judged(entry):
+            elif judged(entry) and entry.path not in unreadable:
                 fixed.append(entry)
         self.fixed = fixed
+        self.unread = sorted(unreadable)
 
 
 def judged_by(

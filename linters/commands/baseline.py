@@ -4,6 +4,9 @@ A project that adopts ctxres with findings it cannot fix at once records them (`
 the file, and ``ctxres check`` then fails only on new findings, while it counts the recorded ones. Run again,
 it writes the findings as they are now: the fixed ones drop out, and it says how many entries were added and
 removed (an entry added is a finding accepted: the review of the file's diff shows which).
+
+A file that cannot be read (a syntax error, not UTF-8, ...) is never recorded: it hides every finding it would
+have. Its entries stay as they were, the command says which file to fix, and exits 1.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from collections import Counter
 from pathlib import Path
 
 from ctxres.config import load_config
-from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
+from ctxres.findings import Finding
+from ctxres.linters.commands import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +35,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "(.ctxres-baseline.json at the project root, or the `baseline` setting, or --baseline): "
         "`ctxres check` and `ctxres reinject` then report them as baselined, without failing. Run it again "
         "after fixing "
-        "findings to drop their entries. Entries of files outside the given paths are kept.",
+        "findings to drop their entries. Entries of files outside the given paths are kept. A file that cannot be "
+        "read (a syntax error, ...) is never recorded: its entries are kept and the command exits 1.",
     )
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
     parser.add_argument("--baseline", type=Path, metavar="FILE", help="the baseline file to write")
@@ -65,18 +70,36 @@ def run(args: argparse.Namespace) -> int:
         compared = artifacts.compared.shown if artifacts.compared is not None else frozenset()
         report = engine.run(paths, config, jobs=default_jobs(), artifacts=artifacts)
     try:
-        found = [baseline.entry_of(finding, places) for finding in report.findings]
+        unread = baseline.unread_files(report.findings, places)
+        found = [
+            baseline.entry_of(finding, places)
+            for finding in report.findings
+            if places.in_project(finding.path) not in unread
+        ]
+        refused = [_refusal(finding) for finding in unread.values()]
     finally:
         release(report.findings)
     judged = baseline.judged_by(paths, places, compared, lambda path, code: engine.rule_reported(path, code, config))
-    entries = _keep_wording(old, found) + [entry for entry in old if not judged(entry)]
+    entries = _keep_wording(old, found) + [entry for entry in old if not judged(entry) or entry.path in unread]
     added, removed = _difference(old, entries)
     baseline.write(file, entries)
     print(
         f"Wrote {shown}: {_entries(len(entries))} ({added} added, {removed} removed) "
         f"from {report.files_checked} file{'' if report.files_checked == 1 else 's'} checked."
     )
-    return EXIT_OK
+    for line in refused:
+        print(line, file=sys.stderr)
+    return EXIT_FINDINGS if refused else EXIT_OK
+
+
+def _refusal(finding: Finding) -> str:
+    """What the command says of a file it did not record because it cannot be read."""
+    where = f"{finding.path}:{finding.position.line}:{finding.position.col}"
+    return (
+        f"ctxres: not recorded: {where}: {finding.code} {finding.message} A file that cannot be read hides every "
+        "finding it would have, so a baseline never records it (its entries are kept as they were): fix the "
+        "file, then run `ctxres baseline` again."
+    )
 
 
 def _keep_wording(old: list[baseline.Entry], found: list[baseline.Entry]) -> list[baseline.Entry]:

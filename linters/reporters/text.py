@@ -48,6 +48,12 @@ def summary_line(report: Report) -> str:
     if match.fixed:
         entries = plural(len(match.fixed), "baseline entry").replace("entrys", "entries")
         line += f"; {entries} {'is' if len(match.fixed) == 1 else 'are'} fixed: run `ctxres baseline` to drop them"
+    if match.unread:
+        files = ", ".join(match.places.shown(path) for path in match.unread)
+        line += (
+            f"; {files} cannot be read: fix {'it' if len(match.unread) == 1 else 'them'} (a baseline never records "
+            "that, and keeps the file's entries until it can be read)"
+        )
     return line + "."
 
 

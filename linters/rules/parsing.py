@@ -169,6 +169,11 @@ UNREADABLE = register(
     """,
 )
 
+# The findings that mean "this file could not be read": such a file hides every finding it would have, so
+# they are never recorded in a baseline, and the baseline entries of the file are neither fixed nor new
+# while it cannot be read (``ctxres.linters.checking.baseline``).
+UNREAD_CODES = frozenset(rule.code for rule in (SYNTAX, ENCODING, BINARY, TOO_LARGE, LIMIT, UNREADABLE))
+
 _BY_KIND = {
     IssueKind.SYNTAX: SYNTAX,
     IssueKind.DUPLICATE_KEY: DUPLICATE,

@@ -113,6 +113,29 @@ def test_a_new_problem_in_a_touched_file_blocks(team: Sandbox) -> None:
     )
 
 
+def test_a_file_that_cannot_be_read_is_never_baselined_and_its_entries_are_not_fixed(team: Sandbox) -> None:
+    """An unclosed quote hides every finding of the file: its entries are neither fixed nor new, and
+    `ctxres baseline` refuses to record the P001 (the next check still fails on it)."""
+    count = _recorded(team)
+    before = json.loads((team.root / BASELINE).read_text("utf-8"))["entries"]
+    rel = "projects/llm-deception/ORCHESTRATION.yaml"
+    assert _entries_of(team, rel) >= 1
+    path = team.root / rel
+    path.write_text(path.read_text("utf-8").replace("resumption:", 'resumption_note: "unclosed\nresumption:', 1))
+    result = team.ctxres("check", ".")
+    assert result.returncode == 1
+    assert "fixed" not in result.stdout
+    assert f"{rel} cannot be read: fix it (a baseline never records that" in _summary(result.stdout)
+    assert f"; {count - _entries_of(team, rel)} existing findings" in _summary(result.stdout)
+    refused = team.ctxres("baseline")
+    assert refused.returncode == 1
+    assert f"{count} entries (0 added, 0 removed)" in refused.stdout
+    assert f"ctxres: not recorded: {rel}:" in refused.stderr and "P001" in refused.stderr
+    assert json.loads((team.root / BASELINE).read_text("utf-8"))["entries"] == before
+    again = team.ctxres("check", ".")
+    assert again.returncode == 1 and ": P001" in again.stdout
+
+
 def _entries_of(box: Sandbox, path: str) -> int:
     entries = json.loads((box.root / BASELINE).read_text("utf-8"))["entries"]
     return sum(1 for entry in entries if entry["path"] == path)
