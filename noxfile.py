@@ -1,8 +1,8 @@
 """nox sessions.
 
-CI runs ``nox -s tests lint typecheck schemas replay`` (the default sessions; ``tests`` on every supported
-Python found: the whole suite on the main interpreter, the tests that start no process on the others),
-then ``nox -s claude``
+CI runs ``nox -s tests lint typecheck schemas replay build`` (the default sessions; ``tests`` on every
+supported Python found: the whole suite on the main interpreter, the tests that start no process on the
+others; ``build`` makes and checks the release artifacts in ``dist/``), then ``nox -s claude``
 (end-to-end sessions in the real Claude Code client; needs node and npm) and ``nox -s fuzz`` with a
 short budget; ``bash .ci/run`` does all of it on a fresh machine. ``nox -s fuzz`` alone runs 10,000
 cases per fuzz target. ``nox -s bench`` prints the benchmark table (hooks against a bare interpreter,
@@ -47,7 +47,7 @@ MAIN_PYTHON = _main_python()
 # interpreters run. The real ctxres and ctxres-hook, git and pre-commit run on the main interpreter only.
 IN_PROCESS_SELECTION = "not processes"
 
-nox.options.sessions = ["tests", "lint", "typecheck", "schemas", "replay"]
+nox.options.sessions = ["tests", "lint", "typecheck", "schemas", "replay", "build"]
 # A supported Python that is not installed is skipped, and nox says so in its summary; it is never
 # downloaded (nox's default is to fetch a standalone build of it).
 nox.options.download_python = "never"
@@ -145,6 +145,36 @@ def typecheck(session: nox.Session) -> None:
     session.log(f"type-checking the installed copy at {installed.parent}")
     session.log("its ctxres/linters, ctxres/hooks, ctxres/schemas are linters/, hooks/, schemas/ in the repository")
     session.run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--strict", "-p", "ctxres", *session.posargs)
+
+
+BUILD_TOOLS = ("build>=1.2", "twine>=6.1", "check-wheel-contents>=0.6")
+
+
+@nox.session(python=MAIN_PYTHON)
+def build(session: nox.Session) -> None:
+    """The release artifacts in ``dist/``, checked as the release workflow checks them before publishing.
+
+    ``python -m build`` makes the sdist and builds the wheel from it; a second wheel is built from the
+    working tree, and ``release_check.py`` fails unless both hold the same files, byte for byte, and
+    those are the package and its data only (no tests, bench, e2e, fixtures). ``twine check --strict``
+    (the metadata and the README as the index renders it) and ``check-wheel-contents`` run on them.
+    """
+    source = _clean_source(session)
+    dist = ROOT / "dist"
+    if dist.exists():
+        shutil.rmtree(dist)
+    from_tree = Path(session.create_tmp()) / "wheel-from-tree"
+    if from_tree.exists():
+        shutil.rmtree(from_tree)
+    session.install(*BUILD_TOOLS)
+    session.run("python", "-m", "build", "--outdir", str(dist), str(source))
+    session.run("python", "-m", "build", "--wheel", "--outdir", str(from_tree), str(source))
+    (wheel,) = dist.glob("ctxres-*.whl")
+    (sdist,) = dist.glob("ctxres-*.tar.gz")
+    (tree_wheel,) = from_tree.glob("ctxres-*.whl")
+    session.run("twine", "check", "--strict", str(sdist), str(wheel))
+    session.run("check-wheel-contents", str(wheel))
+    session.run("python", str(ROOT / "release_check.py"), str(wheel), "--same-as", str(tree_wheel))
 
 
 @nox.session(python=MAIN_PYTHON)
