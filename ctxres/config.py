@@ -19,6 +19,7 @@ from pathlib import Path
 from ctxres import config_file, defaults
 from ctxres.artifacts import DEFAULT_PATTERNS
 from ctxres.defaults import SKIPPED_FOLDERS
+from ctxres.project import work_tree_top
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
@@ -390,7 +391,52 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
         return parse(table, explicit.resolve().parent, explicit)
     found = find_config(start)
     if found is None:
-        root = start.resolve()
-        return Config(root=root if root.is_dir() else root.parent)
+        return Config(root=project_folder(start))
     table, folder, source = found
     return parse(table, folder, source)
+
+
+def project_folder(start: Path) -> Path:
+    """The folder of the project that holds ``start`` (a file or a folder), whatever the working folder: that
+    of the configuration file found upwards from it, else the top of its git work tree, else ``start``'s
+    folder (as ruff finds its configuration and pre-commit its repository). Every command that acts on the
+    project as a whole (its settings, rule files, state folder, baseline) starts from here."""
+    found = find_config(start)
+    if found is not None:
+        return found[1]
+    here = start.resolve()
+    folder = here if here.is_dir() else here.parent
+    top = work_tree_top(str(folder))
+    return Path(top) if top is not None else folder
+
+
+def shadowed_pyproject(config: Config) -> Path | None:
+    """The ``pyproject.toml`` whose ``[tool.ctxres]`` table the configuration in effect ignores: one beside the
+    ``.ctxres.toml`` that is read (that file wins in its folder, as ``ruff.toml`` wins over ``pyproject.toml``);
+    None when there is none. Its settings are lost without this: say so."""
+    source = config.source
+    if source is None or source.name != defaults.CONFIG_FILE:
+        return None
+    pyproject = source.parent / defaults.PYPROJECT
+    if not pyproject.is_file() or not config_file.may_hold_table(pyproject.read_bytes()):
+        return None
+    try:
+        table = config_file.read_toml(pyproject).get("tool", {}).get("ctxres")
+    except ConfigError:
+        return None
+    return pyproject if isinstance(table, dict) else None
+
+
+def shadowed_warning(config: Config, cwd: Path | None = None) -> str | None:
+    """The one-line warning of :func:`shadowed_pyproject` (paths relative to ``cwd``), or None."""
+    ignored = shadowed_pyproject(config)
+    if ignored is None or config.source is None:
+        return None
+    import os
+
+    here = os.path.abspath(cwd or Path.cwd())
+    used, lost = (os.path.relpath(path, here).replace(os.sep, "/") for path in (config.source, ignored))
+    return (
+        f"ctxres: warning: the [tool.ctxres] table of {lost} is ignored: {used} in the same folder is read "
+        f"instead; move its settings into {used} (or remove {used})"
+    )

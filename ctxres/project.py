@@ -27,6 +27,20 @@ def project_root(start: Path) -> Path:
     return folder
 
 
+def work_tree_top(start: str) -> str | None:
+    """The top folder of the git work tree holding ``start`` (a folder, resolved): the nearest folder at or
+    above it with a ``.git`` entry (a folder, or the file of a linked work tree or submodule); None outside
+    git. No ``git`` process: a command finds its project this way on every start."""
+    folder = start
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def within(real_path: str, real_root: str) -> bool:
     """Whether a resolved path is ``real_root`` or below it (pure: both already resolved)."""
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)

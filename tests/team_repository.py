@@ -151,3 +151,11 @@ def team_repository(root: Path) -> Sandbox:
     box.git("add", ".")
     box.git("commit", "-q", "-m", "the team's repository before ctxres")
     return box
+
+
+def run_in(clone: Clone, folder: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """One of the clone's scripts (``ctxres ...``) run from ``folder`` (relative to the clone), as a person in a
+    subfolder of the repository runs it."""
+    return subprocess.run(
+        [str(clone.bin / args[0]), *args[1:]], cwd=clone.root / folder, env=clone.env, capture_output=True, text=True
+    )

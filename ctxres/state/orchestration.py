@@ -233,15 +233,16 @@ class WorkflowChoice:
         self.updated = updated  # its content time (ctxres.state.workflow_times.sortable), None if it records none
         self.tied = tied  # another live workflow records the same content time (the path decided)
 
-    def reason(self) -> str:
-        """Why this one: the same words in every command and hook."""
+    def reason(self, cwd: str | None = None) -> str:
+        """Why this one: the same words in every command and hook (the paths relative to ``cwd`` when given)."""
         if self.named:
             return f"named by ${WORKFLOW_ENV}"
         if self.pinned:
             return f"pinned by {self.pinned}"
         if not self.others:
             return f"the only live workflow (status {self.status})"
-        shown = ", ".join(self.others[:5]) + (f" and {len(self.others) - 5} more" if len(self.others) > 5 else "")
+        others = [self._from(other, cwd) for other in self.others[:5]]
+        shown = ", ".join(others) + (f" and {len(self.others) - 5} more" if len(self.others) > 5 else "")
         total = len(self.others) + 1
         if self.updated is None:
             return (
@@ -255,9 +256,19 @@ class WorkflowChoice:
             when += "; the first by path of those updated then"
         return f"the most recently updated of {total} live workflows ({when}); also live: {shown}"
 
-    def note(self) -> str:
-        """``using docs/ORCHESTRATION.yaml: the most recently updated of 2 live workflows (...)``."""
-        return f"using {self.relpath}: {self.reason()}"
+    def note(self, cwd: str | None = None) -> str:
+        """``using docs/ORCHESTRATION.yaml: the most recently updated of 2 live workflows (...)``; a command run
+        in a subfolder passes its working folder (``cwd``): the paths are then said from there."""
+        return f"using {self._from(self.relpath, cwd)}: {self.reason(cwd)}"
+
+    def _from(self, relpath: str, cwd: str | None) -> str:
+        """A path relative to the project (``relpath``), relative to ``cwd`` instead (unchanged without it)."""
+        if cwd is None:
+            return relpath
+        root = self.path
+        for _ in relpath.split("/"):
+            root = os.path.dirname(root)
+        return _relative(os.path.join(root, relpath), cwd)
 
 
 def _relative(path: str, root: str) -> str:

@@ -27,6 +27,7 @@ from ctxres.atomic import write_atomic
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
 from ctxres.linters.rules.parsing import UNREAD_CODES
+from ctxres.project import within
 from ctxres.records import FrozenRecord, init_field
 
 FORMAT_VERSION = 1
@@ -91,9 +92,12 @@ def normalise(message: str) -> str:
     return message
 
 
-def fingerprint(finding: Finding) -> str:
-    """The fingerprint of a finding: its JSON path and normalised message (16 hex digits of SHA-256)."""
-    text = f"{finding.json_path}\n{normalise(finding.message)}"
+def fingerprint(finding: Finding, places: Places | None = None) -> str:
+    """The fingerprint of a finding: its JSON path and normalised message (16 hex digits of SHA-256); with
+    ``places``, the message as a run at the project root words it (the paths of other files it names are
+    relative to the working folder: ``../../.claude/rules/team.md`` from a subfolder)."""
+    message = finding.message if places is None else places.as_at_root(finding.message)
+    text = f"{finding.json_path}\n{normalise(message)}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -122,6 +126,10 @@ def baseline_file(config: Config, root: Path, explicit: Path | None = None) -> P
     return root / config.baseline
 
 
+# A word that may be a path: no blanks, quotes, brackets or commas; a `:line` after it is not part of it.
+_PATH_TOKEN = re.compile(r"[^\s`'\"(),:;\[\]{}<>]+")
+
+
 class Places:
     """Paths as a check shows them (relative to ``cwd``) and as the baseline holds them (relative to ``root``)."""
 
@@ -138,6 +146,20 @@ class Places:
         if real is None:
             real = self._folders[folder] = os.path.realpath(folder)
         return os.path.relpath(os.path.join(real, name), self.root).replace(os.sep, "/")
+
+    def as_at_root(self, message: str) -> str:
+        """``message`` with each path it names (of a file that exists), written from the working folder, written
+        from the project root instead: the same finding has the same words from any folder. Unchanged at the
+        root."""
+        if self.cwd == self.root or os.path.realpath(self.cwd) == self.root:
+            return message
+        return _PATH_TOKEN.sub(lambda m: self._from_root(m.group(0)), message)
+
+    def _from_root(self, token: str) -> str:
+        candidate = os.path.join(self.cwd, token)
+        if not os.path.isfile(candidate):
+            return token
+        return self.in_project(token)
 
     def absolute(self, entry_path: str) -> str:
         return os.path.normpath(os.path.join(self.root, entry_path))
@@ -163,7 +185,7 @@ def unread_files(findings: Iterable[Finding], places: Places) -> dict[str, Findi
 
 def entry_of(finding: Finding, places: Places) -> Entry:
     where = places.in_project(finding.path)
-    return Entry(where, finding.code, fingerprint(finding), finding.message, finding.json_path)
+    return Entry(where, finding.code, fingerprint(finding, places), finding.message, finding.json_path)
 
 
 # --------------------------------------------------------------------------- the file
@@ -258,7 +280,7 @@ class Match:
         """Each finding with whether it is baselined."""
         left = Counter(self._counts)
         for finding in findings:
-            key = (self.places.in_project(finding.path), finding.code, fingerprint(finding))
+            key = (self.places.in_project(finding.path), finding.code, fingerprint(finding, self.places))
             if left[key] > 0 and not unread(finding):
                 left[key] -= 1
                 yield finding, True
@@ -275,7 +297,7 @@ class Match:
                 unreadable.add(self.places.in_project(finding.path))
             if baselined:
                 self.baselined += 1
-                used[(self.places.in_project(finding.path), finding.code, fingerprint(finding))] += 1
+                used[(self.places.in_project(finding.path), finding.code, fingerprint(finding, self.places))] += 1
             elif finding.severity is Severity.ERROR:
                 self.errors += 1
             else:
@@ -295,12 +317,18 @@ def judged_by(
 ) -> Callable[[Entry], bool]:
     """Whether a check of ``paths`` judged the file and rule of an entry: the file is one of them or below one,
     was not only read to compare (``compared``: shown paths), and the check reports the entry's rule there.
-    Only such an entry can be *fixed*: a check of one folder says nothing of the entries of another."""
+    Only such an entry can be *fixed*: a check of one folder says nothing of the entries of another, nor of the
+    rules that compare every rule file of the project (``PER_PROJECT``) unless it covers the project's root."""
+    from ctxres.linters.rules.reinject import PER_PROJECT
+
     given = [os.path.abspath(path) for path in paths]
+    whole = any(within(places.root, os.path.realpath(top)) for top in given)
 
     def judged(entry: Entry) -> bool:
         absolute = places.absolute(entry.path)
         if not any(absolute == top or absolute.startswith(top.rstrip(os.sep) + os.sep) for top in given):
+            return False
+        if entry.code in PER_PROJECT and not whole:
             return False
         shown = places.shown(entry.path)
         return shown not in compared and reported(shown, entry.code)

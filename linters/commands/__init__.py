@@ -56,3 +56,15 @@ def command_module(command: str) -> ModuleType | None:
     """The module of the sub-command ``command``, or None when it names none."""
     name = COMMAND_MODULES.get(command)
     return importlib.import_module(f"{__name__}.{name}") if name is not None else None
+
+
+def elsewhere(root: object) -> str | None:
+    """``ctxres: project at ../..`` when a command that acts on the whole project (``root``) runs from another
+    folder, so that its paths are read from the right place; None when run at the project's top."""
+    import os
+
+    here = os.path.realpath(os.getcwd())
+    top = os.path.realpath(str(root))
+    if here == top:
+        return None
+    return f"ctxres: the project at {os.path.relpath(top, here)} ({top})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -58,13 +59,25 @@ def read_baseline(args: argparse.Namespace, paths: list[Path], config: Config) -
     return Baseline(shown, read(file, shown), Places(root, Path.cwd()))
 
 
-def match(baseline: Baseline, paths: list[Path], config: Config, report: Report, compared: frozenset[str]) -> Match:
+def match(
+    baseline: Baseline,
+    paths: list[Path],
+    config: Config,
+    report: Report,
+    compared: frozenset[str],
+    ran: Callable[[str, str], bool] | None = None,
+) -> Match:
     """``report``'s findings against ``baseline``: the baselined ones, the new ones, the entries now fixed
-    (only of the files and rules this run judged: ``compared`` are files read only to compare with)."""
+    (only of the files and rules this run judged: ``compared`` are files read only to compare with; ``ran``,
+    when given, says which files (shown paths) and rules the command ran at all: ``ctxres reinject`` runs the
+    R rules on rule files, and says nothing of the other entries)."""
     from ctxres.linters.checking import engine
     from ctxres.linters.checking.baseline import Match, judged_by
 
+    def reported(path: str, code: str) -> bool:
+        return (ran is None or ran(path, code)) and engine.rule_reported(path, code, config)
+
     found = Match(baseline.shown, baseline.entries, baseline.places)
-    judged = judged_by(paths, baseline.places, compared, lambda path, code: engine.rule_reported(path, code, config))
+    judged = judged_by(paths, baseline.places, compared, reported)
     found.count(report.findings, baseline.entries, judged)
     return found

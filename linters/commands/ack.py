@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ctxres import ack
-from ctxres.config import ConfigError, load_config
+from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.project import inside, project_root
 from ctxres.state import checkpoints as cp
 
@@ -70,7 +71,7 @@ def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
         given = args.file.absolute()
         _refuse_outside(given, project_root(given.parent))
         return given.resolve(), None
-    root = project_root(Path.cwd())
+    root = project_folder(Path.cwd())
     config = load_config(root)
     choice = ack.live_workflow(root, config)
     if choice is None:
@@ -79,7 +80,7 @@ def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
         raise ack.AckUsageError(f"{ack.no_live_workflow(root, config)}; name one with --file")
     found = Path(choice.path)
     _refuse_outside(found, root)
-    return found.resolve(), choice.note()
+    return found.resolve(), choice.note(os.getcwd())
 
 
 def _refuse_outside(path: Path, root: Path) -> None:
@@ -94,7 +95,7 @@ def _refuse_outside(path: Path, root: Path) -> None:
 def _candidates(args: argparse.Namespace, state_dir: Path, root: Path) -> tuple[list[ack.Candidate], list[Path], str]:
     """(checkpoints to merge, every checkpoint waiting, a note for when there is nothing to merge)."""
     waiting, skipped = ack.pending(state_dir)
-    where = cp.relative_reference(cp.checkpoints_dir(state_dir), root)
+    where = os.path.relpath(cp.checkpoints_dir(state_dir), os.getcwd()).replace(os.sep, "/")
     if args.checkpoint is not None:
         path = ack.find_checkpoint(args.checkpoint, state_dir, root, Path.cwd())
         return [ack.read_candidate(path)], [c.path for c in waiting], ""
@@ -114,9 +115,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         now = _now(args.now)
         orchestration, chosen_note = _orchestration(args)
-        root = project_root(orchestration)
+        root = project_folder(orchestration)
         state_dir = cp.find_state_dir(orchestration, root, load_config(orchestration).state_dir)
-        shown = cp.relative_reference(orchestration, root)
+        shown = os.path.relpath(orchestration, os.getcwd()).replace(os.sep, "/")
         if chosen_note:
             print(chosen_note)
         candidates, waiting, note = _candidates(args, state_dir, root)

@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         release(report.findings)
     judged = baseline.judged_by(paths, places, compared, lambda path, code: engine.rule_reported(path, code, config))
-    entries = _keep_wording(old, found) + [entry for entry in old if not judged(entry) or entry.path in unread]
+    kept, unmatched = _keep_wording(old, found)
+    entries = kept + [entry for entry in unmatched if not judged(entry) or entry.path in unread]
     added, removed = _difference(old, entries)
     baseline.write(file, entries)
     print(
@@ -102,9 +103,12 @@ def _refusal(finding: Finding) -> str:
     )
 
 
-def _keep_wording(old: list[baseline.Entry], found: list[baseline.Entry]) -> list[baseline.Entry]:
+def _keep_wording(
+    old: list[baseline.Entry], found: list[baseline.Entry]
+) -> tuple[list[baseline.Entry], list[baseline.Entry]]:
     """``found``, each entry that matches an old one written as the old one was (its message may name a line
-    that moved): a file rewritten with nothing fixed or added is the same file."""
+    that moved): a file rewritten with nothing fixed or added is the same file; and the old entries that matched
+    nothing found (kept when this run did not judge them)."""
     by_key: dict[tuple[str, str, str], list[baseline.Entry]] = {}
     for entry in old:
         by_key.setdefault(entry.key, []).append(entry)
@@ -112,7 +116,7 @@ def _keep_wording(old: list[baseline.Entry], found: list[baseline.Entry]) -> lis
     for entry in found:
         same = by_key.get(entry.key)
         kept.append(same.pop(0) if same else entry)
-    return kept
+    return kept, [entry for same in by_key.values() for entry in same]
 
 
 def _difference(old: list[baseline.Entry], new: list[baseline.Entry]) -> tuple[int, int]:

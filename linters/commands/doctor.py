@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ctxres.config import load_config
+from ctxres.config import load_config, project_folder, shadowed_warning
+from ctxres.linters.commands import elsewhere
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.layers import (
     MISCONFIGURED,
@@ -42,7 +43,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "the rev: exists (a rev that cannot be checked without the network is a warning). "
         "Exit 1 when a layer is not present or a check fails.",
     )
-    parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
+    parser.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        help="the repository (default: the one holding the working folder: the folder of its configuration file, "
+        "else the top of its git work tree)",
+    )
     add_format_option(parser, "how to print the report (github: annotations, sarif: code scanning; L001, L002)")
     parser.set_defaults(handler=run)
 
@@ -64,11 +71,20 @@ def summary(rows: list[Layer]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    root: Path = args.path
+    root: Path = args.path if args.path is not None else project_folder(Path.cwd())
     if not root.is_dir():
         print(f"ctxres: error: {root} is not a folder", file=sys.stderr)
         return 2
     config = load_config(root)
+    shadowed = shadowed_warning(config)
+    if shadowed:
+        print(shadowed, file=sys.stderr)
+    away = elsewhere(root) if args.path is None else None
+    if away:  # the layers' paths are the project's: say from where (stdout stays one document for json, sarif)
+        print(
+            f"{away}; the paths below are relative to it",
+            file=sys.stdout if args.output_format == "text" else sys.stderr,
+        )
     tracked = check_checkpoints_tracked(root.resolve(), config)
     rows = (
         diagnose(root.resolve(), config)

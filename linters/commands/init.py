@@ -13,8 +13,9 @@ import yaml
 
 from ctxres import protocol
 from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE
-from ctxres.config import Config, load_config
+from ctxres.config import Config, load_config, project_folder
 from ctxres.formats.yamledit import EditError, append_item
+from ctxres.linters.commands import elsewhere
 from ctxres.linters.commands._config_edit import option_change
 from ctxres.linters.commands._precommit_hooks import local_repo
 from ctxres.linters.commands.install import (
@@ -24,6 +25,7 @@ from ctxres.linters.commands.install import (
     no_script_warning,
     plan_local,
     plan_shared,
+    shown_path,
     write_changes,
 )
 from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, rule_files
@@ -81,7 +83,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "template when the repository has no orchestration file. Running it again changes nothing; an "
         "existing file of yours is never overwritten without --force.",
     )
-    parser.add_argument("path", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
+    parser.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        help="the repository (default: the one holding the working folder: the folder of its configuration file, "
+        "else the top of its git work tree)",
+    )
     parser.add_argument(
         "--only",
         type=lambda v: tuple(s.strip() for s in v.split(",") if s.strip()),
@@ -360,7 +368,7 @@ def install_precommit(root: Path, dry_run: bool) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root: Path = args.path.resolve()
+    root: Path = (args.path if args.path is not None else project_folder(Path.cwd())).resolve()
     unknown = [s for s in args.only if s not in STEPS + OPT_IN_STEPS]
     if unknown or not root.is_dir():
         why = (
@@ -371,6 +379,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"ctxres: error: {why}", file=sys.stderr)
         return 2
     steps = tuple(s for s in args.only if s in LOCAL_STEPS) if args.local else args.only
+    if args.path is None and (note := elsewhere(root)):
+        print(note)
     script = installed_script(BARE_COMMAND) if "hooks" in steps else None
     try:
         if args.local:
@@ -387,9 +397,9 @@ def run(args: argparse.Namespace) -> int:
         print(no_script_warning(), file=sys.stderr)
     if args.dry_run:
         for change in changes:
-            print(f"would {change.action}: {change.path.relative_to(root).as_posix()}")
+            print(f"would {change.action}: {shown_path(change.path)}")
     else:
-        write_changes(changes, root)
+        write_changes(changes)
     installed = install_precommit(root, args.dry_run) if "pre-commit" in steps else None
     if installed:
         print(installed, file=sys.stderr if installed.startswith("ctxres: warning") else sys.stdout)

@@ -25,6 +25,7 @@ from ctxres.claude_settings import (
     HOOKS,
     LOCAL_SETTINGS_FILE,
     PORTABLE_COMMAND,
+    SETTINGS_FILE,
     install,
     install_statusline,
     render,
@@ -56,8 +57,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--settings",
         type=Path,
-        default=Path(".claude/settings.json"),
-        help="the settings file (default: .claude/settings.json; "
+        default=None,
+        help="the settings file, relative to the working folder (default: .claude/settings.json of the project: "
+        "the folder of its configuration file, else the top of its git work tree; "
         ".claude/settings.local.json keeps it out of version control); its folder must exist, except "
         "a .claude folder, which is created",
     )
@@ -174,13 +176,26 @@ def plan_uninstall(settings: Path) -> tuple[list[Change], int]:
     return changes, removed
 
 
-def write_changes(changes: list[Change], root: Path | None = None) -> None:
-    """Write each change atomically and say what it did (paths relative to ``root`` when given)."""
+def default_settings(cwd: Path) -> Path:
+    """``.claude/settings.json`` of the project holding ``cwd`` (as the working folder shows it): the folder of
+    its configuration file, else the top of its git work tree, else ``cwd``."""
+    from ctxres.config import project_folder
+
+    return Path(shown_path(project_folder(cwd) / ".claude" / SETTINGS_FILE, cwd))
+
+
+def shown_path(path: Path, cwd: Path | None = None) -> str:
+    """``path`` as the user reads it from the working folder (``../../CLAUDE.md`` from a subfolder), ``/``
+    separators; as ruff prints paths."""
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(cwd or Path.cwd())).replace(os.sep, "/")
+
+
+def write_changes(changes: list[Change]) -> None:
+    """Write each change atomically and say what it did (paths relative to the working folder)."""
     for change in changes:
         change.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(change.path, change.text)
-        shown = change.path.relative_to(root).as_posix() if root is not None else str(change.path)
-        print(f"{change.action}: {shown}")
+        print(f"{change.action}: {shown_path(change.path)}")
 
 
 def missing_folder(path: Path) -> Path | None:
@@ -208,7 +223,7 @@ def _read(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    path: Path = args.settings
+    path: Path = args.settings if args.settings is not None else default_settings(Path.cwd())
     absent = missing_folder(path)
     if absent is not None:
         print(

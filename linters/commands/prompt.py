@@ -15,9 +15,9 @@ from pathlib import Path
 import yaml
 
 from ctxres import ack, prompt_data
-from ctxres.config import ConfigError, load_config
+from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.formats import yamlguard
-from ctxres.project import inside, project_root
+from ctxres.project import inside
 from ctxres.prompts import (
     TEMPLATE1_BUDGET,
     TEMPLATE2_BUDGET,
@@ -96,7 +96,7 @@ def _workflow(args: argparse.Namespace) -> Path:
     choice = ack.live_workflow(root, config)
     if choice is None:
         raise PromptError(f"{ack.no_live_workflow(root, config)}; name one with --file")
-    _note(choice.note())
+    _note(choice.note(os.getcwd()))
     return Path(choice.path).resolve()
 
 
@@ -150,10 +150,10 @@ def _checkpoint(args: argparse.Namespace, folder: str | None, state_dir: Path, r
 
 def _root(*paths: Path | None) -> Path:
     """The project root of the working directory, unless a given file lies outside it."""
-    root = project_root(Path.cwd())
+    root = project_folder(Path.cwd())
     for path in paths:
         if path is not None and not inside(path, root):
-            return project_root(path.resolve())
+            return project_folder(path.resolve())
     return root
 
 
@@ -177,7 +177,7 @@ def template2(args: argparse.Namespace) -> str | None:
         if not workflow:
             choice = ack.live_workflow(root, config)
             if choice is not None:
-                _note(choice.note())
+                _note(choice.note(os.getcwd()))
             workflow = cp.relative_reference(Path(choice.path), root) if choice else "ORCHESTRATION.yaml"
     number = pending.index(path) + 1 if path in pending else 1
     return render_template2(

@@ -6,10 +6,11 @@ import argparse
 import difflib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ctxres.atomic import write_atomic
-from ctxres.config import Config, ConfigError, load_config
+from ctxres.config import Config, ConfigError, load_config, project_folder
 from ctxres.findings import Finding, Position
 from ctxres.formats.document import Document
 from ctxres.formats.loading import IssueKind, LoadIssue, decode
@@ -120,7 +121,8 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths: list[Path] = args.paths or [Path(".")]
+    # Without a path: every rule file of the project (the L2 budget is the whole project's), from any subfolder.
+    paths: list[Path] = args.paths or [project_folder(Path.cwd())]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         return _fail(f"no such file or directory: {', '.join(missing)}")
@@ -151,10 +153,17 @@ def run(args: argparse.Namespace) -> int:
         findings = check(docs, problems, config)
     report = Report(findings, files_checked=len(artifacts))
     if baseline is not None:  # the findings `ctxres baseline` recorded do not fail the run
-        report.baseline = match(baseline, paths, config, report, frozenset())
+        checked = {artifact.display for artifact in artifacts}
+        report.baseline = match(baseline, paths, config, report, frozenset(), ran=_ran(checked))
         report.show_baselined = args.show_baselined
     sys.stdout.write(render(args.output_format, report))
     return engine.exit_code(report, config.strict)
+
+
+def _ran(checked: set[str]) -> Callable[[str, str], bool]:
+    """Whether this command ran a rule on a file (shown path): the R rules, and the read problems (P), of the rule
+    files it checked; a baseline entry of any other file or rule is not its to call fixed."""
+    return lambda shown, code: shown in checked and code[:1] in ("R", "P")
 
 
 def _apply(

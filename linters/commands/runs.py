@@ -30,11 +30,10 @@ from pathlib import Path
 
 from ctxres import agent_memory as am
 from ctxres import timestamps
-from ctxres.config import ConfigError, load_config
+from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.agent_memory import RUN_IDLE
-from ctxres.project import project_root
 
 EXIT_OK, EXIT_CHOOSE, EXIT_USAGE = 0, 1, 2
 DEFAULT_STALE_DAYS = 7
@@ -104,7 +103,7 @@ def default_root(start: Path) -> Path:
     for folder in (here, *here.parents):
         if (folder / am.RUNS_FOLDER).is_dir():
             return folder
-    return project_root(here)
+    return project_folder(here)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -664,3 +664,8 @@ WORKSPACE_KINDS = frozenset({RULE_FILE_KIND})
 
 def check_workspace(ws: Workspace) -> list[Finding]:
     return check_rule_files(ws.of_kind(RULE_FILE_KIND), ws.config)
+
+
+PER_PROJECT = frozenset({DUPLICATE_RANK.code, OVER_BUDGET.code, MISSING_REMINDER.code})
+"""The rules whose finding in one rule file depends on every rule file of its project: a check of a subfolder,
+which reads only some of them, cannot judge them (its baseline entries are neither matched nor fixed there)."""
