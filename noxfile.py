@@ -56,6 +56,7 @@ RUFF = "ruff>=0.6"
 VULTURE = "vulture>=2.11"
 MYPY = ("mypy>=1.10", "types-PyYAML", "pydantic>=2.5")
 CHECK_JSONSCHEMA = "check-jsonschema>=0.28"
+ZIZMOR = "zizmor>=1.32"
 
 # Not copied into the clean build tree: VCS data, virtual environments, caches, build output.
 _BUILD_IGNORE = shutil.ignore_patterns(
@@ -114,12 +115,18 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=MAIN_PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check on the repository (or the paths after ``--``), then the
-    dead-code check (``dead_code.py``: vulture over the package and bench/, e2e/) on the whole of it."""
-    session.install(RUFF, VULTURE)
+    dead-code check (``dead_code.py``: vulture over the package and bench/, e2e/) on the whole of it, then
+    the GitHub workflows (``.github/workflows``): zizmor and check-jsonschema's vendored workflow schema."""
+    session.install(RUFF, VULTURE, ZIZMOR, CHECK_JSONSCHEMA)
     targets = session.posargs or ["."]
     session.run("ruff", "check", "--no-fix", *targets)
     session.run("ruff", "format", "--check", *targets)
     session.run("python", str(ROOT / "dead_code.py"))
+    # The repository's GitHub workflows: zizmor's audits (offline: the audits that ask GitHub are skipped;
+    # .github/zizmor.yml is its configuration) and the workflow schema check-jsonschema vendors.
+    workflows = sorted(str(path) for path in (ROOT / ".github" / "workflows").glob("*.yml"))
+    session.run("zizmor", "--offline", "--config", str(ROOT / ".github" / "zizmor.yml"), *workflows)
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
 
 
 @nox.session(python=MAIN_PYTHON)
@@ -157,7 +164,8 @@ def build(session: nox.Session) -> None:
     ``python -m build`` makes the sdist and builds the wheel from it; a second wheel is built from the
     working tree, and ``release_check.py`` fails unless both hold the same files, byte for byte, and
     those are the package and its data only (no tests, bench, e2e, fixtures). ``twine check --strict``
-    (the metadata and the README as the index renders it) and ``check-wheel-contents`` run on them.
+    (the metadata and the README as the index renders it) and ``check-wheel-contents`` run on them; then
+    the wheel is installed and run from outside the tree (``ctxres --version``, a check, a hook).
     """
     source = _clean_source(session)
     dist = ROOT / "dist"
@@ -175,6 +183,30 @@ def build(session: nox.Session) -> None:
     session.run("twine", "check", "--strict", str(sdist), str(wheel))
     session.run("check-wheel-contents", str(wheel))
     session.run("python", str(ROOT / "release_check.py"), str(wheel), "--same-as", str(tree_wheel))
+    # The wheel installed (not editable) and run from outside the tree: the version, a check, a hook.
+    session.install(str(wheel))
+    outside = Path(session.create_tmp()) / "outside"
+    outside.mkdir(exist_ok=True)
+    session.chdir(outside)
+    version = wheel.name.split("-")[1]
+    shown = str(session.run("ctxres", "--version", silent=True)).strip()
+    if shown != f"ctxres {version}":
+        session.error(f"the installed wheel says {shown!r}, not 'ctxres {version}'")
+    session.log(shown)
+    session.run("ctxres", "check", str(ROOT / "fixtures" / "example"), success_codes=[1])
+    session.run(
+        "python", "-c", _HOOK_ANSWERS, "UserPromptSubmit", '{"hook_event_name": "UserPromptSubmit", "prompt": "hi"}'
+    )
+
+
+# Runs the installed ctxres-hook with a payload: it must exit 0 with nothing or a JSON object on stdout.
+_HOOK_ANSWERS = """
+import json, subprocess, sys
+done = subprocess.run(["ctxres-hook", sys.argv[1]], input=sys.argv[2], capture_output=True, text=True)
+answer = json.loads(done.stdout) if done.stdout.strip() else {}
+assert done.returncode == 0 and isinstance(answer, dict), (done.returncode, done.stdout, done.stderr)
+print(f"ctxres-hook {sys.argv[1]}: exit 0, answer {done.stdout.strip() or '(none)'}")
+"""
 
 
 @nox.session(python=MAIN_PYTHON)

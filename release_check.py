@@ -9,6 +9,10 @@ one line per problem) when:
   source tree, so a module added to a package is expected at once;
 - its ``.dist-info`` holds anything but the metadata files, or names another version than the package;
 - ``--same-as``: the other wheel (built from the sdist, say) differs from it in a file name or content.
+
+``python release_check.py --tag v1.2.3 [--notes FILE]`` (the release workflow, before it builds) fails unless
+the tag is ``v`` and the package's version, and the changelog's top entry is that version with a date;
+``--notes`` writes that entry's text to FILE (the release notes).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import re
 import sys
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -40,6 +45,35 @@ def package_version(root: Path = ROOT) -> str:
             if isinstance(value, str):
                 return value
     raise ValueError("ctxres/__init__.py writes no __version__")
+
+
+# A release heading of Keep a Changelog: `## [1.2.3] - 2026-11-27`.
+RELEASE_HEADING = re.compile(r"^## \[(?P<version>[^\]]+)\] - (?P<date>\d{4}-\d{2}-\d{2})$")
+
+
+def top_entry(changelog: str) -> tuple[str, str]:
+    """The changelog's top ``## [...]`` heading and the text under it, up to the next one."""
+    lines = changelog.splitlines()
+    starts = [n for n, line in enumerate(lines) if line.startswith("## [")]
+    if not starts:
+        return "", ""
+    end = starts[1] if len(starts) > 1 else len(lines)
+    return lines[starts[0]], "\n".join(lines[starts[0] + 1 : end]).strip() + "\n"
+
+
+def tag_problems(tag: str, version: str, changelog: str) -> list[str]:
+    """What keeps ``tag`` from being released: another version than the package's, or a changelog whose top
+    entry is not that version with a date."""
+    problems = []
+    if tag != f"v{version}":
+        problems.append(f"the tag {tag} is not v{version}, the version ctxres/__init__.py writes")
+    heading, _ = top_entry(changelog)
+    match = RELEASE_HEADING.match(heading)
+    if match is None:
+        problems.append(f"the changelog's top entry is not `## [{version}] - YYYY-MM-DD`: {heading or 'no entry'}")
+    elif match["version"] != version:
+        problems.append(f"the changelog's top entry is {match['version']}, the package is {version}")
+    return problems
 
 
 def package_folder(package: str, package_dir: dict[str, str]) -> str:
@@ -110,21 +144,36 @@ def difference(first: Path, second: Path) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("wheel", type=Path)
+    parser.add_argument("wheel", type=Path, nargs="?")
     parser.add_argument("--same-as", type=Path, help="another wheel that must hold the same files, byte for byte")
+    parser.add_argument("--tag", help="the release tag (vX.Y.Z) that the version and the changelog must agree with")
+    parser.add_argument("--notes", type=Path, help="with --tag: write the changelog's top entry to this file")
     args = parser.parse_args(argv)
-    names = wheel_names(args.wheel)
-    print(f"{args.wheel.name}: {len(names)} files")
-    for name in names:
-        print(f"  {name}")
-    problems = wheel_problems(names, expected_package_files(), package_version())
-    if args.same_as is not None:
-        problems += difference(args.wheel, args.same_as)
+    version = package_version()
+    problems: list[str] = []
+    if args.tag is not None:
+        changelog = (ROOT / "CHANGELOG.md").read_text("utf-8")
+        problems += tag_problems(args.tag, version, changelog)
+        if args.notes is not None and not problems:
+            args.notes.write_text(top_entry(changelog)[1], encoding="utf-8")
+    if args.wheel is not None:
+        names = wheel_names(args.wheel)
+        print(f"{args.wheel.name}: {len(names)} files")
+        for name in names:
+            print(f"  {name}")
+        problems += wheel_problems(names, expected_package_files(), version)
+        if args.same_as is not None:
+            problems += difference(args.wheel, args.same_as)
+    elif args.tag is None:
+        parser.error("name a wheel, or a release tag with --tag")
     for problem in problems:
         print(f"release_check: {problem}", file=sys.stderr)
     if not problems:
-        same = f"; the same files as {args.same_as}" if args.same_as else ""
-        print(f"release_check: the package and its data only, version {package_version()}{same}")
+        said = [f"the tag {args.tag}, the package and the changelog agree"] if args.tag else []
+        if args.wheel is not None:
+            said.append(f"the package and its data only, version {version}")
+            said += [f"the same files as {args.same_as}"] if args.same_as else []
+        print("release_check: " + "; ".join(said))
     return 1 if problems else 0
 
 

@@ -15,10 +15,10 @@ import ctxres
 from ctxres.linters.cli import main
 
 from ..conftest import FIXTURES, ROOT
+from .release_script import release_check
 
+CHECK = release_check()
 VERSION = ctxres.__version__
-# A release heading of Keep a Changelog: `## [1.2.3] - 2026-11-27`.
-RELEASE_HEADING = re.compile(r"^## \[(?P<version>[^\]]+)\] - (?P<date>\d{4}-\d{2}-\d{2})$")
 
 
 def changelog_versions(text: str) -> list[str]:
@@ -66,8 +66,7 @@ def test_changelog_top_entry_is_the_version() -> None:
     versions = changelog_versions(text)
     assert versions, "the changelog has no entry"
     assert versions[0] == VERSION, f"the changelog's top entry is {versions[0]}, the package is {VERSION}"
-    heading = next(line for line in text.splitlines() if line.startswith("## ["))
-    assert RELEASE_HEADING.match(heading), f"not a release heading (## [X.Y.Z] - YYYY-MM-DD): {heading}"
+    assert CHECK.tag_problems(f"v{VERSION}", VERSION, text) == []
     assert len(versions) == len(set(versions)), f"an entry is repeated: {versions}"
 
 
@@ -77,3 +76,19 @@ def test_the_built_wheel_carries_the_version(built_wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         metadata = archive.read(f"ctxres-{VERSION}.dist-info/METADATA").decode("utf-8")
     assert f"\nVersion: {VERSION}\n" in metadata
+
+
+def test_a_tag_or_a_changelog_that_disagrees() -> None:
+    changelog = "# Changelog\n\n## [1.2.0] - 2026-12-01\n\n### Fixed\n\n- a thing\n\n## [1.1.0] - 2026-11-01\n"
+    assert CHECK.tag_problems("v1.2.0", "1.2.0", changelog) == []
+    assert CHECK.top_entry(changelog) == ("## [1.2.0] - 2026-12-01", "### Fixed\n\n- a thing\n")
+    assert CHECK.tag_problems("1.2.0", "1.2.0", changelog) == [
+        "the tag 1.2.0 is not v1.2.0, the version ctxres/__init__.py writes"
+    ]
+    assert CHECK.tag_problems("v1.3.0", "1.3.0", changelog) == [
+        "the changelog's top entry is 1.2.0, the package is 1.3.0"
+    ]
+    unreleased = "# Changelog\n\n## [Unreleased]\n\n## [1.2.0] - 2026-12-01\n"
+    assert CHECK.tag_problems("v1.2.0", "1.2.0", unreleased) == [
+        "the changelog's top entry is not `## [1.2.0] - YYYY-MM-DD`: ## [Unreleased]"
+    ]
