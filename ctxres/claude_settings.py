@@ -17,12 +17,31 @@ if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every sta
     from typing import Any
 
 MARKERS = ("ctxres-hook", "ctxres.hooks.main", "plugin_entry.py")
-# The variable that says where this machine's ctxres-hook is. The committed settings file runs
-# ``"${CTXRES_HOOK:-ctxres-hook}" EVENT`` (the same on every machine); each clone's
-# ``.claude/settings.local.json`` (never committed) sets it in its ``env``, which Claude Code passes to
-# every hook. Unset, the ``ctxres-hook`` on the client's PATH runs (a pipx or ``uv tool`` install).
+# The variable that may say where this machine's ctxres-hook is: set in the ``env`` of a settings file that
+# git does not track (``.claude/settings.local.json``, or the user's own ``~/.claude/settings.json``), which
+# Claude Code passes to every hook and to the statusline.
 HOOK_ENV = "CTXRES_HOOK"
-PORTABLE_COMMAND = '"${' + HOOK_ENV + ':-ctxres-hook}"'
+PROJECT_VENV_BIN = ".venv/bin"  # where uv and poetry put a project's own virtual environment
+# Older versions committed ``"${CTXRES_HOOK:-ctxres-hook}" EVENT`` or a path: MARKERS recognises them all.
+NOT_FOUND = (
+    f"ctxres-hook not found ({HOOK_ENV}, {PROJECT_VENV_BIN}, PATH): the ctxres hooks did not run; install ctxres "
+    "in the project .venv, or with pipx or uv tool, or run: ctxres init --local"
+)
+# The committed command finds ctxres-hook itself, the same text on every machine (Claude Code runs it with
+# ``sh -c``): $CTXRES_HOOK when it is executable, else the project's own .venv, else the PATH; with none,
+# one line on stderr and what ``otherwise`` says (exit 0: an empty, valid answer).
+_FIND = (
+    "h=$" + HOOK_ENV + '; [ -x "$h" ] || h="${CLAUDE_PROJECT_DIR:-.}/' + PROJECT_VENV_BIN + '/ctxres-hook"; '
+    '[ -x "$h" ] || h=ctxres-hook; command -v "$h" >/dev/null || { echo "' + NOT_FOUND + '" >&2; '
+)
+
+
+def portable_command(args: str, otherwise: str = "exit 0") -> str:
+    """The committed command that runs ``ctxres-hook ARGS`` wherever this machine has it; ``otherwise``: the
+    shell command run when it has none (after one line on stderr)."""
+    return f'{_FIND}{otherwise}; }}; exec "$h" {args}'
+
+
 SETTINGS_FILE = "settings.json"  # committed, beside the local file in .claude/
 LOCAL_SETTINGS_FILE = "settings.local.json"  # per clone: Claude Code's own place for a machine's settings
 
@@ -39,8 +58,16 @@ def is_ours(handler: Any) -> bool:
     return any(marker in text for marker in MARKERS)
 
 
-def handler_for(spec: HookEvent, command: str) -> dict[str, Any]:
-    return {"type": "command", "command": f"{command} {spec.name}", "timeout": spec.timeout}
+def shown_command(command: str) -> str:
+    """A command as a person reads it: a portable command as ``ctxres-hook ARGS`` (the search left out)."""
+    head, found, args = command.partition('; exec "$h" ')
+    return f"ctxres-hook {args}" if found and head.startswith(_FIND) else command
+
+
+def handler_for(spec: HookEvent, command: str | None = None) -> dict[str, Any]:
+    """Our handler of one event: the portable command, or ``command EVENT`` for a command of the user's."""
+    text = portable_command(spec.name) if command is None else f"{command} {spec.name}"
+    return {"type": "command", "command": text, "timeout": spec.timeout}
 
 
 def _groups(settings: dict[str, Any], event: str) -> list[Any]:
@@ -114,7 +141,7 @@ def settings_env(settings: Any) -> dict[str, str]:
     return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in env.items() if v is not None}
 
 
-def install(settings: dict[str, Any], command: str = PORTABLE_COMMAND) -> dict[str, Any]:
+def install(settings: dict[str, Any], command: str | None = None) -> dict[str, Any]:
     """The settings with exactly one ctxres handler per event (others' entries untouched).
 
     Idempotent, and in place: the first group that holds only ctxres handlers is replaced where it
@@ -155,7 +182,7 @@ def install(settings: dict[str, Any], command: str = PORTABLE_COMMAND) -> dict[s
     return result
 
 
-def _group_for(spec: HookEvent, command: str) -> dict[str, Any]:
+def _group_for(spec: HookEvent, command: str | None) -> dict[str, Any]:
     group: dict[str, Any] = {"hooks": [handler_for(spec, command)]}
     if spec.matcher is not None:
         group = {"matcher": spec.matcher, **group}
@@ -229,12 +256,16 @@ STATUSLINE_ARG = STATUSLINE
 BESIDE_OPTION = "--beside"
 
 
-def statusline_command(command: str = PORTABLE_COMMAND, beside: str | None = None) -> str:
-    """Our statusline command; ``beside``: the statusline it replaces, which it runs and shows first."""
+def statusline_command(command: str | None = None, beside: str | None = None) -> str:
+    """Our statusline command (the portable one, or ``command statusline``); ``beside``: the statusline it
+    replaces, which it runs and shows first, and which the portable command runs alone, unchanged, on a
+    machine without ctxres-hook."""
     import shlex
 
-    ours = f"{command} {STATUSLINE_ARG}"
-    return ours if beside is None else f"{ours} {BESIDE_OPTION} {shlex.quote(beside)}"
+    args = STATUSLINE_ARG if beside is None else f"{STATUSLINE_ARG} {BESIDE_OPTION} {shlex.quote(beside)}"
+    if command is not None:
+        return f"{command} {args}"
+    return portable_command(args, "exit 0" if beside is None else f"exec sh -c {shlex.quote(beside)}")
 
 
 def wrapped_statusline(command: str) -> str | None:
@@ -262,7 +293,7 @@ def statusline_is_ours(settings: Any) -> bool:
     return entry is not None and is_ours(entry) and STATUSLINE_ARG in str(entry.get("command", ""))
 
 
-def install_statusline(settings: dict[str, Any], command: str = PORTABLE_COMMAND) -> dict[str, Any]:
+def install_statusline(settings: dict[str, Any], command: str | None = None) -> dict[str, Any]:
     """The settings with our ``statusLine``: added when there is none; when there is one of the user's,
     theirs is kept, run by ours and shown first (``--beside``; its other keys stay as they were);
     ours again (another command) is rewritten, keeping the statusline it wraps."""

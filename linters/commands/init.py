@@ -6,6 +6,7 @@ import argparse
 import datetime as dt
 import subprocess
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
@@ -21,6 +22,7 @@ from ctxres.linters.commands._precommit_hooks import local_repo
 from ctxres.linters.commands.install import (
     BARE_COMMAND,
     Change,
+    add_user_env_option,
     installed_script,
     no_script_warning,
     plan_local,
@@ -38,6 +40,7 @@ from ctxres.linters.setup.checkpoints_tracked import (
     ignoring_rule,
     state_folder,
 )
+from ctxres.linters.setup.machine import is_tracked
 from ctxres.linters.setup.precommit_setup import check_installed
 from ctxres.reinject import scan
 from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
@@ -103,8 +106,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--local",
         action="store_true",
         help="only this clone's part, for a teammate after cloning: record this machine's ctxres-hook in "
-        ".claude/settings.local.json (not committed) and run `pre-commit install`; no tracked file is written",
+        ".claude/settings.local.json when the hooks would not find it in the project's .venv or on the PATH "
+        "(only when git ignores that file), and run `pre-commit install`; no tracked file is written",
     )
+    add_user_env_option(parser)
     parser.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
     parser.add_argument("--force", action="store_true", help="overwrite the protocol document and template")
     parser.set_defaults(handler=run)
@@ -165,11 +170,15 @@ def plan_l2(root: Path, rule_file: str) -> list[Change]:
     return changes
 
 
-def plan_hooks(root: Path, script: Path | None, local_only: bool = False) -> list[Change]:
-    """The Claude Code hooks: the same command in the committed ``.claude/settings.json``, this machine's
-    ``ctxres-hook`` in ``.claude/settings.local.json``."""
+def plan_hooks(
+    root: Path, script: Path | None, local_only: bool = False, user_env: bool = False, will_ignore: bool = False
+) -> tuple[list[Change], list[str]]:
+    """The Claude Code hooks: in the committed ``.claude/settings.json`` a command that finds ctxres-hook
+    itself; this machine's ``ctxres-hook`` recorded only where no repository keeps it, and only when that
+    command would not find it (:func:`ctxres.linters.commands.install.plan_local`); and what was decided."""
     target = root / ".claude" / SETTINGS_FILE
-    return ([] if local_only else plan_shared(target)) + plan_local(target, script)
+    local, notes = plan_local(target, script, user_env=user_env, will_ignore=will_ignore)
+    return ([] if local_only else plan_shared(target)) + local, notes
 
 
 def ignored_state(config: Config) -> list[str]:
@@ -197,7 +206,9 @@ def plan_gitignore(root: Path) -> list[Change]:
         text = fixed
         actions.append(f"keep the checkpoints in git (`{rule.pattern}` ignored them)")
     present = {line.strip() for line in text.splitlines()}
-    missing = [line for line in [*ignored_state(config), LOCAL_SETTINGS_IGNORED] if line not in present]
+    # A tracked settings.local.json is the team's choice: a .gitignore line would not untrack it.
+    local_line = [] if is_tracked(root / ".claude" / LOCAL_SETTINGS_FILE) else [LOCAL_SETTINGS_IGNORED]
+    missing = [line for line in [*ignored_state(config), *local_line] if line not in present]
     if missing:
         block = ([] if GITIGNORE_HEADER in present else [GITIGNORE_HEADER]) + missing
         prefix = text if not text or text.endswith("\n") else text + "\n"
@@ -329,11 +340,27 @@ def plan_editor(root: Path) -> list[Change]:
     return changes
 
 
-def plan(root: Path, steps: tuple[str, ...], rule_file: str, force: bool, script: Path | None = None) -> list[Change]:
-    planners = {
+def plan(
+    root: Path,
+    steps: tuple[str, ...],
+    rule_file: str,
+    force: bool,
+    script: Path | None = None,
+    notes: list[str] | None = None,
+    user_env: bool = False,
+) -> list[Change]:
+    """The changes of the steps, in order; ``notes`` gets what the hooks step decided about this machine."""
+
+    def hooks() -> list[Change]:
+        changes, said = plan_hooks(root, script, user_env=user_env, will_ignore="gitignore" in steps)
+        if notes is not None:
+            notes.extend(said)
+        return changes
+
+    planners: dict[str, Callable[[], list[Change]]] = {
         "L1": lambda: plan_l1(root, force),
         "L2": lambda: plan_l2(root, rule_file),
-        "hooks": lambda: plan_hooks(root, script),
+        "hooks": hooks,
         "gitignore": lambda: plan_gitignore(root),
         "pre-commit": lambda: plan_precommit(root),
         "template": lambda: plan_template(root, force),
@@ -382,11 +409,14 @@ def run(args: argparse.Namespace) -> int:
     if args.path is None and (note := elsewhere(root)):
         print(note)
     script = installed_script(BARE_COMMAND) if "hooks" in steps else None
+    notes: list[str] = []
     try:
         if args.local:
-            changes = plan_hooks(root, script, local_only=True) if "hooks" in steps else []
+            changes, notes = (
+                plan_hooks(root, script, local_only=True, user_env=args.user_env) if "hooks" in steps else ([], [])
+            )
         else:
-            changes = plan(root, steps, args.rule_file, args.force, script)
+            changes = plan(root, steps, args.rule_file, args.force, script, notes, args.user_env)
     except (OSError, ValueError, yaml.YAMLError) as exc:
         print(f"ctxres: error: {exc}", file=sys.stderr)
         return 2
@@ -400,6 +430,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"would {change.action}: {shown_path(change.path)}")
     else:
         write_changes(changes)
+    for note in notes:
+        print(note)
     installed = install_precommit(root, args.dry_run) if "pre-commit" in steps else None
     if installed:
         print(installed, file=sys.stderr if installed.startswith("ctxres: warning") else sys.stdout)

@@ -1,12 +1,12 @@
 """``ctxres install-hooks``: register (or remove) the ctxres hooks in a Claude Code settings file.
 
-The committed ``.claude/settings.json`` gets the same command on every machine,
-``"${CTXRES_HOOK:-ctxres-hook}" EVENT``; the per-clone ``.claude/settings.local.json`` (never
-committed) gets ``env.CTXRES_HOOK``, the absolute path of this installation's ``ctxres-hook``. Claude
-Code passes a settings file's ``env`` to every hook it runs through ``sh -c``, so the hooks run from a
-virtual environment that is not on the client's PATH (where a bare ``ctxres-hook`` exits 127, which
-the client only logs in its debug log), and a teammate's clone needs only ``--local`` (or
-``ctxres init --local``), which writes no tracked file.
+The committed ``.claude/settings.json`` gets the same command on every machine, one that finds
+``ctxres-hook`` itself (``$CTXRES_HOOK``, the project's ``.venv``, the PATH; without one, one line on
+stderr and an empty answer: :func:`ctxres.claude_settings.portable_command`). Only a machine whose
+``ctxres-hook`` is none of those needs ``CTXRES_HOOK``, its absolute path, in the ``env`` of a settings
+file git does not track: ``.claude/settings.local.json`` when git ignores it (never when git tracks it),
+or, with ``--user-env``, the user's own ``~/.claude/settings.json``. Claude Code passes a settings
+file's ``env`` to every hook and to the statusline.
 """
 
 from __future__ import annotations
@@ -24,16 +24,17 @@ from ctxres.claude_settings import (
     HOOK_ENV,
     HOOKS,
     LOCAL_SETTINGS_FILE,
-    PORTABLE_COMMAND,
     SETTINGS_FILE,
     install,
     install_statusline,
     render,
     set_env,
+    settings_env,
     uninstall,
     uninstall_statusline,
     unset_env,
 )
+from ctxres.linters.setup.machine import exclude_entry, found_without_env, is_ignored, is_tracked, user_settings
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
@@ -48,11 +49,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "install-hooks",
         help="register the ctxres hooks in .claude/settings.json",
         description="Merge the four ctxres hook entries (PreCompact; SessionStart on startup, resume and "
-        'compact; UserPromptSubmit; PostToolUse on writes) into a Claude Code settings file as `"${CTXRES_HOOK:-'
-        "ctxres-hook}\" EVENT` (the same on every machine), and record the absolute path of this installation's "
-        "ctxres-hook as CTXRES_HOOK in the env of .claude/settings.local.json, which is not committed and which "
-        "Claude Code passes to every hook. Other entries, the files' indentation and key order are kept; running "
-        "it again changes nothing. --command writes a command of your own instead.",
+        "compact; UserPromptSubmit; PostToolUse on writes) and the statusline into a Claude Code settings file, "
+        "as a command that is the same on every machine and finds ctxres-hook itself: $CTXRES_HOOK, else the "
+        "project's .venv/bin, else the PATH (without one: a line on stderr, an empty answer, and your own "
+        "statusline unchanged). When this installation is none of those, its path is recorded as CTXRES_HOOK in "
+        "the env of .claude/settings.local.json, only when git ignores that file (--user-env: in your own "
+        "~/.claude/settings.json). Other entries, the files' indentation and key order are kept; running it "
+        "again changes nothing. --command writes a command of your own instead.",
     )
     parser.add_argument(
         "--settings",
@@ -66,15 +69,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--command",
         default=None,
-        help='how Claude Code runs the hook (default: "${CTXRES_HOOK:-ctxres-hook}", with CTXRES_HOOK set to '
-        "this installation's ctxres-hook in .claude/settings.local.json)",
+        help="how Claude Code runs the hook (default: a command that finds ctxres-hook in $CTXRES_HOOK, the "
+        "project's .venv/bin or the PATH)",
     )
     parser.add_argument(
         "--local",
         action="store_true",
-        help=f"only record this machine's {BARE_COMMAND} in .claude/{LOCAL_SETTINGS_FILE} (what a teammate runs "
-        "after cloning; the committed settings file is not written)",
+        help=f"only this machine's part: record its {BARE_COMMAND} in .claude/{LOCAL_SETTINGS_FILE} when the "
+        "committed command cannot find it and git ignores that file (what a teammate runs after cloning; the "
+        "committed settings file is not written)",
     )
+    add_user_env_option(parser)
     parser.add_argument(
         "--uninstall",
         action="store_true",
@@ -82,6 +87,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--dry-run", action="store_true", help="print the resulting file instead of writing it")
     parser.set_defaults(handler=run)
+
+
+def add_user_env_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--user-env",
+        action="store_true",
+        help=f"record this machine's {BARE_COMMAND} as {HOOK_ENV} in the env of your own ~/.claude/settings.json "
+        "(outside every repository: it applies to every project) instead of the project's files",
+    )
 
 
 def installed_script(name: str) -> Path | None:
@@ -102,10 +116,10 @@ def installed_script(name: str) -> Path | None:
 def no_script_warning() -> str:
     return (
         f"ctxres: warning: no {BARE_COMMAND} script was found for this installation ({sys.executable}); "
-        f"the hooks run the `{BARE_COMMAND}` on the PATH Claude Code runs with, and fail with status 127 "
-        f"(which Claude Code only writes to its debug log) where there is none. Install ctxres with pipx or "
-        f"`uv tool`, or re-run this command with the ctxres of a virtual environment "
-        f"(/path/to/.venv/bin/ctxres), then `ctxres doctor` to check that every hook answers"
+        f"the hooks look for it in ${HOOK_ENV}, the project's .venv/bin and the PATH Claude Code runs with, "
+        f"and do nothing (one line on stderr) where there is none. Install ctxres in the project's .venv, with "
+        f"pipx or `uv tool`, or re-run this command with the ctxres of a virtual environment "
+        f"(/path/to/venv/bin/ctxres), then `ctxres doctor` to check that every hook answers"
     )
 
 
@@ -129,30 +143,91 @@ def local_settings(settings: Path) -> Path:
     return settings.parent / LOCAL_SETTINGS_FILE
 
 
-def plan_shared(settings: Path, command: str = PORTABLE_COMMAND) -> list[Change]:
+def project_of(settings: Path) -> Path:
+    """The project a settings file belongs to (the folder of its ``.claude`` folder)."""
+    folder = settings.absolute().parent
+    return folder.parent if folder.name == ".claude" else folder
+
+
+def plan_shared(settings: Path, command: str | None = None) -> list[Change]:
     """Register the hooks in ``settings`` (the committed file: the same command on every machine)."""
     before, original = _read(settings)
     after = install_statusline(install(before, command), command)
     if after == before and settings.exists():
         return []
     events = ", ".join(spec.name for spec in HOOKS)
-    action = f"register {events} (command: {command} EVENT) and the statusline"
+    how = (
+        f"a command that finds {BARE_COMMAND} in ${HOOK_ENV}, the project's .venv or the PATH"
+        if command is None
+        else f"command: {command} EVENT"
+    )
+    action = f"register {events} and the statusline ({how})"
     if (before.get("statusLine") or {}).get("command") not in (None, after["statusLine"]["command"]):
-        action += " (shown beside the statusline already there, which it keeps)"
+        action += " (shown beside the statusline already there, which it keeps, and which runs alone without ctxres)"
     return [Change(settings, render(after, original), action)]
 
 
-def plan_local(settings: Path, script: Path | None) -> list[Change]:
-    """Record this machine's ``ctxres-hook`` in the per-clone file beside ``settings`` (nothing when
-    there is no script to record, or it is recorded already)."""
+def plan_local(
+    settings: Path, script: Path | None, user_env: bool = False, will_ignore: bool = False
+) -> tuple[list[Change], list[str]]:
+    """This machine's part: ``CTXRES_HOOK`` recorded where no repository keeps it, and only when the committed
+    command would not find ``script`` by itself; the changes, and what was decided and why (one line each).
+
+    ``.claude/settings.local.json`` is written only when git does not track it and ignores it (or
+    ``will_ignore``: this run adds the ``.gitignore`` line); ``user_env`` writes the user's own
+    ``~/.claude/settings.json`` instead."""
     if script is None:
-        return []
+        return [], []
     target = local_settings(settings)
+    name = f".claude/{LOCAL_SETTINGS_FILE}"
+    if user_env:
+        user = user_settings()
+        before, original = _read(user)
+        after = set_env(before, HOOK_ENV, str(script))
+        if after == before:
+            return [], [f"{HOOK_ENV} is already this machine's {BARE_COMMAND} in {user}"]
+        what = f"set {HOOK_ENV} to this machine's {BARE_COMMAND} in your own settings (outside every repository)"
+        return [Change(user, render(after, original), what)], []
+    tracked = is_tracked(target)
+    found = found_without_env(script, project_of(settings), BARE_COMMAND)
+    recorded = not tracked and HOOK_ENV in settings_env(_read(target)[0])
+    if found is not None and not recorded:
+        return [], [f"the hooks find this machine's {BARE_COMMAND} in {found}: nothing per-machine to record"]
+    if tracked:
+        stale = settings_env(_read(target)[0]).get(HOOK_ENV)
+        note = (
+            f"{name} is tracked by git: not written; the hooks look for {BARE_COMMAND} in ${HOOK_ENV}, the "
+            f"project's .venv and the PATH"
+        )
+        if found is not None:
+            return [], [f"{note}, and find this machine's in {found}"]
+        note += (
+            f", and none of them has this machine's ({script}): run `ctxres init --local --user-env` (sets "
+            f"{HOOK_ENV} in your own ~/.claude/settings.json), or install ctxres in the project's .venv"
+        )
+        if isinstance(stale, str):
+            note += f"; the committed file sets {HOOK_ENV} to one machine's path ({stale}): take it out and commit"
+        return [], [note]
+    changes = [] if will_ignore or is_ignored(target) else exclude_locally(target)
     before, original = _read(target)
     after = set_env(before, HOOK_ENV, str(script))
     if after == before:
+        return changes, []
+    what = f"set {HOOK_ENV} to this machine's {BARE_COMMAND} (git ignores this file)"
+    return [*changes, Change(target, render(after, original), what)], []
+
+
+def exclude_locally(target: Path) -> list[Change]:
+    """The line that makes git ignore ``target`` in this clone only (``.git/info/exclude``, never committed)."""
+    entry = exclude_entry(target)
+    if entry is None:
         return []
-    return [Change(target, render(after, original), f"set {HOOK_ENV} to this machine's {BARE_COMMAND} (not committed)")]
+    exclude, line = entry
+    text = exclude.read_text("utf-8") if exclude.is_file() else ""
+    if line in text.splitlines():
+        return []
+    text = text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
+    return [Change(exclude, text, f"ignore {line} in this clone only (its own exclude list, never committed)")]
 
 
 def plan_uninstall(settings: Path) -> tuple[list[Change], int]:
@@ -165,7 +240,7 @@ def plan_uninstall(settings: Path) -> tuple[list[Change], int]:
         what = f"remove {removed} ctxres hook entries" + (" and the statusline" if statusline else "")
         changes.append(Change(settings, render(after, original), what))
     target = local_settings(settings)
-    if target != settings and target.exists():
+    if target != settings and target.exists() and not is_tracked(target):
         local_before, local_original = _read(target)
         local_after, had = unset_env(local_before, HOOK_ENV)
         if had:
@@ -233,6 +308,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     warning = None
+    notes: list[str] = []
     try:
         if args.uninstall:
             changes, _ = plan_uninstall(path)
@@ -247,7 +323,8 @@ def run(args: argparse.Namespace) -> int:
             script = installed_script(BARE_COMMAND)
             if script is None:
                 warning = no_script_warning()
-            changes = ([] if args.local else plan_shared(path)) + plan_local(path, script)
+            local, notes = plan_local(path, script, user_env=args.user_env)
+            changes = ([] if args.local else plan_shared(path)) + local
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -256,6 +333,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if warning:
         print(warning, file=sys.stderr)
+    for note in notes:
+        print(note)
     if args.dry_run:
         for change in changes:
             if len(changes) > 1:

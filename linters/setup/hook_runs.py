@@ -3,21 +3,34 @@
 Claude Code runs a hook's ``command`` through ``sh -c`` in the project folder with
 ``$CLAUDE_PROJECT_DIR`` set and the event's JSON on stdin. A command that is not found exits 127
 and the client only writes that to its debug log: the session goes on as if no hook were
-configured. The doctor therefore runs every registered command with a harmless payload and
-``CTXRES_HOOK_PROBE=1`` (the hook loads its handler and answers without reading or writing the
-project's state), with the ``env`` of the settings files as the client passes it (``CTXRES_HOOK``
-from ``.claude/settings.local.json``), and reports each one that does not answer.
+configured; the portable command (:func:`ctxres.claude_settings.portable_command`) that finds no
+``ctxres-hook`` exits 0 with one line on stderr, and does nothing either. The doctor therefore runs every
+registered command with a harmless payload and ``CTXRES_HOOK_PROBE=1`` (the hook loads its handler and
+answers without reading or writing the project's state), with the ``env`` of the settings files as the
+client passes it (the user's own ``~/.claude/settings.json``, then the project's files), and reports each
+one that does not answer or does not find ctxres-hook.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import subprocess
 from pathlib import Path
 
-from ctxres.claude_settings import HOOK_ENV, STATUSLINE_ARG, is_ours, settings_env, statusline_entry, statusline_is_ours
+from ctxres.claude_settings import (
+    HOOK_ENV,
+    NOT_FOUND,
+    STATUSLINE_ARG,
+    is_ours,
+    settings_env,
+    shown_command,
+    statusline_entry,
+    statusline_is_ours,
+    wrapped_statusline,
+)
 from ctxres.defaults import PROBE_ENV
 from ctxres.hook_events import HOOK_EVENTS
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
@@ -101,26 +114,31 @@ def configured(root: Path) -> list[HookCommand]:
     return found
 
 
-def settings_environment(root: Path) -> dict[str, str]:
-    """The ``env`` of the project's settings files, merged as the client merges them (the local file last)."""
+def settings_environment(root: Path, home: Path | None = None) -> dict[str, str]:
+    """The ``env`` of the project's settings files, merged as the client merges them (the local file last);
+    with ``home``, the user's own ``HOME/.claude/settings.json`` first."""
     merged: dict[str, str] = {}
+    if home is not None:
+        with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
+            merged.update(settings_env(json.loads((home / ".claude" / "settings.json").read_text("utf-8"))))
     for _name, data in settings_files(root):
         merged.update(settings_env(data))
     return merged
 
 
 def not_found_fix(command: str) -> str:
-    """What makes a command that is not found run: this machine's ``ctxres-hook`` recorded for the portable
-    command; a command that names a path (another machine's, an old venv) replaced by the portable one."""
+    """What makes a command that is not found run: this machine's ``ctxres-hook`` where the portable command
+    looks; a command that names a path (another machine's, an old venv) replaced by the portable one."""
     local = (
-        f"ctxres init --local (records this machine's ctxres-hook as {HOOK_ENV} in .claude/settings.local.json, "
-        "which is not committed), or install ctxres with pipx or `uv tool`"
+        "install ctxres in the project's .venv, or with pipx or `uv tool`; or ctxres init --local (records this "
+        f"machine's ctxres-hook as {HOOK_ENV} in .claude/settings.local.json when git ignores it; --user-env: in "
+        "~/.claude/settings.json)"
     )
-    if f"${{{HOOK_ENV}" in command:
+    if f"${HOOK_ENV}" in command or f"${{{HOOK_ENV}" in command:
         return local
     return (
-        "ctxres install-hooks (registers the command every machine runs, "
-        f'"${{{HOOK_ENV}:-ctxres-hook}}" EVENT, in place of this one), then {local}'
+        "ctxres install-hooks (registers the command every machine runs, which finds ctxres-hook in "
+        f"${HOOK_ENV}, the project's .venv or the PATH, in place of this one), then {local}"
     )
 
 
@@ -128,7 +146,7 @@ def run_hook(root: Path, hook: HookCommand, settings_vars: dict[str, str] | None
     """Run one command as the client does (the settings files' ``env`` passed to it); the row says
     whether it answered."""
     layer = LAYER
-    shown = f"`{hook.command}` ({hook.settings})"
+    shown = f"`{shown_command(hook.command)}` ({hook.settings})"
     env = {**os.environ, **(settings_vars or {}), "CLAUDE_PROJECT_DIR": str(root), PROBE_ENV: "1"}
     payload = json.dumps(harmless_payload(hook.event, root)).encode()
     seconds = min(hook.timeout, MAX_SECONDS)
@@ -156,6 +174,17 @@ def run_hook(root: Path, hook: HookCommand, settings_vars: dict[str, str] | None
             layer,
             MISCONFIGURED,
             f"{shown} exits with status {done.returncode} ({why}): Claude Code skips this hook silently{said}",
+            not_found_fix(hook.command),
+            hook.settings,
+        )
+    if done.returncode == 0 and NOT_FOUND in stderr:
+        what = "does nothing"
+        if hook.event == STATUSLINE_ARG:
+            what = "shows only the statusline it wraps" if wrapped_statusline(hook.command) else "shows nothing"
+        return Layer(
+            layer,
+            MISCONFIGURED,
+            f"{shown} finds no ctxres-hook here (${HOOK_ENV}, the project's .venv, the PATH), so it {what}",
             not_found_fix(hook.command),
             hook.settings,
         )
@@ -199,7 +228,7 @@ def check_hook_runs(root: Path) -> list[Layer]:
     """A row per ctxres hook command that does not answer; one row when they all do; none when no
     settings file registers one (the hook layers say so)."""
     hooks = configured(root)
-    settings_vars = settings_environment(root)
+    settings_vars = settings_environment(root, Path.home())
     rows = [run_hook(root, hook, settings_vars) for hook in hooks]
     failed = [row for row in rows if not row.ok]
     if failed or not rows:

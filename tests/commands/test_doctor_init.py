@@ -184,7 +184,7 @@ def test_outside_a_git_repository_init_and_doctor_say_the_pre_commit_hooks_canno
 def test_the_summary_names_each_layer_once(repo: Path) -> None:
     assert ctxres("init", cwd=repo).returncode == 0
     settings = repo / ".claude" / "settings.json"
-    settings.write_text(settings.read_text().replace("ctxres-hook}", "ctxres-hook-nowhere}"))
+    settings.write_text(settings.read_text().replace('exec \\"$h\\"', 'exec \\"$h-nowhere\\"'))  # status 127
     (repo / ".claude" / "settings.local.json").unlink()
     (repo / "CLAUDE.md").write_text("# Rules\n")
     lines = ctxres("doctor", cwd=repo).stdout.splitlines()

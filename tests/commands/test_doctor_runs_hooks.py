@@ -92,12 +92,20 @@ def test_a_hook_command_that_is_not_found_fails_the_doctor(project: Path) -> Non
 
 def test_a_clone_without_its_local_step_is_told_to_run_it(project: Path) -> None:
     """The portable commands of the committed file, and no `.claude/settings.local.json` (a teammate's new
-    clone): with a PATH that has no ctxres-hook, each hook exits 127 and the fix is `ctxres init --local`."""
+    clone): with a PATH that has no ctxres-hook and no .venv, each hook does nothing, and the fix is to
+    install ctxres where they look, or `ctxres init --local`."""
     (project / ".claude" / "settings.local.json").unlink()
     result = ctxres("doctor", cwd=project, env=minimal_path())
     assert result.returncode == 1
-    assert '`"${CTXRES_HOOK:-ctxres-hook}" PreCompact` (.claude/settings.json) exits with status 127' in result.stdout
-    assert "fix: ctxres init --local (records this machine's ctxres-hook" in result.stdout
+    assert (
+        "`ctxres-hook PreCompact` (.claude/settings.json) finds no ctxres-hook here ($CTXRES_HOOK, the project's "
+        ".venv, the PATH), so it does nothing"
+    ) in result.stdout
+    assert "`ctxres-hook statusline` (.claude/settings.json) finds no ctxres-hook here" in result.stdout
+    assert "so it shows nothing" in result.stdout  # the project has no statusline of its own
+    assert (
+        "fix: install ctxres in the project's .venv, or with pipx or `uv tool`; or ctxres init --local" in result.stdout
+    )
     assert "install-hooks" not in result.stdout.split("PreCompact` (.claude/settings.json)", 1)[1].splitlines()[1]
 
 

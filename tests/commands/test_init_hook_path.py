@@ -3,9 +3,10 @@
 Claude Code runs a hook through ``sh -c`` with its own PATH: a bare ``ctxres-hook`` from a virtual
 environment that is not activated exits 127, and the client only logs that in its debug log. The
 committed ``.claude/settings.json`` must not hold one person's path either (a teammate's clone would
-exit 127, and re-registering would flip the file between teammates). So the committed file runs
-``"${CTXRES_HOOK:-ctxres-hook}" EVENT`` and each clone's ``.claude/settings.local.json`` (never
-committed) sets ``CTXRES_HOOK`` in its ``env``, which the client passes to the hooks.
+exit 127, and re-registering would flip the file between teammates). So the committed file runs a
+command that finds ctxres-hook itself (``$CTXRES_HOOK``, the project's ``.venv``, the PATH), and a clone
+whose ctxres-hook is none of those sets ``CTXRES_HOOK`` in the ``env`` of its ``.claude/settings.local.json``
+(ignored by git), which the client passes to the hooks.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from ctxres.claude_settings import HOOK_ENV, HOOKS, PORTABLE_COMMAND
+from ctxres.claude_settings import HOOK_ENV, HOOKS, NOT_FOUND, portable_command
 from ctxres.hooks import monitor, statemoves
 from ctxres.linters.setup.hook_runs import settings_environment  # the settings' env, as the client merges it
 
@@ -74,13 +75,17 @@ def test_init_writes_commands_that_run_without_the_venv_on_path(repo: Path) -> N
     local = json.loads((repo / ".claude" / "settings.local.json").read_text())
     assert local == {"env": {HOOK_ENV: str(Path(sys.executable).parent / "ctxres-hook")}}
     for event, command in found:
-        assert command == f"{PORTABLE_COMMAND} {event}", command
+        assert command == portable_command(event), command
         done = run_as_the_client(command, event, repo)
         assert done.returncode == 0, (command, done.returncode, done.stderr)
         answer = done.stdout.decode().strip()
         assert answer == "" or isinstance(json.loads(answer), dict), answer
-    (repo / ".claude" / "settings.local.json").unlink()  # a clone without its local step: status 127
-    assert run_as_the_client(found[0][1], found[0][0], repo).returncode == 127
+    assert "/.claude/settings.local.json" in (repo / ".git" / "info" / "exclude").read_text()  # this clone's
+    status = ["git", "status", "--porcelain", "--untracked-files=all"]
+    assert subprocess.run(status, cwd=repo, capture_output=True, text=True).stdout == "?? .claude/settings.json\n"
+    (repo / ".claude" / "settings.local.json").unlink()  # a clone without its local step: nothing runs, no error
+    done = run_as_the_client(found[0][1], found[0][0], repo)
+    assert (done.returncode, done.stdout, done.stderr.decode()) == (0, b"", NOT_FOUND + "\n")
 
 
 def test_a_teammate_runs_init_local_and_no_committed_file_changes(repo: Path, tmp_path: Path) -> None:
@@ -132,7 +137,7 @@ def test_rerunning_init_replaces_bare_and_older_commands_in_place(repo: Path) ->
     assert data["hooks"]["Stop"] == [{"hooks": [mine]}]
     assert data["hooks"]["PostToolUse"][0] == {"matcher": "Edit", "hooks": [mine]}
     ours = [c for _, c in commands(settings) if "ctxres-hook" in c]
-    assert len(ours) == len(HOOKS) and all(c.startswith(PORTABLE_COMMAND + " ") for c in ours)
+    assert len(ours) == len(HOOKS) and all(c == portable_command(e) for e, c in commands(settings) if c in ours)
     again = ctxres("init", "--only", "hooks", cwd=repo, env=minimal_path())
     assert again.returncode == 0 and "Nothing to do" in again.stdout
     assert json.loads(settings.read_text()) == data
@@ -148,8 +153,8 @@ def base_interpreter() -> Path:
 
 def test_without_an_installed_script_init_records_nothing_local_and_says_why(repo: Path) -> None:
     """An interpreter with no ctxres-hook beside it (the base interpreter, ctxres imported from the
-    clone): no local file is written (the hooks run the ctxres-hook on the client's PATH), and stderr
-    says the hooks will fail with status 127 where there is none."""
+    clone): no local file is written (the hooks look for a ctxres-hook on the client's PATH), and stderr
+    says that they do nothing where there is none."""
     base = base_interpreter()
     assert not (base.parent / "ctxres-hook").exists(), "the base interpreter must not have a ctxres-hook"
     paths = os.pathsep.join([str(ROOT), *site.getsitepackages()])
@@ -162,10 +167,8 @@ def test_without_an_installed_script_init_records_nothing_local_and_says_why(rep
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert "status 127" in result.stderr and "pipx" in result.stderr
-    assert all(
-        command == f"{PORTABLE_COMMAND} {event}" for event, command in commands(repo / ".claude" / "settings.json")
-    )
+    assert "do nothing" in result.stderr and "pipx" in result.stderr
+    assert all(command == portable_command(event) for event, command in commands(repo / ".claude" / "settings.json"))
     assert not (repo / ".claude" / "settings.local.json").exists()
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ctxres.claude_settings import HOOKS, install, registrations, uninstall
+from ctxres.claude_settings import HOOKS, install, portable_command, registrations, uninstall
 
 from ..conftest import ROOT
 
@@ -38,7 +38,7 @@ def test_install_adds_one_entry_per_event_with_matchers_and_timeouts_in_seconds(
         "PostToolUse": ("Write|Edit",),
     }
     precompact = merged["hooks"]["PreCompact"][0]["hooks"][0]
-    assert precompact == {"type": "command", "command": '"${CTXRES_HOOK:-ctxres-hook}" PreCompact', "timeout": 10}
+    assert precompact == {"type": "command", "command": portable_command("PreCompact"), "timeout": 10}
     assert all(1 <= spec.timeout <= 60 for spec in HOOKS)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.claude_settings import HOOKS
+from ctxres.claude_settings import HOOKS, NOT_FOUND, portable_command, statusline_command
 
 USER_FILE = {
     "permissions": {"allow": ["Bash(ls)"]},
@@ -73,7 +73,7 @@ def test_the_statusline_is_registered_with_the_portable_command(tmp_path: Path) 
     settings = tmp_path / ".claude" / "settings.json"
     assert install_hooks("--settings", str(settings), cwd=tmp_path).returncode == 0
     entry = json.loads(settings.read_text())["statusLine"]
-    assert entry == {"type": "command", "command": '"${CTXRES_HOOK:-ctxres-hook}" statusline', "padding": 0}
+    assert entry == {"type": "command", "command": portable_command("statusline"), "padding": 0}
 
 
 def test_a_statusline_already_there_is_kept_beside_ours_and_restored_exactly(tmp_path: Path) -> None:
@@ -86,12 +86,17 @@ def test_a_statusline_already_there_is_kept_beside_ours_and_restored_exactly(tmp
     assert "beside the statusline already there" in done.stdout
     entry = json.loads(settings.read_text())["statusLine"]
     assert entry["padding"] == 2
-    assert entry["command"].startswith('"${CTXRES_HOOK:-ctxres-hook}" statusline --beside ')
+    assert entry["command"] == statusline_command(beside="printf 'bar %s' 'a b'")
     # what the client runs (sh -c) runs theirs with the same input and shows its line first
     hook = str(Path(sys.executable).parent / "ctxres-hook")
     env = {"CTXRES_HOOK": hook, "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1"}
     shown = subprocess.run(["sh", "-c", entry["command"]], input=b"{}", capture_output=True, env=env, cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.decode() == "bar a b  ctx --\n", shown
+    # a machine without ctxres (or whose CTXRES_HOOK is stale) still shows theirs, unchanged
+    for variables in ({}, {"CTXRES_HOOK": str(tmp_path / "gone" / "ctxres-hook")}):
+        bare = {**env, **variables} if variables else {k: v for k, v in env.items() if k != "CTXRES_HOOK"}
+        alone = subprocess.run(["sh", "-c", entry["command"]], input=b"{}", capture_output=True, env=bare, cwd=tmp_path)
+        assert (alone.returncode, alone.stdout, alone.stderr.decode()) == (0, b"bar a b", NOT_FOUND + "\n")
     assert install_hooks("--settings", str(settings), cwd=tmp_path).returncode == 0  # again: still one wrapper
     assert json.loads(settings.read_text())["statusLine"] == entry
     assert install_hooks("--settings", str(settings), "--uninstall", cwd=tmp_path).returncode == 0
