@@ -18,6 +18,48 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hook
     from typing import Any
 
 PROFILES = ("jerry", "nexus")
+# Every setting a configuration may hold (kebab-case): the core settings of ``ctxres.config.Config`` and the
+# options the rules declare. The hooks read a few of them and must still tell a misspelt one without importing
+# the rules (each costs a hook's start-up); a test keeps this list equal to the model's and the rules' own.
+SETTING_NAMES = frozenset(
+    {
+        "baseline",
+        "check-examples",
+        "exclude",
+        "extend-exclude",
+        "extend-select",
+        "force-exclude",
+        "ignore",
+        "live-workflow",
+        "max-file-size",
+        "patterns",
+        "per-file-ignores",
+        "profile",
+        "respect-gitignore",
+        "select",
+        "severity",
+        "sniff-resumption",
+        "staleness-minutes",
+        "state-dir",
+        "strict",
+        # rule options
+        "enforce-update-protocol",
+        "event-type-spelling",
+        "reinject-budget",
+        "reinject-max-marker-tokens",
+        "reinject-token-tolerance",
+        "require-resumption",
+        "run-stale-after-days",
+    }
+)
+
+
+def unknown_setting(table: dict[str, Any], source: object) -> str | None:
+    """The error ``ctxres check`` reports for the first key of ``table`` that is no setting, or None."""
+    for raw_key in table:
+        if raw_key.replace("_", "-") not in SETTING_NAMES:
+            return f"{source}: unknown setting `{raw_key}` in ctxres configuration"
+    return None
 
 
 class ConfigError(ValueError):

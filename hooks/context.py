@@ -59,6 +59,7 @@ class Settings:
         "_orchestration_patterns",
         "live_workflow",
         "pinned_by",
+        "problem",
         "profile",
         "staleness_minutes",
         "state_dir",
@@ -71,6 +72,8 @@ class Settings:
         self._orchestration_patterns: tuple[str, ...] | None = None
         self.live_workflow: str | None = None  # the file `live-workflow` pins (absolute), None: the search
         self.pinned_by = ""  # "live-workflow in pyproject.toml"
+        # A configuration error in a setting the hooks do not read (they serve on): the first, as `ctxres check` says it
+        self.problem = ""
 
     @property
     def orchestration_patterns(self) -> tuple[str, ...]:
@@ -152,9 +155,14 @@ def load_settings(root: str) -> Settings:
                 if "orchestration" in kinds:
                     patterns = config_file.string_list(kinds["orchestration"], "patterns.orchestration", source)
                     settings.orchestration_patterns = patterns
+        settings.problem = config_file.unknown_setting(table, source) or ""
     except config_file.ConfigError as exc:
-        raise HookError(f"configuration error ({exc}); fix it or the hooks use the defaults") from None
+        raise HookError(f"configuration error: {exc}; {CONFIG_UNUSABLE}") from None
     return settings
+
+
+CONFIG_UNUSABLE = "the hooks do nothing until it is fixed (`ctxres check` reports every configuration error)"
+CONFIG_ELSEWHERE = "the hooks read their own settings and go on (`ctxres check` reports every configuration error)"
 
 
 class HookContext:
@@ -226,7 +234,10 @@ def project_dir(payload: dict[str, Any]) -> str:
 
 def make_context(event: str, payload: dict[str, Any]) -> HookContext:
     root = project_dir(payload)
-    return HookContext(event, payload, root, load_settings(root))
+    settings = load_settings(root)
+    if settings.problem:  # one line, and the hook still serves: the settings it reads are valid
+        warn(f"configuration error: {settings.problem}; {CONFIG_ELSEWHERE}", event)
+    return HookContext(event, payload, root, settings)
 
 
 def warn(message: str, event: str = "") -> None:

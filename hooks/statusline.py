@@ -316,6 +316,7 @@ def compose(
     nexus_place: tuple[str, str | None] | None = None,
     fresh: tuple[str, str] | None = None,
     unacked: int = 0,
+    config_error: bool = False,
     colour: bool = False,
     width: int = WIDTH,
 ) -> str:
@@ -354,6 +355,10 @@ def compose(
         full.append((f"{unacked} unacked {noun}", "33"))
         medium.append(full[-1])
         short.append((f"{unacked} unacked", "33"))
+    if config_error:  # the person sees it at once: `ctxres check` says what is wrong
+        full.append(("config error: ctxres check", "31"))
+        medium.append(full[-1])
+        short.append(("config error", "31"))
     for parts in (full, medium, short):
         line = SEPARATOR.join(paint(text, code, colour) for text, code in parts)
         if visible(line) <= width:
@@ -442,24 +447,38 @@ def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int
     tokens, window, percent = figure_of(payload)
     project = _project(payload)
     ctx = None
+    broken = False
     if project is not None:
         try:
             from ctxres.hooks.context import HookContext, load_settings
 
             ctx = HookContext("statusline", payload, project, load_settings(project))
-        except Exception:  # a configuration error: the figure alone
-            ctx = None
+        except Exception as exc:  # a configuration error: the figure, and the error said
+            broken = True
+            _say(str(exc))
+        else:
+            if ctx.settings.problem:
+                broken = True
+                _say(f"configuration error: {ctx.settings.problem}")
     tier = tier_for(None if percent is None else percent / 100).value
     from ctxres.defaults import PROBE_ENV
 
     if ctx is None or os.environ.get(PROBE_ENV) == "1":  # `ctxres doctor` runs it: nothing read or written
-        return compose(percent=percent, tier=tier, colour=colour, width=width)
-    parts: dict[str, Any] = {}
+        return compose(percent=percent, tier=tier, colour=colour, width=width, config_error=broken)
+    parts: dict[str, Any] = {"config_error": broken}
     try:  # noqa: SIM105 - contextlib is not imported by the hooks (start-up cost)
         _gather(ctx, tokens, window, parts)
     except Exception:  # fail-open: what was gathered before the failure is shown
         pass
     return compose(percent=percent, tier=tier, colour=colour, width=width, **parts)
+
+
+def _say(message: str) -> None:
+    """A configuration error, as the hooks say it: one line on stderr (the only thing the statusline writes
+    there; the line itself shows ``config error``)."""
+    from ctxres.hooks.context import warn
+
+    warn(message, "statusline")
 
 
 def _gather(ctx: HookContext, tokens: int | None, window: int | None, parts: dict[str, Any]) -> None:

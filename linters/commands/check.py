@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from ctxres.config import load_config
+from ctxres.config import load_config, shadowed_warning
 from ctxres.findings import Finding
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
@@ -176,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
         force_exclude=args.force_exclude,
         check_examples=args.include_examples,
     )
+    shadowed = shadowed_warning(config)
+    if shadowed:
+        print(shadowed, file=sys.stderr)
     from ctxres.linters.checking.baseline import BaselineError
 
     try:

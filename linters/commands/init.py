@@ -14,7 +14,7 @@ import yaml
 
 from ctxres import protocol
 from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE
-from ctxres.config import Config, load_config, project_folder
+from ctxres.config import Config, load_config, project_folder, shadowed_warning
 from ctxres.formats.yamledit import EditError, append_item
 from ctxres.linters.commands import elsewhere
 from ctxres.linters.commands._config_edit import option_change
@@ -408,6 +408,9 @@ def run(args: argparse.Namespace) -> int:
     steps = tuple(s for s in args.only if s in LOCAL_STEPS) if args.local else args.only
     if args.path is None and (note := elsewhere(root)):
         print(note)
+    shadowed = shadowed_warning(load_config(root))
+    if shadowed:  # the settings init writes go to the file that is read (option_change), and this says why
+        print(shadowed, file=sys.stderr)
     script = installed_script(BARE_COMMAND) if "hooks" in steps else None
     notes: list[str] = []
     try:

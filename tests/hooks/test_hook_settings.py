@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ctxres.config import ConfigError, load_config
-from ctxres.hooks.context import HookError, load_settings
+from ctxres.hooks.context import CONFIG_UNUSABLE, HookError, load_settings
 
 from ..core.pyproject_tables import NOT_A_TABLE, TABLE_SPELLINGS
 
@@ -65,7 +65,7 @@ def test_a_wrong_setting_is_the_same_error_for_the_hooks(tmp_path: Path, text: s
         load_config(tmp_path)
     with pytest.raises(HookError) as got:
         load_settings(str(tmp_path))
-    assert str(got.value) == f"configuration error ({expected.value}); fix it or the hooks use the defaults"
+    assert str(got.value) == f"configuration error: {expected.value}; {CONFIG_UNUSABLE}"
 
 
 def test_a_configured_project_does_not_load_the_configuration_model(tmp_path: Path) -> None:
