@@ -10,10 +10,12 @@ holds several schemas, then ``ctxres catalog --write``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from enum import Enum
 
+from ctxres.nexus import BUILDS_FOLDER, PROJECTS_FOLDER, manifest_workspace
 from ctxres.state.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
@@ -31,10 +33,6 @@ class Format(str, Enum):
 # A YAML file whose top level has a `resumption:` key is an orchestration file whatever its name.
 RESUMPTION_KEY = re.compile(rb"^resumption[ \t]*:", re.MULTILINE)
 YAML_SUFFIXES = (".yaml", ".yml")
-# A Markdown file that holds an L2-REINJECT marker (the comment, not the word in prose) is a rule file
-# wherever it is (the marker's opening as `ctxres.reinject` finds it).
-REINJECT_MARKER = re.compile(rb"<!--[ \t\r\n]*L2[-_ ]?RE-?INJECT\b", re.IGNORECASE)
-MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 # RESUMPTION_KEY past the first line: the engine skips from newline to newline instead of trying every
 # offset, as a `^` pattern makes it do (20 times faster on a 30 KB file).
@@ -63,9 +61,100 @@ def names_a_build(raw: bytes) -> bool:
     return BUILD_ID_KEY.search(raw, 0, end if end >= 0 else len(raw)) is not None
 
 
-def has_reinject_marker(raw: bytes) -> bool:
-    """``REINJECT_MARKER.search(raw)``: an L2-REINJECT comment."""
-    return REINJECT_MARKER.search(raw) is not None
+def _front_matter(raw: bytes) -> bytes | None:
+    """The front matter of a Markdown file (between its opening ``---`` line and the next), else None."""
+    if not (raw.startswith(b"---\n") or raw.startswith(b"---\r\n")):
+        return None
+    end = raw.find(b"\n---", 3)
+    return raw[3:end] if end >= 0 else None
+
+
+# ------------------------------------------------------------------------ ours by place and content
+# `task-graph.json` and `resume-context.md` are common names: other tools write files called so. A file
+# that matches a kind's default patterns is ours when its place or its content says so (the kind's
+# `Recognition`); one that only shares the name is another tool's, and gets no finding.
+
+
+class Recognition:
+    """Where a kind lives (``place``: a test of the file's absolute path, ``/`` separators) and what it
+    looks like (``content``: a test of its bytes), each with the words that say it (Markdown)."""
+
+    __slots__ = ("content", "content_text", "place", "place_text")
+
+    def __init__(
+        self, place: Callable[[str], bool], place_text: str, content: Callable[[bytes], bool], content_text: str
+    ) -> None:
+        self.place = place
+        self.place_text = place_text
+        self.content = content
+        self.content_text = content_text
+
+    def skipped(self, description: str) -> str:
+        """Why a file that only has the name is skipped (``ctxres check --list-files``)."""
+        return (
+            f"named like an artifact ({description}), but neither in its place ({self.place_text}) nor of its "
+            f"content ({self.content_text}): another tool's file, not checked"
+        ).replace("`", "")
+
+
+def in_run_folder(path: str) -> bool:
+    """Whether a file sits in an agent-memory run folder: ``.agent-memory/runs/<run>/<name>``."""
+    parts = path.split("/")
+    return len(parts) >= 4 and parts[-3] == "runs" and parts[-4] == ".agent-memory"
+
+
+def has_run_shape(raw: bytes) -> bool:
+    """Whether a JSON file is shaped like a run's task graph: an object whose ``tasks`` list holds a task
+    with the ``dependencies`` key, or whose ``metadata`` names a ``run_id`` (not a map keyed by task name,
+    nor a list whose tasks say ``depends_on`` or ``dependsOn``)."""
+    import json
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and "run_id" in metadata:
+        return True
+    tasks = data.get("tasks")
+    return isinstance(tasks, list) and any(isinstance(task, dict) and "dependencies" in task for task in tasks)
+
+
+WORKSPACE_MARKER = "00-system"
+"""The folder beside ``02-projects/`` and ``02-builds/`` that makes a folder a Nexus workspace."""
+
+
+def in_nexus_workspace(path: str) -> bool:
+    """Whether a manifest sits in its place in a Nexus workspace: ``01-planning/`` of a project or a build,
+    in a folder that also holds ``00-system/``."""
+    workspace = manifest_workspace(path)
+    return workspace is not None and os.path.isdir(os.path.join(workspace or "/", WORKSPACE_MARKER))
+
+
+# The manifest's own keys: what a handoff note or a CV's front matter does not carry.
+MANIFEST_KEYS = re.compile(rb"^(?:resume_schema_version|resume_version|files_to_load|build_id)[ \t]*:", re.MULTILINE)
+
+
+def has_manifest_keys(raw: bytes) -> bool:
+    """Whether a Markdown file opens with front matter carrying a key of the Nexus manifest's own."""
+    front = _front_matter(raw)
+    return front is not None and MANIFEST_KEYS.search(front) is not None
+
+
+RUN_RECOGNITION = Recognition(
+    in_run_folder,
+    "a run folder, `.agent-memory/runs/<run>/`",
+    has_run_shape,
+    "a `tasks` list whose tasks have `dependencies`, or `metadata.run_id`",
+)
+MANIFEST_RECOGNITION = Recognition(
+    in_nexus_workspace,
+    f"`{PROJECTS_FOLDER}/NN-name/01-planning/` or `{BUILDS_FOLDER}/.../NN-name/01-planning/` beside `00-system/`",
+    has_manifest_keys,
+    "front matter with `resume_schema_version`, `resume_version`, `files_to_load` or `build_id`",
+)
 
 
 class ArtifactKind:
@@ -80,6 +169,7 @@ class ArtifactKind:
         "kind",
         "patterns",
         "precommit",
+        "recognition",
         "schemas",
         "sniff",
     )
@@ -97,6 +187,7 @@ class ArtifactKind:
         sniff: tuple[tuple[str, ...], Callable[[bytes], bool]] | None = None,
         precommit: str | None = None,
         claims: Callable[[bytes], bool] | None = None,
+        recognition: Recognition | None = None,
     ) -> None:
         self.kind = kind
         self.format = format
@@ -110,6 +201,9 @@ class ArtifactKind:
         # A content test: a file that matches ``patterns`` is of this kind only when its bytes pass it;
         # otherwise the next kinds are tried (two kinds share a file name).
         self.claims = claims
+        # Where the kind lives and what it looks like: a file that matches the default ``patterns`` is of
+        # this kind only when one of them says so (None: the name is enough).
+        self.recognition = recognition
         # The pre-commit `files:` regex; None: translated from ``patterns``.
         self.precommit = precommit
         # The ids of the `.pre-commit-hooks.yaml` hooks whose `files:` include this kind.
@@ -168,6 +262,7 @@ CATALOG: tuple[ArtifactKind, ...] = (
         found_as="front matter of a `resume-context.md` that names a `build_id` "
         "(`02-builds/active/NN-name/01-planning/`, `02-builds/complete/NN-name/...`)",
         claims=names_a_build,
+        recognition=MANIFEST_RECOGNITION,
     ),
     ArtifactKind(
         "resume-context",
@@ -175,7 +270,10 @@ CATALOG: tuple[ArtifactKind, ...] = (
         ("resume-context.md",),
         schemas=("resume-context",),
         description="Nexus resume manifest (project)",
-        found_as="front matter of any other `resume-context.md` (`02-projects/NN-name/01-planning/`)",
+        found_as="any other `resume-context.md` in a Nexus workspace (`02-projects/NN-name/01-planning/` beside "
+        "`00-system/`), or whose front matter carries the manifest's own keys (`resume_schema_version`, "
+        "`resume_version`, `files_to_load`)",
+        recognition=MANIFEST_RECOGNITION,
     ),
     ArtifactKind(
         "task-graph",
@@ -183,7 +281,9 @@ CATALOG: tuple[ArtifactKind, ...] = (
         ("task-graph.json",),
         schemas=("task-graph",),
         description="agent-memory task graph",
-        found_as="`task-graph.json`",
+        found_as="`task-graph.json` in a run folder (`.agent-memory/runs/<run>/`), or shaped like a run's "
+        "(a `tasks` list whose tasks have `dependencies`, or `metadata.run_id`)",
+        recognition=RUN_RECOGNITION,
     ),
     ArtifactKind(
         "event-log",
@@ -200,11 +300,11 @@ CATALOG: tuple[ArtifactKind, ...] = (
         ("CLAUDE.md", "CLAUDE.local.md", "**/.claude/rules/**/*.md", "**/.context/rules/**/*.md"),
         schemas=(),  # Markdown: the R rules read the L2-REINJECT markers
         description="Claude Code rule file (L2-REINJECT markers)",
-        found_as="`CLAUDE.md`, `CLAUDE.local.md`, `.claude/rules/**/*.md`, `.context/rules/**/*.md`, "
-        "or any Markdown file with an L2-REINJECT marker",
+        found_as="the files the client reads (`CLAUDE.md`, `CLAUDE.local.md`, `.claude/rules/**/*.md`) and the "
+        "L2 engine reads (`.context/rules/**/*.md`), and the `rule-file` patterns a project adds; a marker "
+        "quoted in any other Markdown file is text",
         # Ranks and the budget span all rule files: `ctxres reinject` checks them, not `ctxres check`.
         hooks=("ctxres-reinject",),
-        sniff=(MARKDOWN_SUFFIXES, has_reinject_marker),
     ),
 )
 """Every artifact kind, in the order discovery tries their patterns (the first match wins)."""

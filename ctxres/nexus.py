@@ -131,6 +131,22 @@ def target_in_path(path: str) -> str | None:
     return build_target(build) if build is not None else None
 
 
+def manifest_workspace(path: str) -> str | None:
+    """The workspace folder of a manifest in its place (``/`` separators), else None:
+    ``<workspace>/02-projects/NN-name/01-planning/resume-context.md`` or
+    ``<workspace>/02-builds/[active/|complete/]NN-name/01-planning/resume-context.md`` (``""`` for a path that
+    starts at the workspace)."""
+    parts = path.split("/")
+    if len(parts) < 4 or parts[-1] != MANIFEST_NAME or parts[-2] != PLANNING_FOLDER or not is_project_id(parts[-3]):
+        return None
+    above = parts[:-3]
+    if above and above[-1] in BUILD_STAGES and len(above) >= 2 and above[-2] == BUILDS_FOLDER:
+        above = above[:-1]
+    if not above or above[-1] not in (PROJECTS_FOLDER, BUILDS_FOLDER):
+        return None
+    return "/".join(above[:-1])
+
+
 def _ids_in_text(text: str, folder: str, stages: tuple[str, ...] = ()) -> list[str]:
     """Every ``NN-name`` id that follows ``<folder>/`` (and one of ``stages``) in a shell command, in order."""
     return list(_ids(text, folder, stages, in_path=False))

@@ -129,21 +129,42 @@ def kind_of(relpath: str, path: str | Path, config: Config) -> str | None:
     """The artifact kind of a file, from its name (the configured patterns; where two kinds share a name, the
     catalog's ``claims`` reads the content: a `resume-context.md` that names a `build_id` is a build's), else
     from its content (the catalog's ``sniff``: a YAML file with a top-level `resumption:` key is an
-    orchestration file, a Markdown file with an L2-REINJECT marker a rule file)."""
+    orchestration file). A file that matches a kind's default patterns but neither sits in the kind's place
+    nor has its content (the catalog's ``recognition``) is another tool's: no kind (:func:`skip_reason`)."""
+    return _recognised(relpath, path, config)[0]
+
+
+def skip_reason(relpath: str, path: str | Path, config: Config) -> str | None:
+    """Why a file named like an artifact is not one (only the name matches), else None."""
+    return _recognised(relpath, path, config)[1]
+
+
+def _recognised(relpath: str, path: str | Path, config: Config) -> tuple[str | None, str | None]:
+    """(kind, None) for an artifact; (None, why) for a file that only has an artifact's name; (None, None)."""
+    skipped: str | None = None
     for kind, patterns in config.patterns.items():
         if matches_any(relpath, patterns):
-            claims = BY_KIND[kind].claims if kind in BY_KIND else None
+            entry = BY_KIND.get(kind)
+            claims = entry.claims if entry is not None else None
             if claims is not None and not _holds(path, claims, config.max_file_size):
                 continue  # the name is shared: the content says it is another kind (a build's manifest)
-            return kind
+            if entry is not None and entry.recognition is not None and patterns == entry.patterns:
+                recognition = entry.recognition
+                where = os.path.abspath(path).replace(os.sep, "/")
+                if not recognition.place(where) and not _holds(path, recognition.content, config.max_file_size):
+                    skipped = skipped or recognition.skipped(entry.description)
+                    continue  # only the name: another tool's file (a project's own patterns are taken as said)
+            return kind, None
     suffix = os.path.splitext(path)[1].lower()
     for entry in SNIFFED:
         if entry.sniff is None or suffix not in entry.sniff[0]:
             continue
         if entry.kind == "orchestration" and not config.sniff_resumption:
             continue
-        return entry.kind if _holds(path, entry.sniff[1], config.max_file_size) else None
-    return None
+        if _holds(path, entry.sniff[1], config.max_file_size):
+            return entry.kind, None
+        break
+    return None, skipped
 
 
 def _holds(path: str | Path, test: Callable[[bytes], bool], max_bytes: int) -> bool:
@@ -392,6 +413,26 @@ def _found_anywhere(
         if added and compared is not None:
             compared.append(Compared(frozenset(added), judged))
     return sorted(found.values(), key=lambda a: a.display)
+
+
+def skipped_files(paths: list[Path], config: Config, cwd: Path | None = None) -> list[tuple[str, str]]:
+    """(shown path, why) of each file under ``paths`` that has an artifact's name and nothing else of it
+    (:func:`skip_reason`), in the order of the shown paths: what ``ctxres check --list-files`` says of them."""
+    cwd = cwd or Path.cwd()
+    skipped: dict[str, str] = {}
+    listed = candidate_files([given for given in paths if not given.is_file()], config)
+    for given in paths:
+        if given.is_file():
+            why = skip_reason(_display(given, cwd), given, config)
+            if why is not None:
+                skipped.setdefault(_display(given, cwd), why)
+            continue
+        display = _display_below(given, cwd)
+        for path, rel in listed.get(given, []):
+            why = skip_reason(rel, path, config)
+            if why is not None:
+                skipped.setdefault(display(str(path), rel), why)
+    return sorted(skipped.items())
 
 
 def find_named(paths: list[Path], config: Config, names: tuple[str, ...]) -> list[Path]:

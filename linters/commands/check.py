@@ -87,7 +87,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "skips them by default, as the hooks never take one for the live workflow",
     )
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colored text output")
-    check.add_argument("--list-files", action="store_true", help="print the artifacts that would be checked and exit")
+    check.add_argument(
+        "--list-files",
+        action="store_true",
+        help="print the artifacts that would be checked and exit (and, on stderr, the files named like one that are "
+        "another tool's)",
+    )
     check.add_argument(
         "--statistics", action="store_true", help="print the number of findings of each rule instead of the findings"
     )
@@ -187,8 +192,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"ctxres: error: baseline {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.list_files:
+        from ctxres.linters.checking.discovery import skipped_files
+
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
+        for skipped, why in skipped_files(paths, config):  # on stderr: stdout lists what is checked
+            print(f"ctxres: skipped {skipped}: {why}", file=sys.stderr)
         return EXIT_OK
     from ctxres.linters.checking.discovery import find_artifacts, one_listing
     from ctxres.linters.checking.progress import Progress

@@ -59,7 +59,9 @@ def test_corpus_runs_to_the_end_without_traceback() -> None:
     result = ctxres("check", str(CORPUS))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr + result.stdout
-    assert result.stdout.rstrip().endswith("in 44 files checked.")
+    # 42: its two rules files with markers sit in `reinject/`, a folder neither the client nor the L2 engine
+    # reads (the corpus test names it in the configuration; CLAUDE.md is read wherever it is)
+    assert result.stdout.rstrip().endswith("in 42 files checked.")
 
 
 def test_json_output_is_stable_and_complete() -> None:
@@ -193,8 +195,12 @@ def test_gitignored_files_are_skipped_unless_asked(tmp_path: Path) -> None:
     assert ctxres("check", ".", "--no-respect-gitignore", cwd=tmp_path).returncode == 1
 
 
-@pytest.mark.parametrize("name", ["ORCHESTRATION.yaml", "cx-001-checkpoint.json", "resume-context.md"])
+@pytest.mark.parametrize(
+    "name", ["ORCHESTRATION.yaml", "cx-001-checkpoint.json", "02-projects/24-demo/01-planning/resume-context.md"]
+)
 def test_hostile_bytes_never_traceback(tmp_path: Path, name: str) -> None:
+    (tmp_path / "00-system").mkdir()  # a Nexus workspace: the manifest's place makes it ours
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / name).write_bytes(b"\xff\xfe\x00\x01" * 100)
     result = ctxres("check", str(tmp_path))
     assert result.returncode == 1 and "P004" in result.stdout and "Traceback" not in result.stderr

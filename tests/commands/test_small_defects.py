@@ -130,7 +130,7 @@ def test_a_tab_in_the_indentation_is_named_at_its_place(tmp_path: Path) -> None:
 def test_a_tab_in_front_matter_is_located_in_the_file(tmp_path: Path) -> None:
     manifest = tmp_path / ".jerry" / "resume-context.md"
     manifest.parent.mkdir()
-    manifest.write_text("---\nversion: 1\nload:\n\t- a.md\n---\n# Resume\n", encoding="utf-8")
+    manifest.write_text("---\nversion: 1\nfiles_to_load:\n\t- a.md\n---\n# Resume\n", encoding="utf-8")
     [finding] = check_json(tmp_path)
     assert (finding["line"], finding["column"]) == (4, 1)
     assert "tab character is used for indentation at line 4 column 1" in finding["message"]

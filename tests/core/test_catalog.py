@@ -33,7 +33,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "monitor-state": (".jerry/context-monitor-state.json", "{}\n"),
     "precompact-state": ("nexus/precompact_state.json", "{}\n"),
     "build-manifest": ("nexus/02-builds/active/03-x/01-planning/resume-context.md", '---\nbuild_id: "03-x"\n---\n'),
-    "resume-context": ("nexus/resume-context.md", "---\nproject: x\n---\n"),
+    "resume-context": ("nexus/resume-context.md", '---\nresume_schema_version: "2.0"\nproject_id: 24-x\n---\n'),
     "task-graph": (".agent-memory/runs/r1/task-graph.json", '{"tasks": []}\n'),
     "event-log": (".agent-memory/runs/r1/events/executor/20260115.jsonl", '{"event_id": "e1"}\n'),
     "rule-file": (".claude/rules/resumption.md", "# Rules\n"),
@@ -41,7 +41,6 @@ EXAMPLES: dict[str, tuple[str, str]] = {
 # Kinds also found by content, whatever their name.
 SNIFFED_EXAMPLES: dict[str, tuple[str, str]] = {
     "orchestration": ("plans/state.yml", "resumption:\n  recovery_state: {}\n"),
-    "rule-file": ("docs/notes.md", '<!-- L2-REINJECT: rank=1, tokens=5, content="x" -->\n'),
 }
 # Paths each glob-derived pre-commit regex must treat exactly like discovery's patterns.
 SAMPLE_PATHS = (
@@ -98,13 +97,13 @@ def test_discovery_finds_each_kind(tmp_path: Path, kind: str) -> None:
     ("content", "kind"),
     [
         ('---\nbuild_id: "03-x"\nbuild_name: X\n---\n', "build-manifest"),
-        ("---\nproject_id: 24-x\n---\n\nbuild_id: in the body, not the front matter\n", "resume-context"),
-        ("---\nproject_id: 24-x\nnotes:\n  build_id: nested\n---\n", "resume-context"),
-        ("# no front matter\nbuild_id: x\n", "resume-context"),
+        ('---\nresume_schema_version: "2.0"\n---\n\nbuild_id: in the body, not the front matter\n', "resume-context"),
+        ('---\nresume_schema_version: "2.0"\nnotes:\n  build_id: nested\n---\n', "resume-context"),
+        ("# no front matter\nbuild_id: x\n", None),  # outside a workspace, nothing of a manifest: not ours
     ],
 )
 def test_a_manifest_that_names_a_build_is_a_build_manifest_wherever_it_is(
-    tmp_path: Path, content: str, kind: str
+    tmp_path: Path, content: str, kind: str | None
 ) -> None:
     """Both kinds are called `resume-context.md`: the front matter's `build_id` tells them apart, so a build
     checked from its own folder (`ctxres check 02-builds/active/03-x`) is still a build."""
@@ -112,8 +111,9 @@ def test_a_manifest_that_names_a_build_is_a_build_manifest_wherever_it_is(
     path.parent.mkdir()
     path.write_text(content, "utf-8")
     found = discover([tmp_path], Config(), tmp_path)
-    assert [(a.display, a.kind) for a in found] == [("01-planning/resume-context.md", kind)]
-    assert [a.kind for a in discover([path], Config(), tmp_path)] == [kind]
+    expected = [("01-planning/resume-context.md", kind)] if kind else []
+    assert [(a.display, a.kind) for a in found] == expected
+    assert [a.kind for a in discover([path], Config(), tmp_path)] == [k for _, k in expected]
 
 
 @pytest.mark.parametrize("kind", list(SNIFFED_EXAMPLES))

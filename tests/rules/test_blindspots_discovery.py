@@ -1,7 +1,7 @@
 """Discovery that does not depend on where the check runs from (issue 13, item 8).
 
 Legacy `_resume.md` manifests (N009) are found in every project folder under the checked paths, the
-archived ones too; a Markdown file with an L2-REINJECT marker is a rule file wherever it is.
+archived ones too; a rule file is one the client or the L2 engine reads, wherever the check runs from.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ctxres.linters.checking.discovery import discover, find_named
 from ..conftest import FIXTURES
 
 NESTED = FIXTURES / "rules" / "N009" / "bad-archived-and-nested"
-ANYWHERE = FIXTURES / "rules" / "R001" / "bad-anywhere"
+ENGINE_RULES = FIXTURES / "rules" / "R001" / "bad-context-rules"
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def parent(tmp_path: Path) -> Path:
     workspace = tmp_path / "work" / "nexus"
     shutil.copytree(NESTED, workspace)
     (workspace / "EXPECTED").unlink()
-    shutil.copytree(ANYWHERE / "docs", workspace / "04-workspace" / "docs")
+    shutil.copytree(ENGINE_RULES / ".context", workspace / "04-workspace" / ".context")
     planning = workspace / "02-projects" / "12-onboarding" / "01-planning"
     planning.mkdir(parents=True)
     (planning / "steps.md").write_text("# Steps\n\n- [ ] Welcome mail\n")
@@ -52,7 +52,7 @@ def test_the_same_findings_from_the_workspace_root_and_from_a_parent_folder(pare
         "02-projects/12-onboarding/_resume.md",
         "05-archived/03-newsletter/_resume.md",
     ]
-    assert (str((workspace / "04-workspace/docs/team/guardrails.md").resolve()), "R001") in from_root
+    assert (str((workspace / "04-workspace/.context/rules/guardrails.md").resolve()), "R001") in from_root
 
 
 def test_a_sub_folder_finds_the_same_findings_for_what_it_holds(parent: Path) -> None:
@@ -83,20 +83,16 @@ def test_a_legacy_file_outside_any_project_folder_is_not_reported(tmp_path: Path
     assert _found([tmp_path], tmp_path) == set()
 
 
-def test_a_markdown_file_is_a_rule_file_by_its_marker_not_by_a_mention(tmp_path: Path) -> None:
-    (tmp_path / "guide").mkdir()
+def test_a_markdown_file_is_a_rule_file_by_its_place_not_by_a_marker(tmp_path: Path) -> None:
+    """A marker outside the files the client or the L2 engine reads is never re-injected: text."""
     marker = '<!-- L2-REINJECT: rank=1, tokens=6, content="Ask before deleting files." -->\n'
-    (tmp_path / "guide" / "rules.md").write_text("# Rules\n\n" + marker)
-    (tmp_path / "guide" / "rules.markdown").write_text(marker)
-    (tmp_path / "guide" / "mention.md").write_text("Our L2-REINJECT markers live in rules.md.\n")
-    (tmp_path / "guide" / "notes.txt").write_text(marker)
+    for name in ("guide/rules.md", "guide/rules.markdown", ".claude/rules/team/ask.md", ".context/rules/ask.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("# Rules\n\n" + marker)
+    (tmp_path / "CLAUDE.md").write_text("# Project\n\nNo marker here.\n")
     found = {a.display: a.kind for a in discover([tmp_path], Config(root=tmp_path), tmp_path)}
-    assert found == {"guide/rules.md": "rule-file", "guide/rules.markdown": "rule-file"}
-
-
-def test_the_marker_sniff_is_bounded_by_the_size_limit(tmp_path: Path) -> None:
-    marker = '<!-- L2-REINJECT: rank=1, tokens=6, content="Ask before deleting files." -->\n'
-    (tmp_path / "big.md").write_text("x" * 400 + "\n" + marker)
-    config = Config(root=tmp_path, max_file_size=256)
-    assert discover([tmp_path], config, tmp_path) == []
-    assert [a.kind for a in discover([tmp_path], Config(root=tmp_path), tmp_path)] == ["rule-file"]
+    assert found == {
+        ".claude/rules/team/ask.md": "rule-file",
+        ".context/rules/ask.md": "rule-file",
+        "CLAUDE.md": "rule-file",
+    }

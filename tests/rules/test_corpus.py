@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxres.artifacts import DEFAULT_PATTERNS
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking import engine
@@ -17,7 +18,10 @@ from ctxres.linters.checking.report import Report
 def report() -> Report:
     from ..conftest import CORPUS
 
-    return engine.run([CORPUS], Config(root=CORPUS), cwd=CORPUS)
+    # The corpus's rule files were copied out of the folder the L2 engine reads (`.context/rules/`) into
+    # `reinject/`: the project's configuration names that folder, as a project adds a rule folder of its own.
+    patterns = {**DEFAULT_PATTERNS, "rule-file": (*DEFAULT_PATTERNS["rule-file"], "reinject/*.md")}
+    return engine.run([CORPUS], Config(root=CORPUS, patterns=patterns), cwd=CORPUS)
 
 
 def test_corpus_copy_is_byte_exact() -> None:
@@ -38,8 +42,8 @@ def _in(report: Report, name: str) -> list[Finding]:
 
 def test_every_artifact_is_checked(report: Report) -> None:
     # 12 orchestration-like files + 12 history versions, 10 checkpoints, 7 resume-context.md,
-    # 3 precompact states, 3 rule files (CLAUDE.md, plus coding-standards.md and quality-enforcement.md,
-    # found by their L2-REINJECT markers); a project's test data (`test_data/`: 2 precompact states, 1
+    # 3 precompact states, 3 rule files (CLAUDE.md, plus coding-standards.md and quality-enforcement.md in
+    # the rule folder the configuration adds); a project's test data (`test_data/`: 2 precompact states, 1
     # resume-context.md) is skipped like examples
     assert report.files_checked == 44
 
@@ -163,7 +167,7 @@ def test_noise_budget(report: Report) -> None:
     # 2 legacy _resume.md,
     # 2 versions written as numbers, 1 manifest that carries content instead of listing files
     assert (by_code["N007"], by_code["N009"], by_code["N002"], by_code["N008"]) == (6, 2, 2, 1)
-    # markers that declare no tokens: CLAUDE.md's one, and 9 in the two rules files found by their markers
+    # markers that declare no tokens: CLAUDE.md's one, and 9 in the two rules files of the added rule folder
     assert by_code["R004"] == 10
     assert by_code["R005"] == 2  # ranks used as tiers: a warning
     # one migrate hint per v1.0 section of a workflow not finished (1 file + 10 history versions; the 7

@@ -25,6 +25,7 @@ COMPLETE = {
 def check(tmp_path: Path, *absent: str, extra: str = "") -> list[tuple[str, Severity, str]]:
     folder = tmp_path / "02-projects" / "24-demo-project" / "01-planning"
     folder.mkdir(parents=True)
+    (tmp_path / "00-system").mkdir()  # a Nexus workspace: the manifest is ours by its place, whatever its keys
     (folder / "plan.md").write_text("# Plan\n")
     keys = "".join(f"{k}: {v}\n" for k, v in COMPLETE.items() if k not in absent)
     (folder / "resume-context.md").write_text(f"---\n{keys}{extra}---\n\n# Resume\n")
