@@ -2,13 +2,17 @@
 
 ``ctxres init`` writes them as a ``repo: local`` entry (``language: system``): pre-commit runs the
 ``ctxres`` the committer has installed, and needs no hosting site, package index or tag to fetch
-them. ``.pre-commit-hooks.yaml`` at the root of this repository declares the same hooks for the
+them. Each ``entry:`` finds it the same way on every machine (the project's ``.venv/bin/ctxres``, else
+the PATH; with neither, the hook passes and says the checks did not run:
+:func:`ctxres.linters.setup.machine.precommit_entry`), with ``verbose: true`` so that pre-commit shows
+that line. ``.pre-commit-hooks.yaml`` at the root of this repository declares the same hooks for the
 remote form (``repo: <url of ctxres>``, ``rev: <tag>``); a test keeps the two in step.
 """
 
 from __future__ import annotations
 
 from ctxres.linters.rules.layers import PRECOMMIT_IDS
+from ctxres.linters.setup.machine import PRECOMMIT_COMMAND, precommit_entry
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
@@ -30,7 +34,7 @@ class PrecommitHook(FrozenRecord):
 
     id: str
     name: str
-    entry: str
+    entry: str  # the ctxres command (``ctxres ARGS``), as the remote form's ``entry:``
     pass_filenames: bool
     require_serial: bool
     always_run: bool
@@ -66,7 +70,7 @@ class PrecommitHook(FrozenRecord):
         hook: dict[str, Any] = {
             "id": self.id,
             "name": self.name,
-            "entry": self.entry,
+            "entry": self.local_entry(),
             "language": "system",
             "files": self.files(),
             "pass_filenames": self.pass_filenames,
@@ -75,7 +79,13 @@ class PrecommitHook(FrozenRecord):
         if self.always_run:
             hook["always_run"] = True
         hook["stages"] = list(self.stages)
+        hook["verbose"] = True  # pre-commit shows a passing hook's output only then: "the checks did not run"
         return hook
+
+    def local_entry(self) -> str:
+        """The ``entry:`` of the ``repo: local`` form: ``ctxres ARGS`` wherever this machine has it."""
+        args = self.entry.removeprefix(PRECOMMIT_COMMAND + " ")
+        return precommit_entry(args, self.id)
 
 
 HOOKS: tuple[PrecommitHook, ...] = (

@@ -9,16 +9,17 @@ import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import yaml
 
 from ctxres import protocol
 from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE
 from ctxres.config import Config, load_config, project_folder, shadowed_warning
-from ctxres.formats.yamledit import EditError, append_item
+from ctxres.formats.yamledit import EditError, append_item, replace_value, set_key
 from ctxres.linters.commands import elsewhere
 from ctxres.linters.commands._config_edit import option_change
-from ctxres.linters.commands._precommit_hooks import local_repo
+from ctxres.linters.commands._precommit_hooks import BY_ID, local_repo
 from ctxres.linters.commands.install import (
     BARE_COMMAND,
     Change,
@@ -40,7 +41,7 @@ from ctxres.linters.setup.checkpoints_tracked import (
     ignoring_rule,
     state_folder,
 )
-from ctxres.linters.setup.machine import is_tracked
+from ctxres.linters.setup.machine import is_precommit_launcher, is_tracked
 from ctxres.linters.setup.precommit_setup import check_installed
 from ctxres.reinject import scan
 from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
@@ -69,8 +70,8 @@ LOCAL_SETTINGS_IGNORED = f"/.claude/{LOCAL_SETTINGS_FILE}"  # Claude Code's per-
 TEMPLATE_PATH = f"{PROTOCOL_DOCS_FOLDER}/orchestration-template.yaml"
 PRECOMMIT_HEADER = (
     "# pre-commit runs these hooks on every commit (`pre-commit install` once per clone).\n"
-    "# The ctxres hooks run the `ctxres` command installed on your machine (pipx, uv tool, or an\n"
-    "# activated virtual environment): `ctxres init --local` checks it.\n"
+    "# The ctxres hooks run the ctxres of the machine that commits: the project's .venv/bin/ctxres,\n"
+    "# else `ctxres` on the PATH (pipx, uv tool); without one they pass and say the checks did not run.\n"
 )
 
 
@@ -220,23 +221,65 @@ def plan_gitignore(root: Path) -> list[Change]:
 
 def plan_precommit(root: Path) -> list[Change]:
     """The ctxres hooks as a ``repo: local`` entry of ``.pre-commit-config.yaml`` (they run the installed
-    ``ctxres``: nothing is fetched from a hosting site or an index)."""
+    ``ctxres``, found in the project's ``.venv`` or on the PATH: nothing is fetched from a hosting site or an
+    index); the entries an older ``init`` wrote (``entry: ctxres ...``) brought up to date in place."""
     target = root / ".pre-commit-config.yaml"
     if not target.exists():
         text = PRECOMMIT_HEADER + block_yaml({"repos": [local_repo(PRECOMMIT_IDS)]})
         return [Change(target, text, "create .pre-commit-config.yaml (repo: local, the installed ctxres)")]
     text = target.read_text("utf-8")
     data = yaml.safe_load(text) or {}
-    if any(isinstance(r, dict) and "ctxres" in str(r.get("repo", "")) for r in data.get("repos", []) or []):
+    repos = data.get("repos", []) or []
+    if any(isinstance(r, dict) and "ctxres" in str(r.get("repo", "")) for r in repos):
         return []
     if any(hook_id in text for hook_id in PRECOMMIT_IDS):
-        return []
+        return upgrade_precommit(target, text, repos)
     try:
         new = append_item(text, ("repos",), local_repo(PRECOMMIT_IDS))
     except EditError as exc:
         raise SystemExit(f"ctxres: error: cannot add the ctxres hooks to {target}: {exc}; add them by hand") from None
     action = "add the ctxres hooks to .pre-commit-config.yaml (repo: local, the installed ctxres)"
     return [Change(target, new if new.endswith("\n") else new + "\n", action)]
+
+
+UPGRADED_KEYS = ("entry", "language", "verbose")
+
+
+def upgrade_precommit(target: Path, text: str, repos: list[Any]) -> list[Change]:
+    """The ctxres hooks of the ``repo: local`` entries whose ``entry:`` is one ``init`` wrote (``ctxres ARGS``,
+    which only one shell's PATH finds, or an older launcher) rewritten as today's; an entry of the team's own
+    is left alone."""
+    new = text
+    upgraded = []
+    for i, repo in enumerate(repos):
+        if not isinstance(repo, dict) or repo.get("repo") != "local" or not isinstance(repo.get("hooks"), list):
+            continue
+        for j, hook in enumerate(repo["hooks"]):
+            spec = BY_ID.get(str(hook.get("id"))) if isinstance(hook, dict) else None
+            if spec is None or not (hook.get("entry") == spec.entry or is_precommit_launcher(str(hook.get("entry")))):
+                continue
+            wanted = spec.local()
+            for key in UPGRADED_KEYS:
+                if hook.get(key) != wanted[key]:
+                    try:
+                        new = set_key(new, ("repos", i, "hooks", j), key, wanted[key])
+                    except EditError as exc:
+                        raise SystemExit(f"ctxres: error: cannot update {spec.id} in {target}: {exc}") from None
+                    if key == "entry":
+                        new = plain_entry(new, (i, j), wanted[key])
+                    upgraded.append(spec.id)
+    if not upgraded:
+        return []
+    ids = ", ".join(dict.fromkeys(upgraded))
+    action = f"update {ids} in .pre-commit-config.yaml (they find ctxres in the project's .venv or on the PATH)"
+    return [Change(target, new, action)]
+
+
+def plain_entry(text: str, where: tuple[int, int], entry: str) -> str:
+    """``entry:`` written plain, as pre-commit's examples write it, when YAML reads it back the same."""
+    if yaml.safe_load(f"entry: {entry}") != {"entry": entry}:
+        return text
+    return replace_value(text, ("repos", where[0], "hooks", where[1], "entry"), entry)
 
 
 class _IndentedDumper(yaml.SafeDumper):

@@ -108,16 +108,42 @@ def found_without_env(script: Path, project: Path, name: str) -> str | None:
     return None
 
 
-def resolve(project: Path, name: str, path: str | None = None) -> Path | None:
+def resolve(project: Path, name: str, with_venv: bool = True) -> Path | None:
     """What a committed command runs for ``name`` in ``project``: the project's ``.venv/bin/NAME`` when it is
-    executable, else ``NAME`` on ``path`` (default: this process's PATH); None when neither has it."""
+    executable (``with_venv``), else ``NAME`` on this process's PATH; None when neither has it."""
     local = project_script(project, name)
-    if executable(local):
+    if with_venv and executable(local):
         return local
-    found = shutil.which(name, path=path)
+    found = shutil.which(name)
     return Path(found) if found else None
 
 
 def user_settings() -> Path:
     """The user's own Claude Code settings file (``~/.claude/settings.json``), outside every repository."""
     return Path.home() / ".claude" / "settings.json"
+
+
+# --------------------------------------------------------------------------- the pre-commit entries
+
+PRECOMMIT_COMMAND = "ctxres"
+PRECOMMIT_NOT_FOUND = (
+    f"ctxres not found ({PROJECT_VENV_BIN}/ctxres, PATH), so the ctxres checks did not run; install ctxres in the "
+    "project .venv, or with pipx or uv tool"
+)
+
+
+def precommit_entry(args: str, name: str) -> str:
+    """The committed ``entry:`` of a ``repo: local`` hook that runs ``ctxres ARGS``: pre-commit runs it from the
+    repository's root, so it finds the project's ``.venv/bin/ctxres``, else ``ctxres`` on the PATH of ``git
+    commit``; with neither it passes, saying that the checks did not run (shown with ``verbose: true``).
+    pre-commit appends the file names, which ``"$@"`` passes on (``name`` is the script's ``$0``)."""
+    script = (
+        f'c={PROJECT_VENV_BIN}/ctxres; [ -x "$c" ] || c=ctxres; command -v "$c" >/dev/null || '
+        f'{{ echo "{PRECOMMIT_NOT_FOUND}"; exit 0; }}; exec "$c" {args} "$@"'
+    )
+    return f"sh -c '{script}' {name}"
+
+
+def is_precommit_launcher(entry: str) -> bool:
+    """Whether a hook's ``entry:`` is one of :func:`precommit_entry`'s (it finds ctxres itself)."""
+    return entry.startswith("sh -c ") and f"{PROJECT_VENV_BIN}/ctxres" in entry

@@ -16,6 +16,7 @@ from ctxres.linters.commands._config_edit import option_change, set_option
 from ctxres.linters.commands._precommit_hooks import HOOKS, local_repo
 from ctxres.linters.commands.init import free_rank
 from ctxres.linters.setup.checkpoints_tracked import IgnoreRule, fixed_gitignore, ignoring_rule
+from ctxres.linters.setup.machine import precommit_entry
 
 from ..conftest import ROOT
 from ..git_sandbox import executable
@@ -33,9 +34,10 @@ def test_the_local_hooks_run_what_the_shipped_hooks_run() -> None:
     assert [hook.id for hook in HOOKS] == list(shipped)
     for hook in HOOKS:
         local, theirs = hook.local(), shipped[hook.id]
-        assert local["language"] == "system"
+        assert local["language"] == "system" and local["verbose"] is True
+        assert hook.entry == theirs["entry"]  # the same ctxres command; the local entry finds ctxres first
+        assert local["entry"] == precommit_entry(theirs["entry"].removeprefix("ctxres "), hook.id)
         for key, default in (
-            ("entry", None),
             ("pass_filenames", True),
             ("require_serial", False),
             ("always_run", False),

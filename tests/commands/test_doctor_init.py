@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -115,11 +116,12 @@ def test_init_keeps_the_users_files(repo: Path) -> None:
     assert [r["repo"] for r in repos] == ["https://github.com/astral-sh/ruff-pre-commit", "local"]
     assert [h["id"] for h in repos[1]["hooks"]] == ["ctxres-check", "ctxres-stale", "ctxres-reinject"]
     assert {h["language"] for h in repos[1]["hooks"]} == {"system"}
-    assert [h["entry"].split()[:2] for h in repos[1]["hooks"]] == [
-        ["ctxres", "check"],
-        ["ctxres", "stale"],
-        ["ctxres", "reinject"],
+    assert [re.findall(r'exec "\$c" (\w+)', h["entry"]) for h in repos[1]["hooks"]] == [
+        ["check"],
+        ["stale"],
+        ["reinject"],
     ]
+    assert all(h["entry"].startswith("sh -c 'c=.venv/bin/ctxres;") and h["verbose"] for h in repos[1]["hooks"])
     assert (repo / "CLAUDE.md").read_text().startswith("# House rules\n\nUse uv.\n\n<!-- L2-REINJECT: rank=9,")
     assert json.loads((repo / ".claude" / "settings.json").read_text())["permissions"] == {"allow": ["Bash(ls)"]}
     assert _doctor(repo)[0] == 0
