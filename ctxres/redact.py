@@ -120,6 +120,10 @@ _PATTERNS = {
     # a reference to where the secret lives: ``DB_PASSWORD``, ``settings.SECRET_KEY``, ``config.api_key``
     "reference": (r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Za-z_]+(?:\.[A-Za-z_]+)+(?:\(\))?", 0),
     "tail": (r"[ \t]*(?:[,;}\]]|#|$)", 0),
+    # a template's placeholder anywhere in a value: ``JRRY-CNRY-{unique-hash-1}``, ``sk-${SUFFIX}``, ``id-<n>``,
+    # ``tok_xxxx1234``
+    # (a value read up to a `}` keeps the `{` that opens it)
+    "template": (r"\{[^{}\n]*(?:\}|$)|<[^<>\n]+>|x{4,}", re.IGNORECASE),
     # the fixed part of a credential's shape, before its random body
     "prefix": (
         r"sk-ant-[a-z]+\d*-|sk-proj-|sk-svcacct-|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abprse]-|AIza|"
@@ -180,8 +184,9 @@ class Secret:
 def is_placeholder(value: str) -> bool:
     """Whether an assigned value says "no secret here": empty, ``null``, ``${TOKEN}``, ``<set me>``,
     ``[REDACTED]``, ``changeme``, ``your-key-here``, a path or a URL, ``xxxxxxxx``, ``$VAR``,
-    ``{unique-hash-1}``, ``%API_KEY%``, a credential's shape filled with ``x`` or ``EXAMPLE``, or a
-    reference to where it lives (``DB_PASSWORD``, ``settings.SECRET_KEY``) (pure)."""
+    ``{unique-hash-1}``, ``%API_KEY%``, a credential's shape filled with ``x`` or ``EXAMPLE``, a value with a
+    template's placeholder anywhere in it (``JRRY-CNRY-{unique-hash-1}``, ``${...}``, ``<...>``, ``xxxx``), or
+    a reference to where it lives (``DB_PASSWORD``, ``settings.SECRET_KEY``) (pure)."""
     clean = value.strip()
     lower = clean.lower()
     if lower in _HARMLESS or lower.startswith(_PLACEHOLDER_STARTS) or "://" in lower or "redacted" in lower:
@@ -189,6 +194,8 @@ def is_placeholder(value: str) -> bool:
     if len(set(lower)) <= 2 or _pattern("reference").fullmatch(clean):  # "xxxxxxxx", "****", "DB_PASSWORD"
         return True
     if _wrapped(clean) or is_filler(clean):  # "%API_KEY%", "sk-xxxxxxxxxxxxxxxx", "AKIAIOSFODNN7EXAMPLE"
+        return True
+    if _pattern("template").search(clean):  # a template: "JRRY-CNRY-{unique-hash-1}", "key-<env>-1"
         return True
     return lower[:1] == "$" and (lower[1:2].isalpha() or lower[1:2] == "_")
 

@@ -68,8 +68,9 @@ SECRET = register(
     Tokens, `Bearer` and `Basic` authorization values, PEM private key blocks, passwords in URLs,
     and the value of `password:`, `secret=`, `api_key:`, `access_token:`-style assignments.
     Placeholders are not secrets: `password: null`, `token: ${API_TOKEN}`, `<your-key>`,
-    `{unique-hash-1}`, `%API_KEY%`, `xxx`, `[REDACTED]`, a key's shape filled with one character
-    or marked as an example (`sk-xxxxxxxx...`, `AKIAIOSFODNN7EXAMPLE`, `ghp_your_token_here`),
+    `{unique-hash-1}`, `%API_KEY%`, `xxx`, `[REDACTED]`, a value with a template's placeholder anywhere
+    in it (`JRRY-CNRY-{unique-hash-1}`, `sk-${SUFFIX}`, `id-<env>-1`, `tok_xxxx1234`), a key's shape
+    filled with one character or marked as an example (`sk-xxxxxxxx...`, `AKIAIOSFODNN7EXAMPLE`, `ghp_your_token_here`),
     token counts such as `max_tokens: 4096`, and prose that merely mentions a password or a token.
 
     Every discovered file is scanned, including one that is otherwise rejected: binary (a NUL

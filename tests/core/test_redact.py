@@ -87,6 +87,12 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         "AWS AKIAXXXXXXXXXXXXXXXX and AKIAIOSFODNN7EXAMPLE",
         "aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "api_key: sk-your-key-here",
+        # a template's placeholder anywhere in the value makes it a template
+        "session_token: abcd1234{unique}",
+        'token: "JRRY-CNRY-{unique-hash-1}"',
+        "api_key: sk-${SUFFIX}-live",
+        "password: db-<env>-password-9",
+        "ci_token: tok_xxxx1234abcd",
     ],
 )
 def test_placeholders_in_a_credentials_place_are_not_secrets(text: str) -> None:
@@ -97,7 +103,8 @@ def test_placeholders_in_a_credentials_place_are_not_secrets(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "session_token: abcd1234{unique}",
+        "session_token: abcd1234xxx9",  # three x's: not a placeholder's filler
+        "session_token: abcd1234}unique",  # a stray brace: no placeholder
         "push with ghp_5g73f3UpQ4emGDzH7K3hDdn4vYHGcQ3ZeeCp",
         "AWS AKIAQ7ZK2M4N6P8R3T5V",
         "password: examinedX9",
