@@ -217,13 +217,14 @@ class StatePhase(FrozenRecord):
 
 
 def _accepted(pipeline: state.Pipeline) -> frozenset[int]:
-    """Phase 0 while nothing has started means "none started" (phase ids start at 1): the section may
-    name 0 or the phase about to begin."""
+    """Phase 0 while nothing has started means "none started" (phase ids start at 1), and so does the first
+    phase while it waits: one position in two numberings, so the section may name 0 or the phase about to
+    begin, whichever of the two the pipeline says."""
     number = pipeline.current_phase
     if number is None:
         return frozenset()
-    if number == 0 and pipeline.phase(0) is None and pipeline.not_started():
-        first = min((phase.number for phase in pipeline.phases if phase.number is not None), default=1)
+    first = min((phase.number for phase in pipeline.phases if phase.number is not None), default=1)
+    if number in (0, first) and pipeline.phase(0) is None and pipeline.not_started():
         return frozenset({0, first})
     return frozenset({number})
 
@@ -333,8 +334,9 @@ CURRENT_PHASE = register(
       case, punctuation, notes in parentheses and a leading "Phase N:").
     - An activity identifier such as `phase-3-agent-execution` must be about the same phase.
     - Phase `0` while every phase of the pipeline waits means "none started" (phase ids start at
-      1): the section may name 0 or the phase about to begin. A pipeline with a real phase 0 is
-      compared as it is.
+      1): the section may name 0 or the phase about to begin, whichever of the two the pipeline
+      names (a section at phase 0, "not started", beside a pipeline at phase 1 that has not
+      started states the same position). A pipeline with a real phase 0 is compared as it is.
     - Without any pipeline `current_phase`, the name and the activity must agree with the
       section's own `current_phase`.
 
