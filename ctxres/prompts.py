@@ -47,6 +47,17 @@ def _value(value: Any) -> str:
     return str(value)
 
 
+def phase_text(number: Any, name: Any) -> str:
+    """The current phase as a person reads it: ``Phase 3 (Validation)``, ``Phase 3``, ``Validation``, or ``phase
+    not recorded`` when the section names neither (never "Phase unknown (unknown)")."""
+    known_number, known_name = _value(number) != UNKNOWN, _value(name) != UNKNOWN
+    if known_number and known_name:
+        return f"Phase {_value(number)} ({_value(name)})"
+    if known_number:
+        return f"Phase {_value(number)}"
+    return _value(name) if known_name else "phase not recorded"
+
+
 def _fill_percent(fill: Any) -> str:
     if isinstance(fill, bool) or not isinstance(fill, (int, float)):
         return UNKNOWN
@@ -169,7 +180,7 @@ def render_template1(orchestration: Mapping[str, Any], *, plan_path: str = "", p
         f"ORCHESTRATION PLAN: {_value(plan_path)}",
         "",
         "RECOVERY STATE:",
-        f"- Current phase: Phase {_value(state.get('current_phase'))} ({_value(state.get('current_phase_name'))})",
+        f"- Current phase: {phase_text(state.get('current_phase'), state.get('current_phase_name'))}",
         f"- Workflow status: {_value(state.get('workflow_status'))}",
         f"- Last activity: {_value(state.get('current_activity'))}",
         f"- Last checkpoint: {_value(state.get('last_checkpoint'))}",
@@ -277,8 +288,8 @@ def render_template2(
             f"PRE-COMPACTION FILL: {_fill_percent(context.get('estimated_fill_before_compaction'))}",
             *after_fill,
             "",
-            f"YOU WERE DOING: Phase {_value(state.get('current_phase'))} "
-            f"({_value(state.get('current_phase_name'))}), {_value(state.get('current_activity'))}",
+            f"YOU WERE DOING: {phase_text(state.get('current_phase'), state.get('current_phase_name'))}, "
+            f"{_value(state.get('current_activity'))}",
             f"LAST SCORE: {_score(state.get('current_gate_score'))} ({gate}, iteration "
             f"{_value(state.get('current_gate_score_iteration') or state.get('current_gate_iteration'))})"
             if gate

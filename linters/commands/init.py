@@ -31,7 +31,7 @@ from ctxres.linters.commands.install import (
     shown_path,
     write_changes,
 )
-from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, rule_files
+from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, find_protocol, rule_files
 from ctxres.linters.rules.reinject import BUDGET, reminder_marker
 from ctxres.linters.rules.reinject import budget as reinject_budget
 from ctxres.linters.setup.checkpoints_tracked import (
@@ -127,6 +127,22 @@ def plan_l1(root: Path, force: bool) -> list[Change]:
     if target.exists() and not force:
         return []
     return [Change(target, _protocol_text(), "write the protocol document (L1)")]
+
+
+def l1_note(root: Path, force: bool) -> str | None:
+    """What init did not write for L1, and why (never silently): the project has its protocol document elsewhere,
+    or another file holds the usual place."""
+    if force:
+        return None
+    found, unlike = find_protocol(root)
+    if found is not None and found != root / PROTOCOL_PATH:
+        return f"keep the protocol document (L1) the project has: {shown_path(found)} (not written to {PROTOCOL_PATH})"
+    if found is None and unlike == root / PROTOCOL_PATH:
+        return (
+            f"ctxres: warning: {shown_path(unlike)} is not the resumption update protocol (L1), and init does not "
+            "overwrite it: move it, or run `ctxres init --only L1 --force` to replace it"
+        )
+    return None
 
 
 def free_rank(used: set[int]) -> int:
@@ -471,6 +487,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if "hooks" in steps and script is None:
         print(no_script_warning(), file=sys.stderr)
+    said = l1_note(root, args.force) if "L1" in steps and not args.local else None
+    if said:
+        print(said, file=sys.stderr if said.startswith("ctxres: warning") else sys.stdout)
     if args.dry_run:
         for change in changes:
             print(f"would {change.action}: {shown_path(change.path)}")

@@ -17,7 +17,7 @@ from ctxres.linters.checking.registry import Rule, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.validation.schema_errors import dotted
 from ctxres.migration.migration_marks import phases_in_prose, placeholders, status_from_prose
-from ctxres.state.orchestration import WORKFLOW_STATUSES, workflow_status_of
+from ctxres.state.orchestration import WORKFLOW_STATUSES, pipelines, workflow_status_of
 from ctxres.state.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_leftovers, v1_view, v1_view_paths
 
 TYPE_CHECKING = False
@@ -362,10 +362,33 @@ def _placeholders(doc: Document, section: dict[str, Any]) -> list[Finding]:
     findings = []
     for path in placeholders(section, (SECTION,)):
         name = next((str(part) for part in reversed(path) if isinstance(part, str)), "value")
-        holds = _WHAT_IT_HOLDS.get(name, "the real value")
+        holds = _phase_hint(doc.data) if name == "current_phase" else _WHAT_IT_HOLDS.get(name, "the real value")
         message = f"`{dotted(path)}` still holds the placeholder written by `ctxres migrate`"
         findings.append(_finding(doc, PLACEHOLDER, path, message, f"replace it with {holds}"))
     return findings
+
+
+def _phase_hint(data: Any) -> str:
+    """What ``current_phase`` holds, in the workflow's own phase ids: a number when its phases are numbered, else
+    one of the ids its phases have (``research``, ``PH-A``)."""
+    ids = list(
+        dict.fromkeys(
+            str(phase.data.get("id", phase.key))
+            for pipeline in pipelines(data)
+            for phase in pipeline.phases
+            if phase.data.get("id", phase.key) is not None
+        )
+    )
+    numbered = all(
+        isinstance(phase.data.get("id", phase.key), int) for pipeline in pipelines(data) for phase in pipeline.phases
+    )
+    if not ids or numbered:
+        return _WHAT_IT_HOLDS["current_phase"]
+    shown = ", ".join(ids[:8]) + (", ..." if len(ids) > 8 else "")
+    return (
+        f"the id of the phase in progress, as the workflow's phases write it: one of {shown} "
+        "(the last phase when the workflow is complete)"
+    )
 
 
 def check_document(doc: Document, _config: object = None) -> list[Finding]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -75,23 +76,70 @@ class Layer(FrozenRecord):
         return self.status in (PRESENT, UNVERIFIED)
 
 
-def _walk_for(root: Path, name: str, limit: int = 20_000) -> Path | None:
+_TITLE = re.compile(r"^#\s+(the\s+)?resumption[\s-]+update[\s-]+protocol\b", re.IGNORECASE | re.MULTILINE)
+_TRIGGERS = tuple(re.compile(rf"\bT{n}\b") for n in range(1, 8))
+_SUB_SECTIONS = ("recovery_state", "files_to_read", "quality_trajectory", "compaction_events")
+
+
+def is_protocol_document(text: str) -> bool:
+    """Whether a Markdown text is the resumption update protocol itself, by what it is: a page titled so that
+    defines the seven triggers (T1-T7) and the sub-sections they write. A file that merely mentions the
+    protocol (an agent's deliverable, a page about another subject) is not."""
+    return (
+        _TITLE.search(text[:4000]) is not None
+        and all(trigger.search(text) for trigger in _TRIGGERS)
+        and all(name in text for name in _SUB_SECTIONS)
+    )
+
+
+def find_protocol(root: Path, limit: int = 20_000) -> tuple[Path | None, Path | None]:
+    """(the protocol document of the project, else None; a file named like one that is not, else None): the
+    usual place first, then the Markdown files whose name says ``protocol``, in a bounded walk."""
+    unlike: Path | None = None
+    for candidate in _protocol_candidates(root, limit):
+        try:
+            text = candidate.read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        if is_protocol_document(text):
+            return candidate, None
+        if candidate.name == PROTOCOL_DOC and unlike is None:
+            unlike = candidate
+    return None, unlike
+
+
+def _protocol_candidates(root: Path, limit: int) -> Iterator[Path]:
+    usual = root / PROTOCOL_PATH
+    if usual.is_file():
+        yield usual
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in {".git", "node_modules", ".venv", ".nox", "__pycache__"})
-        if name in filenames:
-            return Path(dirpath) / name
+        for name in sorted(filenames):
+            lowered = name.lower()
+            if lowered.endswith(".md") and "protocol" in lowered and Path(dirpath) / name != usual:
+                yield Path(dirpath) / name
         seen += len(filenames) + len(dirnames)
         if seen > limit:
             break
-    return None
 
 
 def check_l1(root: Path) -> Layer:
-    found = _walk_for(root, PROTOCOL_DOC)
-    if found is None:
-        return Layer("L1", MISSING, f"no protocol document ({PROTOCOL_DOC})", "ctxres init --only L1")
-    return Layer("L1", PRESENT, found.relative_to(root).as_posix())
+    found, unlike = find_protocol(root)
+    if found is not None:
+        return Layer("L1", PRESENT, found.relative_to(root).as_posix())
+    detail = f"no protocol document ({PROTOCOL_DOC})"
+    if unlike is not None:
+        detail += (
+            f"; {unlike.relative_to(root).as_posix()} has its name but is another document (no title "
+            '"Resumption update protocol" with the triggers T1-T7)'
+        )
+    fix = (
+        "ctxres init --only L1"
+        if unlike != root / PROTOCOL_PATH
+        else f"move {PROTOCOL_PATH}, then ctxres init --only L1"
+    )
+    return Layer("L1", MISSING, detail, fix)
 
 
 class RuleFile(FrozenRecord):
@@ -137,13 +185,13 @@ def check_l2(root: Path, config: Config, files: list[RuleFile] | None = None) ->
             if not reminder and resumption_reminder(marker):
                 reminder = f"{rule_file.display}:{rule_file.text.count(chr(10), 0, marker.start) + 1}"
     if not reminder:
-        where = ", ".join(a.display for a in files) or "no rule file (CLAUDE.md, .claude/rules/*.md)"
-        return Layer(
-            "L2",
-            MISSING,
-            f"no L2-REINJECT reminder to update the resumption section in {where}",
-            "ctxres init --only L2",
+        detail = (
+            f"no L2-REINJECT reminder to update the resumption section in {', '.join(a.display for a in files)}"
+            if files
+            else "no rule file (CLAUDE.md, .claude/rules/*.md), so no L2-REINJECT reminder to update the resumption "
+            "section"
         )
+        return Layer("L2", MISSING, detail, "ctxres init --only L2")
     if total > reinject_budget(config):
         return Layer(
             "L2",

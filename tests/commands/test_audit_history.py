@@ -164,7 +164,8 @@ def test_text_output_lists_each_stale_commit_with_its_date_and_what_moved(histor
     assert lines[11].startswith(f"  stale: {P3_PATH}:731: the resumption section (v1.0) is unchanged")
     assert lines[12].startswith("  fix: update the resumption section: rewrite `resumption.current_state`")
     assert lines[13] == f"{second} 2026-02-19T17:24:40+00:00"
-    assert lines[-1] == f"{P1_PATH}: no stale commit (7 changes checked)"
+    assert lines[-2] == f"{P1_PATH}: no stale commit (7 changes checked)"  # named: listed, clean or not
+    assert lines[-1] == "2 stale commits in 1 of 2 files (10 changes checked)."
 
 
 def test_paths_are_relative_to_the_current_folder(history: History) -> None:

@@ -6,6 +6,7 @@ import copy
 import difflib
 import json
 
+import pytest
 import yaml
 
 from ctxres.prompts import (
@@ -115,7 +116,18 @@ def test_missing_values_render_as_unknown_not_as_errors() -> None:
     assert "PRE-COMPACTION FILL: unknown" in text and "LAST SCORE: none (between gates)" in text
     prompt = render_template1({"resumption": {"files_to_read": ["PLAN.md", {"path": "WT.md", "priority": 2}]}})
     assert "1. [PRIORITY 1] PLAN.md\n2. [PRIORITY 2] WT.md\n" in prompt
-    assert "- Current phase: Phase unknown (unknown)" in prompt
+    assert "- Current phase: phase not recorded\n" in prompt and "Phase unknown" not in prompt
+    assert "YOU WERE DOING: phase not recorded, unknown" in text
+
+
+@pytest.mark.parametrize(
+    ("number", "name", "said"),
+    [(3, "Validation", "Phase 3 (Validation)"), (3, None, "Phase 3"), (None, "Validation", "Validation")],
+)
+def test_the_phase_is_said_with_what_the_section_records(number: object, name: object, said: str) -> None:
+    state = {"current_phase": number, "current_phase_name": name}
+    prompt = render_template1({"resumption": {"recovery_state": state}})
+    assert f"- Current phase: {said}\n" in prompt
 
 
 def test_generic_alert_names_the_reason() -> None:
