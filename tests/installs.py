@@ -58,9 +58,10 @@ def build_wheel(target: Path) -> Path:
     return wheel
 
 
-def offline_venv(folder: Path) -> Path:
+def offline_venv(folder: Path, beside: Path | None = None) -> Path:
     """A virtual environment at ``folder`` (with pip, from virtualenv's own wheels) that sees this
-    environment's packages but not its ctxres; its python."""
+    environment's packages but not its ctxres (through a folder of links made in ``beside``, by default
+    ``folder``'s parent); its python."""
     subprocess.run(
         [sys.executable, "-m", "virtualenv", "-q", "--no-periodic-update", "-p", sys.executable, str(folder)],
         check=True,
@@ -74,7 +75,7 @@ def offline_venv(folder: Path) -> Path:
         text=True,
         check=True,
     ).stdout.strip()
-    Path(site, "ctxres_test_dependencies.pth").write_text(str(_dependencies(folder.parent)) + "\n")
+    Path(site, "ctxres_test_dependencies.pth").write_text(str(_dependencies(beside or folder.parent)) + "\n")
     return python
 
 

@@ -126,7 +126,7 @@ class Clone(Sandbox):
             "PATH": MINIMAL_PATH,
             "HOME": str(self.home),
             "CLAUDE_PROJECT_DIR": str(self.root),
-            **settings_environment(self.root),
+            **settings_environment(self.root, self.home),  # the user's own settings too, as the client merges
         }
         return subprocess.run(
             ["sh", "-c", command], input=json.dumps(payload), cwd=self.root, env=env, capture_output=True, text=True
@@ -159,3 +159,28 @@ def run_in(clone: Clone, folder: str, *args: str) -> subprocess.CompletedProcess
     return subprocess.run(
         [str(clone.bin / args[0]), *args[1:]], cwd=clone.root / folder, env=clone.env, capture_output=True, text=True
     )
+
+
+def project_venv(root: Path, wheel: Path, links: Path) -> Path:
+    """ctxres installed from the wheel in the project's own ``.venv`` (where uv and poetry create it; it ignores
+    itself in git, as virtualenv's and uv's do), with a ``pre-commit`` of its own; its scripts folder.
+    ``links``: where the folder of links to the test environment's packages goes, outside the project."""
+    folder = root / ".venv"
+    python = offline_venv(folder, links)
+    install_wheel(python, wheel)
+    script = folder / "bin" / "pre-commit"
+    script.write_text(f"#!{python}\nimport sys\nfrom pre_commit.main import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    assert (folder / "bin" / "ctxres-hook").is_file() and (folder / ".gitignore").is_file()
+    return folder / "bin"
+
+
+def without_ctxres(folder: Path) -> Path:
+    """A virtual environment with pre-commit and without ctxres (a teammate who never installed it); its
+    scripts folder."""
+    python = offline_venv(folder)
+    script = folder / "bin" / "pre-commit"
+    script.write_text(f"#!{python}\nimport sys\nfrom pre_commit.main import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    assert not (folder / "bin" / "ctxres").exists() and not (folder / "bin" / "ctxres-hook").exists()
+    return folder / "bin"

@@ -190,9 +190,9 @@ def plan_local(
         return [Change(user, render(after, original), what)], []
     tracked = is_tracked(target)
     found = found_without_env(script, project_of(settings), BARE_COMMAND)
+    if found is None and settings_env(_read(user_settings())[0]).get(HOOK_ENV) == str(script):
+        found = f"${HOOK_ENV} of your own ~/.claude/settings.json"
     recorded = not tracked and HOOK_ENV in settings_env(_read(target)[0])
-    if found is not None and not recorded:
-        return [], [f"the hooks find this machine's {BARE_COMMAND} in {found}: nothing per-machine to record"]
     if tracked:
         stale = settings_env(_read(target)[0]).get(HOOK_ENV)
         note = (
@@ -208,6 +208,8 @@ def plan_local(
         if isinstance(stale, str):
             note += f"; the committed file sets {HOOK_ENV} to one machine's path ({stale}): take it out and commit"
         return [], [note]
+    if found is not None and not recorded:
+        return [], [f"the hooks find this machine's {BARE_COMMAND} in {found}: nothing per-machine to record"]
     changes = [] if will_ignore or is_ignored(target) else exclude_locally(target)
     before, original = _read(target)
     after = set_env(before, HOOK_ENV, str(script))
