@@ -204,15 +204,16 @@ def skipped_example(relpath: str, config: Config) -> bool:
     return not config.check_examples and is_example_path(relpath)
 
 
-def force_excluded(path: Path, config: Config, cwd: Path | None = None) -> bool:
+def force_excluded(path: Path, config: Config) -> bool:
     """Whether ``--force-exclude`` drops a file named on the command line: ``exclude``/``extend-exclude``, or an
     example or a template (:func:`skipped_example`).
 
-    Both are tested on the path from the folder of the configuration file (without one: from ``cwd``), as
-    they are on the paths below a checked folder. Only the configured excludes apply, as in ruff: a file git
+    Both are tested on the path from the project's folder (that of the configuration file, else the top of the git
+    work tree: :func:`ctxres.config.project_folder`), as they are on the paths below a checked folder, whatever the
+    working folder. Only the configured excludes apply, as in ruff: a file git
     ignores but that is named explicitly is one git tracks (pre-commit passes no other).
     """
-    base = Path(os.path.abspath(config.root if config.source is not None else (cwd or Path.cwd())))
+    base = Path(os.path.abspath(config.root))
     absolute = Path(os.path.abspath(path))
     try:
         relpath = absolute.relative_to(base).as_posix()
@@ -386,7 +387,7 @@ def _found_anywhere(
     listed = candidate_files([given for given in paths if not given.is_file()], config)
     for given in paths:
         if given.is_file():
-            if config.force_exclude and force_excluded(given, config, cwd):
+            if config.force_exclude and force_excluded(given, config):
                 continue
             kind = kind_of(_display(given, cwd), given, config)
             if kind:

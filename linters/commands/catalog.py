@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -172,11 +173,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--write", action="store_true", help="regenerate README.md and .pre-commit-hooks.yaml")
     action.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
-    parser.add_argument("--root", type=Path, default=Path("."), help="the ctxres checkout (default: .)")
+    parser.add_argument(
+        "--root", type=Path, default=None, help="the ctxres checkout (default: the one holding the working folder)"
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.root is None:
+        from ctxres.config import project_folder
+
+        args.root = Path(os.path.relpath(project_folder(Path.cwd())))
     if args.check:
         stale = drift(args.root)
         for name in stale:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ..cli_process import ctxres
 from ..git_sandbox import executable
 from ..team_repository import NEW, Clone, new_workflow, run_in, team_repository
 
@@ -106,3 +107,19 @@ def test_every_command_from_a_subfolder(alice: Clone) -> None:
         assert done.returncode == 0, (args, done.stdout, done.stderr)
     assert not (sub / ".jerry").exists() and not (sub / ".claude").exists()
     assert sorted(p.name for p in sub.iterdir()) == before
+
+
+def test_force_exclude_tests_the_path_from_the_repository(tmp_path: Path) -> None:
+    """pre-commit passes paths from the root; a person in `docs/` passes them from there: the example under
+    `docs/protocol/` is skipped either way (no configuration file: the root is the top of the git work tree)."""
+    (tmp_path / ".git").mkdir()
+    example = tmp_path / "docs" / "protocol" / "ORCHESTRATION.yaml"
+    example.parent.mkdir(parents=True)
+    example.write_text("resumption: 3\n")
+    for cwd, named in (
+        (tmp_path, "docs/protocol/ORCHESTRATION.yaml"),
+        (tmp_path / "docs", "protocol/ORCHESTRATION.yaml"),
+    ):
+        done = ctxres("check", "--force-exclude", named, cwd=cwd)
+        assert done.returncode == 0 and "0 files checked" in done.stdout, (cwd, done.stdout, done.stderr)
+    assert ctxres("check", "protocol/ORCHESTRATION.yaml", cwd=tmp_path / "docs").returncode == 1  # named: checked
