@@ -24,17 +24,7 @@ OFFLINE = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 def build_wheel(target: Path) -> Path:
     """The wheel of the working tree (its git-tracked and new files, as a clone would have them), built
     without network (``--no-build-isolation``: setuptools comes from the test dependencies)."""
-    source = target / "source"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, (item.decode() for item in listed)):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
+    source = working_tree_copy(target / "source")
     wheels = target / "wheels"
     subprocess.run(
         [
@@ -109,3 +99,18 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV", "PYTHONPATH"))}
+
+
+def working_tree_copy(source: Path) -> Path:
+    """A copy of the working tree at ``source``: its git-tracked and new files, as a clone would have them."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, (item.decode() for item in listed)):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    return source
