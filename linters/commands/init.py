@@ -81,10 +81,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="add the protocol document, the L2 reminder, the hooks and the pre-commit hooks to a repository",
         description="Scaffold every enforcement layer: writes the L1 protocol document, adds the L2-REINJECT "
         "reminder to a rule file (creating it if needed), registers the Claude Code hooks in "
-        ".claude/settings.json (with the absolute path of this installation's ctxres-hook, which Claude Code "
-        "finds whatever its PATH), adds the hooks' per-machine state files to .gitignore, adds the ctxres hooks "
-        "to .pre-commit-config.yaml and runs `pre-commit install`, and writes a v2 resumption "
-        "template when the repository has no orchestration file. Running it again changes nothing; an "
+        ".claude/settings.json (a command, the same on every machine, that finds ctxres-hook in $CTXRES_HOOK, "
+        "the project's .venv or the PATH; this machine's path is recorded only in a settings file git does not "
+        "track), adds the hooks' per-machine state files to .gitignore, adds the ctxres hooks to "
+        ".pre-commit-config.yaml (they find ctxres the same way) and runs `pre-commit install`, and writes a v2 "
+        "resumption template when the repository has no orchestration file. Running it again changes nothing; an "
         "existing file of yours is never overwritten without --force.",
     )
     parser.add_argument(
