@@ -13,41 +13,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
-import sys
 from pathlib import Path
 
 from e2e import assertions as check
-from e2e.claude_client import REPOSITORY, default_path
-from e2e.scenario import WARNING_USAGE, WORKFLOW, WORKFLOW_ID, copy_workspace, ctxres, session, tool
+from e2e.claude_client import default_path
+from e2e.plugin_folder import copy_repository, edit_current_activity, python_shim
+from e2e.scenario import WARNING_USAGE, WORKFLOW_ID, copy_workspace, ctxres, session, tool
 from e2e.stand_in_api import text, tool_use
-
-# What a copy of the repository leaves out: VCS data, environments, caches, the client cache.
-_NOT_COPIED = shutil.ignore_patterns(
-    ".git", ".venv", ".nox", ".cache", "__pycache__", "*.pyc", ".mypy_cache", ".ruff_cache", ".pytest_cache",
-    ".hypothesis", "*.egg-info", "build", "dist", "fixtures", "bench", "fuzz", "tests", "e2e",
-)  # fmt: skip
-
-
-def copy_repository(target: Path) -> Path:
-    """A copy of the working tree as a plugin folder (what a clone would hold, without the test data)."""
-    shutil.copytree(REPOSITORY, target, ignore=_NOT_COPIED, symlinks=True)
-    return target
-
-
-def python_shim(folder: Path) -> Path:
-    """A folder whose ``python3`` is this interpreter (which has PyYAML): the plugin runs ``python3``."""
-    folder.mkdir(parents=True)
-    shim = folder / "python3"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return folder
-
-
-def _edit(project: Path) -> dict[str, str]:
-    path = project / WORKFLOW
-    line = next(x for x in path.read_text("utf-8").splitlines() if x.strip().startswith("current_activity:"))
-    return {"file_path": str(path), "old_string": line, "new_string": line.split(":", 1)[0] + ': "qg-1-iteration-1"'}
 
 
 def test_plugin_route(tmp_path: Path, claude_binary: Path) -> None:
@@ -56,7 +28,11 @@ def test_plugin_route(tmp_path: Path, claude_binary: Path) -> None:
     path = [str(python_shim(tmp_path / "shim")), *default_path()]
     with session(tmp_path, claude_binary, project=project, path=path, plugin_dirs=[plugin]) as s:
         s.run("Start FEAT-015: run Phase 1.", text("Phase 1 started.", WARNING_USAGE))
-        s.run("Record the audit result.", tool_use("Edit", _edit(project), WARNING_USAGE), text("Recorded."))
+        s.run(
+            "Record the audit result.",
+            tool_use("Edit", edit_current_activity(project), WARNING_USAGE),
+            text("Recorded."),
+        )
     check.assert_resumption_prompt_in_first_request(s.requests_of(0), WORKFLOW_ID)
     check.assert_monitor_at(s.requests_of(1)[0], "WARNING")
     check.assert_posttooluse_warning(s.requests_of(1)[1], "Edit")

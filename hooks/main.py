@@ -100,12 +100,28 @@ def run(argv: list[str], raw: bytes) -> str:
         except HookError as exc:
             warn(str(exc), event)
             output = {}
+        except ModuleNotFoundError as exc:  # the plugin's `python3` may lack PyYAML
+            warn(missing_module(exc), event)
+            output = {}
         except Exception as exc:  # fail-open is the contract
             warn(f"{event} failed: {type(exc).__name__}: {exc}")
             output = {}
     if not output and event in SILENT_WHEN_EMPTY:
         return ""
     return json.dumps(output, ensure_ascii=False)
+
+
+def missing_module(exc: ModuleNotFoundError) -> str:
+    """What to say when the interpreter running the hook lacks a module: for PyYAML (a Claude Code plugin runs
+    the hooks with the ``python3`` on the client's PATH, not an environment where ctxres was installed), which
+    interpreter and what to install."""
+    if exc.name != "yaml":
+        return f"failed: ModuleNotFoundError: {exc}"
+    return (
+        f"PyYAML is not installed for {sys.executable}, the python3 that runs the ctxres plugin's hooks, so they "
+        f"did nothing; install it for that interpreter (`{sys.executable} -m pip install pyyaml`, or the system's "
+        "python3-yaml package)"
+    )
 
 
 def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
