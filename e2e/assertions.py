@@ -36,7 +36,7 @@ CHECKPOINTS = Path(".jerry") / CHECKPOINTS_FOLDER  # the default state folder of
 # "Hooks: SessionStart:startup [cmd] finished with status 0 (129ms)", "PreCompact:manual [cmd] completed with status 0",
 # "Hooks: UserPromptSubmit [cmd] (plugin ctxres@inline) finished with status 0 (365ms)"
 _HOOK_RUN = re.compile(
-    r"(?:Hooks: )?(?P<event>[A-Z][A-Za-z]+)(?::(?P<matched>[A-Za-z|]+))? \[(?P<command>[^\]]*)\] "
+    r"(?:Hooks: )?(?P<event>[A-Z][A-Za-z]+)(?::(?P<matched>[A-Za-z|]+))? \[(?P<command>.*?)\] "
     r"(?:\(plugin (?P<plugin>[^)]*)\) )?(?:finished|completed) with status (?P<status>-?\d+)"
 )
 # The client logs a hook's stderr (exit 0) as: "Hook UserPromptSubmit (...) success:\nstdout:\n{}\nstderr:\n<text>"
