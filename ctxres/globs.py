@@ -93,7 +93,35 @@ def matches_any(relpath: str, patterns: tuple[str, ...]) -> bool:
     when it starts with ``**/``)."""
     name = relpath.rsplit("/", 1)[-1]
     for pattern in patterns:
+        if "/" not in pattern and "**" not in pattern and _PLAIN.isdisjoint(pattern):
+            if _star_match(name, pattern):
+                return True
+            continue
         target = relpath if "/" in pattern else name
         if glob_to_regex(pattern).match(target):
             return True
     return False
+
+
+_PLAIN = frozenset("?[")
+"""The characters that make a pattern other than literal text and ``*``: such a pattern (and one with
+``**``) is matched with its regular expression (:func:`glob_to_regex`)."""
+
+
+def _star_match(name: str, pattern: str) -> bool:
+    """What ``glob_to_regex(pattern).match(name)`` says, for a pattern of literal text and single ``*``
+    (no ``/``, no ``**``) and a file name: without compiling an expression, which
+    the hooks would pay for on every start (the default patterns, ``*ORCHESTRATION*.yaml``, are such)."""
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return name == pattern
+    first, *middle, last = parts
+    if len(name) < len(first) + len(last) or not name.startswith(first) or not name.endswith(last):
+        return False
+    position, end = len(first), len(name) - len(last)
+    for part in middle:
+        found = name.find(part, position, end)
+        if found < 0:
+            return False
+        position = found + len(part)
+    return True

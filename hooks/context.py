@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported a
     from collections.abc import Callable
     from typing import Any
 
-    from ctxres.state.orchestration import WorkflowChoice
+    from ctxres.state.live import WorkflowChoice
 
 MAX_CONTEXT_CHARS = 10_000  # Claude Code caps injected text at 10,000 characters
 MAX_STATE_FILE_BYTES = 2 * 1024 * 1024  # a state file larger than this is not read by a hook
@@ -78,10 +78,10 @@ class Settings:
     @property
     def orchestration_patterns(self) -> tuple[str, ...]:
         """The configured ``orchestration`` file patterns (``[tool.ctxres.patterns]``), else the
-        default of ``ctxres.state.orchestration`` (imported only when a hook looks for a workflow file)."""
+        default of ``ctxres.state.live`` (imported only when a hook looks for a workflow file)."""
         if self._orchestration_patterns is not None:
             return self._orchestration_patterns
-        from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
+        from ctxres.state.live import ORCHESTRATION_PATTERNS
 
         return ORCHESTRATION_PATTERNS
 
@@ -333,7 +333,8 @@ def find_workflow(
     ``known``: what the hooks' cache remembers of each candidate (its status and update time by size
     and mtime), updated in place; ``load=False`` leaves :attr:`WorkflowChoice.data` None unless the
     search parsed the chosen file (the caller has its facts cached)."""
-    from ctxres.state.orchestration import WORKFLOW_ENV, find_live_workflow
+    from ctxres.defaults import WORKFLOW_ENV
+    from ctxres.state.live import find_live_workflow
 
     errors: list[str] = []
     named = os.environ.get(WORKFLOW_ENV)

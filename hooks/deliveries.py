@@ -22,7 +22,7 @@ resumed after that gets the resumption prompt again.
 A record that cannot be read is an empty one (everything is sent again: repeating beats
 missing); a session without ``session_id`` keeps no record.
 
-Standard library only: ``json``, ``os`` (``hashlib`` for an unusual session id).
+Standard library only: ``json``, ``os``; the session files' names are :mod:`ctxres.hooks.monitor`'s.
 """
 
 from __future__ import annotations
@@ -30,25 +30,17 @@ from __future__ import annotations
 import json
 import os
 
+from ctxres.hooks.monitor import SESSIONS_FOLDER as FOLDER  # the session files' folder and names: one definition
+from ctxres.hooks.monitor import session_file_name as record_name
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from typing import Any
 
     from ctxres.hooks.context import HookContext
 
-FOLDER = "sessions"
 MAX_RECORD_BYTES = 64 * 1024
 KEEP_DAYS = 30
-_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-
-
-def record_name(session_id: str) -> str:
-    """``<session_id>.json`` for the ids Claude Code uses (UUIDs); a digest of any other id."""
-    if 0 < len(session_id) <= 128 and set(session_id) <= _SAFE:
-        return f"{session_id}.json"
-    import hashlib
-
-    return f"id-{hashlib.sha256(session_id.encode('utf-8', 'replace')).hexdigest()[:32]}.json"
 
 
 def record_path(ctx: HookContext) -> str | None:

@@ -5,7 +5,8 @@ Claude Code sends its statusline command the usage of the last reply and the con
 ``<state_dir>/sessions/<session>.figure.json`` (beside SessionStart's session records, named like them,
 written atomically when the figure changed or its record is 5 minutes old, pruned by the same rule:
 :func:`ctxres.hooks.deliveries.prune`), and UserPromptSubmit uses the record instead of its
-transcript estimate when it is recent and from the same session (:func:`read_figure`).
+transcript estimate when it is recent and from the same session (:func:`ctxres.hooks.monitor.read_figure`,
+where the file's name is defined: the prompt's hook imports only that module).
 
 Standard library only (``os``); the state file helpers and the clock are imported when used.
 """
@@ -14,37 +15,22 @@ from __future__ import annotations
 
 import os
 
+from ctxres.hooks.monitor import FIGURE_MAX_AGE_SECONDS, MAX_FIGURE_BYTES, figure_path
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     import datetime as dt
-    from typing import Any
 
-FIGURE_SUFFIX = ".figure.json"
-FIGURE_MAX_AGE_SECONDS = 1800
-"""A recorded figure older than this is not used by the monitor (the client runs the statusline after
-every assistant message, so a working session's figure is never that old)."""
 REFRESH_AFTER_SECONDS = FIGURE_MAX_AGE_SECONDS // 6
 """An unchanged figure's record gets a new time once it is this old (5 minutes): the statusline, which runs
 after every message, writes the file at most that often while the figure stands still, and the monitor
 never drops a figure the client sent a moment ago."""
-MAX_FIGURE_BYTES = 4096
-
-
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def figure_path(folder: str, session_id: str) -> str:
-    """``<state folder>/sessions/<session>.figure.json`` (the session records' folder and naming)."""
-    from ctxres.hooks.deliveries import FOLDER, record_name
-
-    return os.path.join(folder, FOLDER, record_name(session_id).removesuffix(".json") + FIGURE_SUFFIX)
 
 
 def record_figure(folder: str, session_id: str, tokens: int, window: int, moment: dt.datetime) -> None:
     """Write the client's figure for this session when it changed, or when the record of an unchanged
-    figure is older than :data:`REFRESH_AFTER_SECONDS` (so that :func:`read_figure` keeps trusting a figure
-    the client goes on sending); OSError when it cannot be written."""
+    figure is older than :data:`REFRESH_AFTER_SECONDS` (so that :func:`ctxres.hooks.monitor.read_figure`
+    keeps trusting a figure the client goes on sending); OSError when it cannot be written."""
     from ctxres.hooks.monitor import load_json, save_json
 
     path = figure_path(folder, session_id)
@@ -74,27 +60,3 @@ def _recent(recorded_at: object, moment: dt.datetime) -> bool:
 
     recorded = parse_datetime(recorded_at)
     return recorded is not None and 0 <= (moment - recorded).total_seconds() < REFRESH_AFTER_SECONDS
-
-
-def read_figure(folder: str, session_id: str, moment: dt.datetime) -> dict[str, Any] | None:
-    """The figure the statusline recorded for ``session_id``, when it is recent (at most
-    :data:`FIGURE_MAX_AGE_SECONDS` old, not in the future); None otherwise."""
-    if not session_id:
-        return None
-    from ctxres.hooks.monitor import load_json
-
-    record = load_json(figure_path(folder, session_id), MAX_FIGURE_BYTES)
-    if not record or record.get("session_id") != session_id:
-        return None
-    tokens, window = _count(record.get("tokens")), _count(record.get("window"))
-    if tokens is None or not window:
-        return None
-    from ctxres.timestamps import parse_datetime
-
-    recorded = parse_datetime(record.get("recorded_at"))
-    if recorded is None:
-        return None
-    age = (moment - recorded).total_seconds()
-    if not -60 <= age <= FIGURE_MAX_AGE_SECONDS:
-        return None
-    return {"tokens": tokens, "window": window, "age_seconds": max(0, int(age))}

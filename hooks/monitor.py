@@ -27,6 +27,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+    import datetime as dt
     from typing import Any
 
     from ctxres.hooks.context import HookContext
@@ -70,13 +71,26 @@ def load_json(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
     """A small JSON object file, or None when it is missing, too large, not an object, not a regular file
     (a FIFO or a device) or a symbolic link
     (which may lead out of the project; the next write replaces the link with a regular file)."""
+    text = _small_text(path, limit)
+    return _object(text) if text is not None else None
+
+
+def _small_text(path: str, limit: int) -> str | None:
+    """The text of a regular file of at most ``limit`` bytes (not through a symbolic link); None otherwise."""
     from ctxres.formats.filereading import open_regular
 
     try:
         with open(open_regular(path, nofollow=True), "rb") as handle:
             raw = handle.read(limit + 1)
-        value = json.loads(raw.decode("utf-8", "replace")) if len(raw) <= limit else None
-    except (OSError, ValueError, RecursionError):
+    except OSError:
+        return None
+    return raw.decode("utf-8", "replace") if len(raw) <= limit else None
+
+
+def _object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -87,6 +101,19 @@ def load_cache(folder: str) -> dict[str, Any]:
     if cache is None or cache.get("version") != CACHE_VERSION:
         return {"version": CACHE_VERSION}
     return cache
+
+
+def load_cache_and_copy(folder: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The hooks' cache (:func:`load_cache`) and a second copy of it, parsed from the same bytes, that
+    the caller leaves untouched: ``cache != copy`` at the end says whether the cache changed and must be
+    written, for the price of one more parse instead of two :func:`snapshot` serializations (the
+    cache remembers every workflow file of the project). Values the hooks put in the cache are JSON
+    types (lists, not tuples), so equality is the equality of what would be written."""
+    text = _small_text(os.path.join(folder, CACHE_FILE), 1024 * 1024)
+    cache = _object(text) if text is not None else None
+    if text is None or cache is None or cache.get("version") != CACHE_VERSION:
+        return {"version": CACHE_VERSION}, {"version": CACHE_VERSION}
+    return cache, json.loads(text)
 
 
 def save_json(folder: str, name: str, data: dict[str, Any]) -> None:
@@ -105,6 +132,60 @@ def save_json(folder: str, name: str, data: dict[str, Any]) -> None:
 def snapshot(data: dict[str, Any]) -> str:
     """A comparable copy of a cache, to tell whether it changed and must be written."""
     return json.dumps(data, sort_keys=True, default=str)
+
+
+# --------------------------------------------------------------------------- session files
+
+SESSIONS_FOLDER = "sessions"
+"""``<state_dir>/sessions/``: one small file per session (SessionStart's records,
+:mod:`ctxres.hooks.deliveries`; the statusline's figures, below), so two sessions never write one file."""
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+FIGURE_SUFFIX = ".figure.json"
+FIGURE_MAX_AGE_SECONDS = 1800
+"""A recorded figure older than this is not used by the monitor (the client runs the statusline after
+every assistant message, and it refreshes an unchanged figure's record: :mod:`ctxres.hooks.figures`)."""
+MAX_FIGURE_BYTES = 4096
+
+
+def session_file_name(session_id: str) -> str:
+    """``<session_id>.json`` for the ids Claude Code uses (UUIDs); a digest of any other id."""
+    if 0 < len(session_id) <= 128 and set(session_id) <= _SAFE:
+        return f"{session_id}.json"
+    import hashlib
+
+    return f"id-{hashlib.sha256(session_id.encode('utf-8', 'replace')).hexdigest()[:32]}.json"
+
+
+def figure_path(folder: str, session_id: str) -> str:
+    """``<state folder>/sessions/<session>.figure.json``: the client's figure the statusline records
+    (:mod:`ctxres.hooks.figures`), beside SessionStart's record of the same session."""
+    return os.path.join(folder, SESSIONS_FOLDER, session_file_name(session_id).removesuffix(".json") + FIGURE_SUFFIX)
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def read_figure(folder: str, session_id: str, moment: dt.datetime) -> dict[str, Any] | None:
+    """The figure the statusline recorded for ``session_id``, when it is recent (at most
+    :data:`FIGURE_MAX_AGE_SECONDS` old, not in the future); None otherwise."""
+    if not session_id:
+        return None
+    record = load_json(figure_path(folder, session_id), MAX_FIGURE_BYTES)
+    if not record or record.get("session_id") != session_id:
+        return None
+    tokens, window = _count(record.get("tokens")), _count(record.get("window"))
+    if tokens is None or not window:
+        return None
+    from ctxres.timestamps import parse_datetime
+
+    recorded = parse_datetime(record.get("recorded_at"))
+    if recorded is None:
+        return None
+    age = (moment - recorded).total_seconds()
+    if not -60 <= age <= FIGURE_MAX_AGE_SECONDS:
+        return None
+    return {"tokens": tokens, "window": window, "age_seconds": max(0, int(age))}
 
 
 # --------------------------------------------------------------------------- monitor state

@@ -34,7 +34,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
     from typing import Any
 
-    from ctxres.state.orchestration import WorkflowChoice
+    from ctxres.state.live import WorkflowChoice
     from ctxres.transcript import FillReading
 
 EVENT = "SessionStart"

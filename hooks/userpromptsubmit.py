@@ -65,8 +65,7 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     tier = tier_for(reading.fill)
     if reading.trouble:  # not a missing transcript (a new session's first prompt), nor "no reply yet"
         problems.append(f"context fill unknown: {reading.reason}")
-    cache = monitor.load_cache(folder) if folder else {"version": monitor.CACHE_VERSION}
-    before = monitor.snapshot(cache)
+    cache, before = monitor.load_cache_and_copy(folder) if folder else ({"version": monitor.CACHE_VERSION}, {})
     pending = _pending(ctx, folder, cache, problems)
     parts = [text for text in (_resend_alert(ctx, cache, pending, transcript, problems),) if text]
     if tier in ALERT_TIERS and reading.fill is not None and reading.tokens is not None:
@@ -86,9 +85,7 @@ def _client_figure(folder: str | None, session: str, moment: dt.datetime, estima
     recent; None otherwise (the transcript estimate stands)."""
     if folder is None or not session:
         return None
-    from ctxres.hooks.figures import read_figure
-
-    figure = read_figure(folder, session, moment)
+    figure = monitor.read_figure(folder, session, moment)
     if figure is None:
         return None
     from ctxres.tiers import fill_of
@@ -107,12 +104,17 @@ def _client_figure(folder: str | None, session: str, moment: dt.datetime, estima
 
 
 def _save(
-    ctx: HookContext, folder: str, state: dict[str, Any], cache: dict[str, Any], before: str, problems: list[str]
+    ctx: HookContext,
+    folder: str,
+    state: dict[str, Any],
+    cache: dict[str, Any],
+    before: dict[str, Any],
+    problems: list[str],
 ) -> None:
     """Write the monitor state, and the cache when it changed; a failure is one problem line."""
     try:
         monitor.save_json(folder, monitor.STATE_FILE, state)
-        if monitor.snapshot(cache) != before:
+        if cache != before:
             monitor.save_json(folder, monitor.CACHE_FILE, cache)
     except OSError as exc:
         where = os.path.join(ctx.settings.state_dir, monitor.STATE_FILE)
@@ -254,7 +256,6 @@ def _workflow(
     known = cache.get("candidates") if isinstance(cache.get("candidates"), dict) else {}
     found = find_workflow(ctx, known=known, load=False)
     cache["candidates"] = known
-    cache["searched_at"] = iso(moment)
     if found is None:
         entry = None
     elif found.data is not None:  # parsed by this search: its facts come from that parse
@@ -262,6 +263,12 @@ def _workflow(
     else:
         entry = _refresh(ctx, found.path, cached, problems)
     cache["workflow"] = entry
+    # The search's time matters only while no workflow is found (_searched_recently); kept otherwise, it
+    # would change the cache, and so cost a durable write of it, on every prompt.
+    if entry is None:
+        cache["searched_at"] = iso(moment)
+    else:
+        cache.pop("searched_at", None)
     return entry
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
 
 def is_workflow_file(ctx: HookContext, path: str) -> bool:
     """Whether a written YAML file is a workflow file to check (see the module docstring)."""
-    from ctxres.state.orchestration import is_example_path, matches_pattern
+    from ctxres.state.live import is_example_path, matches_pattern
 
     rel = ctx.relative(path)
     if is_example_path(rel):

@@ -4,24 +4,32 @@ This module owns:
 
 * the status vocabulary: what a workflow, phase, gate, agent or task status *means*
   (:func:`normalize_status`, :func:`workflow_status_of`, :data:`LIVE_STATUSES` and the word sets);
-* which ORCHESTRATION file is *the live workflow* of a project (:func:`find_live_workflow`), and
-  the sentence every command uses to say which one it chose and why (:meth:`WorkflowChoice.note`);
-* which files are examples or templates and never a live workflow (:func:`is_example_path`).
+* the readers of the state sections (pipelines and phases, quality gates, checkpoints).
 
-It is imported by every hook, so it imports only ``os`` and ``re`` at module level (no
+Which ORCHESTRATION file is *the live workflow* (:func:`find_live_workflow`, :class:`WorkflowChoice`,
+:func:`is_example_path`, :func:`workflow_files`) is decided in :mod:`ctxres.state.live`, re-exported here.
+
+It is imported by most hooks, so it imports only ``re`` at module level (no
 dataclasses, typing or pathlib: each costs milliseconds of start-up on every prompt).
 """
 
 from __future__ import annotations
 
-import os
 import re
 
 from ctxres.defaults import WORKFLOW_ENV as WORKFLOW_ENV  # re-exported: the one name of the variable
+from ctxres.state.live import MAX_WALK_ENTRIES as MAX_WALK_ENTRIES  # re-exported: the search, ctxres.state.live
+from ctxres.state.live import ORCHESTRATION_PATTERNS as ORCHESTRATION_PATTERNS
+from ctxres.state.live import PROTOCOL_DOCS_FOLDER as PROTOCOL_DOCS_FOLDER
+from ctxres.state.live import WorkflowChoice as WorkflowChoice
+from ctxres.state.live import find_live_workflow as find_live_workflow
+from ctxres.state.live import is_example_path as is_example_path
+from ctxres.state.live import matches_pattern as matches_pattern
+from ctxres.state.live import no_live_workflow as no_live_workflow
+from ctxres.state.live import workflow_files as workflow_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
-    from collections.abc import Callable, Iterable
     from typing import Any
 
 # --- the status vocabulary -------------------------------------------------------------------
@@ -123,348 +131,6 @@ def workflow_status_of(data: object) -> str | None:
 def is_live(data: object) -> bool:
     """Whether the workflow of a parsed ORCHESTRATION document is ACTIVE or PAUSED."""
     return workflow_status_of(data) in LIVE_STATUSES
-
-
-# --- examples and templates ----------------------------------------------------------------------
-
-# What is an example or a template, in one place: the hooks never take one for the live workflow, and
-# `ctxres check` (its walk of a folder, `--force-exclude`), `ctxres stale` and `check --since` skip them
-# unless `check-examples` is set. A folder name added here (a test data folder) applies to all of them.
-# The folder `ctxres init` writes its protocol document and its example section into.
-PROTOCOL_DOCS_FOLDER = "docs/protocol"
-# Test data is an example too: a project's test inputs and its deliberately invalid files
-# (`test_data/`, `testdata/`, `fixtures/`, `invalid_*`) are no state of its own.
-_EXAMPLE_FOLDERS = frozenset(
-    {"example", "examples", "template", "templates", "_templates", "skeleton", "skeletons"}
-    | {"test_data", "testdata", "fixtures"}
-)
-_EXAMPLE_WORDS = frozenset({"example", "examples", "template", "templates", "sample", "skeleton"})
-# A file name that starts with one of these is a deliberately invalid example.
-_INVALID_PREFIXES = ("invalid_", "invalid-")
-# Each of them is a substring of the lower-cased path of a file they make an example: a path that holds
-# none of them is not one, found without splitting it into words (a check tests every file it lists).
-_EXAMPLE_HINTS = tuple(
-    sorted(_EXAMPLE_FOLDERS | _EXAMPLE_WORDS | set(_INVALID_PREFIXES) | {PROTOCOL_DOCS_FOLDER.lower()})
-)
-
-
-def _name_words(name: str) -> list[str]:
-    """The lower-case words of a file name: runs of ASCII letters, CamelCase split
-    (``OrchestrationTemplate.yaml`` -> orchestration, template, yaml). Loops, not regular
-    expressions: the hooks call it for every workflow file they find."""
-    split = ""
-    previous = ""
-    for char in name:
-        if "a" <= previous <= "z" and "A" <= char <= "Z":
-            split += " "
-        split += char
-        previous = char
-    words: list[str] = []
-    word = ""
-    for char in split.lower():
-        if "a" <= char <= "z":
-            word += char
-        elif word:
-            words.append(word)
-            word = ""
-    if word:
-        words.append(word)
-    return words
-
-
-def is_example_path(relpath: str) -> bool:
-    """Whether a file (path relative to the project, ``/`` separators) is an example or a template:
-    anything under the folder ``ctxres init`` writes its documents into (``docs/protocol/``), under
-    a folder named ``examples``/``templates`` or holding test data (``test_data``, ``testdata``,
-    ``fixtures``), whose file name starts with ``invalid_`` (a deliberately invalid example), or whose
-    file name says ``template``/``example``/``sample`` (``orchestration-template.yaml``,
-    ``ORCHESTRATION.example.yaml``). Such a file is never
-    *the live workflow*, and ``ctxres check`` skips it unless ``check-examples`` is set (the path is
-    then relative to the folder named on the command line)."""
-    rel = relpath.replace(os.sep, "/")
-    lowered = rel.lower()
-    if not any(hint in lowered for hint in _EXAMPLE_HINTS):
-        return False
-    while rel.startswith("./"):
-        rel = rel[2:]
-    if rel == PROTOCOL_DOCS_FOLDER or rel.startswith(PROTOCOL_DOCS_FOLDER + "/"):
-        return True
-    *folders, name = rel.split("/")
-    if any(folder.lower() in _EXAMPLE_FOLDERS for folder in folders):
-        return True
-    if name.lower().startswith(_INVALID_PREFIXES):
-        return True
-    return any(word in _EXAMPLE_WORDS for word in _name_words(name))
-
-
-# --- finding the live workflow -------------------------------------------------------------------
-
-# The configured default (`[tool.ctxres.patterns] orchestration`); ctxres.artifacts re-exports it.
-ORCHESTRATION_PATTERNS = ("*ORCHESTRATION*.yaml", "*ORCHESTRATION*.yml")
-# $CTXRES_ORCHESTRATION (ctxres.defaults.WORKFLOW_ENV) names the workflow file and skips the search.
-MAX_WALK_ENTRIES = 20_000  # bound on the directory entries visited to find workflow files
-
-
-class WorkflowChoice:
-    """The live workflow a command or hook acts on, and why it was chosen."""
-
-    __slots__ = ("data", "named", "others", "path", "pinned", "relpath", "status", "tied", "updated")
-
-    def __init__(
-        self,
-        path: str,
-        relpath: str,
-        data: Any,
-        status: str,
-        others: list[str],
-        named: bool = False,
-        *,
-        pinned: str = "",
-        updated: str | None = None,
-        tied: bool = False,
-    ) -> None:
-        self.path = path  # absolute
-        self.relpath = relpath  # relative to the project, "/" separators
-        self.data = data  # the parsed document (None when the caller asked not to load it)
-        self.status = status  # ACTIVE or PAUSED (or whatever a named or pinned file says)
-        self.others = others  # the other live workflows (relative paths), in rank order
-        self.named = named  # chosen by $CTXRES_ORCHESTRATION, not by a search
-        self.pinned = pinned  # the setting that pinned it ("live-workflow in pyproject.toml"), "" if none
-        self.updated = updated  # its content time (ctxres.state.workflow_times.sortable), None if it records none
-        self.tied = tied  # another live workflow records the same content time (the path decided)
-
-    def reason(self, cwd: str | None = None) -> str:
-        """Why this one: the same words in every command and hook (the paths relative to ``cwd`` when given)."""
-        if self.named:
-            return f"named by ${WORKFLOW_ENV}"
-        if self.pinned:
-            return f"pinned by {self.pinned}"
-        if not self.others:
-            return f"the only live workflow (status {self.status})"
-        others = [self._from(other, cwd) for other in self.others[:5]]
-        shown = ", ".join(others) + (f" and {len(self.others) - 5} more" if len(self.others) > 5 else "")
-        total = len(self.others) + 1
-        if self.updated is None:
-            return (
-                f"the first by path of {total} live workflows, none of which records when it was updated "
-                f"(status {self.status}); also live: {shown}"
-            )
-        from ctxres.state.workflow_times import shown as shown_time
-
-        when = f"status {self.status}, updated {shown_time(self.updated)}"
-        if self.tied:
-            when += "; the first by path of those updated then"
-        return f"the most recently updated of {total} live workflows ({when}); also live: {shown}"
-
-    def note(self, cwd: str | None = None) -> str:
-        """``using docs/ORCHESTRATION.yaml: the most recently updated of 2 live workflows (...)``; a command run
-        in a subfolder passes its working folder (``cwd``): the paths are then said from there."""
-        return f"using {self._from(self.relpath, cwd)}: {self.reason(cwd)}"
-
-    def _from(self, relpath: str, cwd: str | None) -> str:
-        """A path relative to the project (``relpath``), relative to ``cwd`` instead (unchanged without it)."""
-        if cwd is None:
-            return relpath
-        root = self.path
-        for _ in relpath.split("/"):
-            root = os.path.dirname(root)
-        return _relative(os.path.join(root, relpath), cwd)
-
-
-def _relative(path: str, root: str) -> str:
-    return os.path.relpath(path, root).replace(os.sep, "/")
-
-
-def matches_pattern(relpath: str, patterns: Iterable[str]) -> bool:
-    """Whether a file matches one of the configured orchestration patterns (as ``ctxres check``
-    matches them: a pattern without ``/`` matches the file name)."""
-    from ctxres.globs import matches_any
-
-    return matches_any(relpath, tuple(patterns))
-
-
-def workflow_files(
-    root: str,
-    patterns: Iterable[str] = ORCHESTRATION_PATTERNS,
-    *,
-    skipped: Iterable[str] | None = None,
-    limit: int = MAX_WALK_ENTRIES,
-) -> list[str]:
-    """Files under ``root`` that match the orchestration patterns and are not examples or templates,
-    sorted by path. The walk skips version control, virtual environments, caches and build output,
-    and stops after ``limit`` directory entries."""
-    from ctxres.defaults import SKIPPED_FOLDERS
-    from ctxres.globs import matches_any
-
-    skip = frozenset(SKIPPED_FOLDERS if skipped is None else skipped)
-    wanted = tuple(patterns)
-    found: list[str] = []
-    visited = 0
-    # One scandir per folder, its entries' types from the directory listing (os.walk also lstat()s every
-    # folder it enters): the hooks walk the project on every prompt. Symlinked folders are not entered.
-    folders = [(root, "")]
-    while folders and visited <= limit:
-        dirpath, folder = folders.pop()
-        try:
-            entries = list(os.scandir(dirpath))
-        except OSError:
-            continue
-        visited += len(entries)
-        subfolders = []
-        for entry in entries:
-            try:
-                is_folder = entry.is_dir(follow_symlinks=False)
-                if not is_folder and entry.is_symlink() and entry.is_dir():
-                    continue  # a link to a folder: neither entered nor a file
-            except OSError:
-                continue
-            rel = f"{folder}/{entry.name}" if folder else entry.name
-            if is_folder:
-                if entry.name not in skip:
-                    subfolders.append((entry.path, rel))
-            elif matches_any(rel, wanted) and not is_example_path(rel):
-                found.append(entry.path)
-        folders.extend(sorted(subfolders, reverse=True))  # visited in name order, as os.walk sorted would
-    found.sort()
-    return found
-
-
-# What a search remembers of a candidate file (the hooks keep it in their cache, keyed by the
-# file's path relative to the project): [size, mtime_ns, status or None, live, content time or None].
-# A file whose size and mtime did not change is not parsed again; an unreadable file is remembered
-# as not live until it changes, and a known file that can no longer be read (caught mid-write) keeps
-# what was known of it until it can be read again.
-if TYPE_CHECKING:  # pragma: no cover
-    Known = dict[str, list[Any]]
-
-
-class _Candidate:
-    __slots__ = ("data", "path", "relpath", "status", "time")
-
-    def __init__(self, path: str, relpath: str, status: str, time: str | None, data: Any) -> None:
-        self.path = path
-        self.relpath = relpath
-        self.status = status
-        self.time = time
-        self.data = data  # None unless parsed during this search
-
-
-def _remembered(entry: object, info: os.stat_result) -> list[Any] | None:
-    if isinstance(entry, list) and len(entry) == 5 and entry[0] == info.st_size and entry[1] == info.st_mtime_ns:
-        return entry
-    return None
-
-
-def _live_candidates(
-    root: str,
-    read: Callable[[str], Any],
-    patterns: Iterable[str],
-    accept: Callable[[str], bool] | None,
-    skipped: Iterable[str] | None,
-    known: Known | None,
-) -> list[_Candidate]:
-    """The live workflows among the workflow files, in rank order (:func:`find_live_workflow`)."""
-    seen: Known = {}
-    live: list[_Candidate] = []
-    prefix = len(os.path.join(root, ""))  # every file found is under root: its relative path is a slice
-    for path in workflow_files(root, patterns, skipped=skipped):
-        if accept is not None and not accept(path):
-            continue
-        try:
-            info = os.stat(path)
-        except OSError:
-            continue
-        rel = path[prefix:].replace(os.sep, "/")
-        entry = _remembered(known.get(rel), info) if known is not None else None
-        data = None
-        if entry is None:
-            from ctxres.state.workflow_times import content_time
-
-            data = read(path)
-            previous = known.get(rel) if known is not None else None
-            if data is None and isinstance(previous, list) and len(previous) == 5:
-                entry = previous  # caught mid-write: what was known of it stands until it can be read again
-            else:
-                status = workflow_status_of(data) if data is not None else None
-                entry = [info.st_size, info.st_mtime_ns, status, status in LIVE_STATUSES, content_time(data)]
-        seen[rel] = entry
-        if entry[3]:
-            live.append(_Candidate(path, rel, str(entry[2]), entry[4] if isinstance(entry[4], str) else None, data))
-    if known is not None:
-        known.clear()
-        known.update(seen)
-    live.sort(key=lambda candidate: candidate.relpath)
-    live.sort(key=lambda candidate: candidate.time or "", reverse=True)  # stable: the path breaks ties
-    return live
-
-
-def find_live_workflow(
-    root: str,
-    read: Callable[[str], Any],
-    *,
-    patterns: Iterable[str] = ORCHESTRATION_PATTERNS,
-    accept: Callable[[str], bool] | None = None,
-    skipped: Iterable[str] | None = None,
-    pinned: str | None = None,
-    pinned_by: str = "the live-workflow setting",
-    known: Known | None = None,
-    load: bool = True,
-) -> WorkflowChoice | None:
-    """The live workflow of the project at ``root``; None when there is none.
-
-    In order:
-
-    1. ``$CTXRES_ORCHESTRATION`` (a path relative to ``root``) names it outright;
-    2. ``pinned`` (the ``live-workflow`` setting, a path relative to ``root`` or absolute; ``pinned_by``
-       says where it is set) pins it; a pinned file that is refused or cannot be read gives None, never
-       a search (the caller says why);
-    3. otherwise, among the files matching the orchestration patterns that are not examples or
-       templates and whose workflow is ACTIVE or PAUSED (:func:`is_live`): the one with the newest
-       content time (:func:`ctxres.state.workflow_times.content_time`: the workflow's and its resumption
-       section's own update times, compared as instants), then the first by path (relative, ``/``
-       separators, in code point order) among those with the same time; files that record no time
-       come after those that do, by path. Modification times are never used: git does not keep
-       them, and every clone of a commit must name the same workflow.
-
-    ``read(path)`` returns a file's parsed data, or None when it cannot be read (such a file is
-    skipped). ``accept(path)`` may refuse a path (a hook refuses one that a symlink takes out of
-    the project). ``known`` (the hooks' cache) remembers each candidate's status and content time by
-    its size and mtime, so that an unchanged file is not parsed again; it is updated in place.
-    ``load=False``: the chosen file is not parsed only to fill :attr:`WorkflowChoice.data` (None
-    unless this search parsed it).
-    """
-    root = os.path.realpath(root)
-    named = os.environ.get(WORKFLOW_ENV) or pinned
-    if named:
-        path = named if os.path.isabs(named) else os.path.join(root, named)
-        if accept is not None and not accept(path):
-            return None
-        data = read(path)
-        if data is None:
-            return None
-        status = workflow_status_of(data) or ""
-        by_env = bool(os.environ.get(WORKFLOW_ENV))
-        return WorkflowChoice(path, _relative(path, root), data, status, [], by_env, pinned="" if by_env else pinned_by)
-    ranked = _live_candidates(root, read, patterns, accept, skipped, known)
-    while ranked:
-        best = ranked[0]
-        if best.data is None and load:
-            best.data = read(best.path)
-            if best.data is None:  # changed since it was remembered, and no longer readable
-                ranked.pop(0)
-                continue
-        tied = best.time is not None and len(ranked) > 1 and ranked[1].time == best.time
-        others = [candidate.relpath for candidate in ranked[1:]]
-        return WorkflowChoice(best.path, best.relpath, best.data, best.status, others, updated=best.time, tied=tied)
-    return None
-
-
-def no_live_workflow(root_shown: str) -> str:
-    """The sentence every command uses when there is no live workflow."""
-    return (
-        f"no live workflow under {root_shown}: no ORCHESTRATION file (examples and templates aside) has "
-        "workflow status ACTIVE or PAUSED"
-    )
 
 
 # --- reading the state sections: pipelines and phases, quality gates, checkpoints -----------------
