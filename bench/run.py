@@ -436,9 +436,9 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
         # A configured project beside it (its own workspace: one project is never inside the other).
         payloads.update(_configured_workspace(Path(scratch) / "hook-configured"))
         minimal_payloads.update(_configured_workspace(Path(scratch) / "minimal-configured"))
-        # Many workflow files: the hook's own workspace; the baseline stays the minimal hook of the first row.
+        # Many workflow files: each its own workspace of 35 files, where the minimal hook walks and stats them too.
         payloads.update(_many_workflows_workspace(Path(scratch) / "hook-many"))
-        minimal_payloads["prompt-many"] = minimal_payloads["prompt"]
+        minimal_payloads.update(_many_workflows_workspace(Path(scratch) / "minimal-many"))
         for label, event, key in HOOK_SCENARIOS:
             bare, base, seconds = _alternating(
                 [interpreter, "-c", "pass"],
