@@ -89,3 +89,5 @@ NEXUS_EVENTS: tuple[str, ...] = tuple(event.name for event in HOOK_EVENTS if eve
 
 STATUSLINE = "statusline"
 """Not an event: the argument of Claude Code's statusline command (``ctxres-hook statusline``)."""
+STATUSLINE_SEGMENT = "--segment"
+"""``ctxres-hook statusline --segment``: our part alone, a widget of another statusline (ccstatusline)."""

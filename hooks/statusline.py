@@ -14,7 +14,8 @@ the first line the command prints (ANSI colours allowed). This one prints::
   the phase it lags, CRITICAL), and the compactions whose checkpoint is not acknowledged yet;
 - in the ``nexus`` profile, the Nexus project and its phase instead of the workflow.
 
-A compact form is printed when the full one would not fit in 80 columns. The command is never in the
+The line fits the row (:func:`row_width`: the client sends no width): a longer one is shortened segment by
+segment, whole words only, then whole segments are dropped (:func:`compose`). The command is never in the
 way: whatever goes wrong (stdin that is not JSON, no workflow, a huge or broken file, an unwritable
 state folder) it prints a shorter line, at least the context figure, exits 0 and writes nothing on
 stderr.
@@ -32,7 +33,10 @@ checkpoint folder's listing.
 
 A statusline the user had is kept: ``--beside CMD`` runs ``CMD`` (the project's own statusline that
 ``ctxres install-hooks`` wrapped) and shows its first line before ours; without it, a statusline in
-the user's own ``~/.claude/settings.json``, which the project's entry hides, is run the same way.
+the user's own ``~/.claude/settings.json``, which the project's entry hides, is run the same way. Beside
+another statusline ours leaves the context figure out and shows only what the other cannot know.
+``--segment`` prints that part alone, for a statusline made of widgets (ccstatusline's Custom Command
+runs it with the client's JSON plus ``terminal_width``), and runs no other statusline.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
     from ctxres.hooks.context import HookContext
 
 WIDTH = 80
-"""The line fits in this many columns (the compact form is used otherwise)."""
+"""The row's width when nothing tells it (:func:`row_width`)."""
 CACHE_FILE = "statusline-cache.json"
 CACHE_VERSION = 1
 BESIDE_SECONDS = 2.0
@@ -57,7 +61,11 @@ BESIDE_SECONDS = 2.0
 SEPARATOR = " │ "
 BESIDE_GAP = "  "
 MIN_WIDTH = 20
-"""Columns our line keeps beside a long statusline of the user's (its compact form, or the figure alone)."""
+"""The fewest columns a segment (``--segment``) is given."""
+ROW_MARGIN = 2
+"""Columns left free at the end of the row (the client indents it), when the width is the terminal's."""
+SEGMENT_SHARE = 0.5
+"""The share of the row a segment takes at most: it sits among the other statusline's widgets."""
 _COLOURS = {
     "LOW": "32",
     "WARNING": "33",
@@ -304,8 +312,50 @@ def visible(text: str) -> int:
     return len(re.sub(r"\x1b\[[0-9;]*m", "", text))
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+def _forms(*texts: str) -> list[str]:
+    """A segment's forms, longest first, without repeats or empty ones."""
+    forms: list[str] = []
+    for text in texts:
+        if text and text not in forms:
+            forms.append(text)
+    return forms
+
+
+def _place_forms(place: dict[str, Any]) -> list[str]:
+    """The workflow's position, from ``id P2 Core License Changes qg-2#1`` down to ``P2`` (whole words only)."""
+    name = str(place.get("id") or os.path.basename(str(place.get("path") or "workflow")))
+    phase = f"P{place['phase']}" if place.get("phase") is not None else ""
+    gate = str(place["gate"]) if place.get("gate") else ""
+    if gate and place.get("iteration") is not None:
+        gate += f"#{place['iteration']}"
+    phase_name = str(place["phase_name"]) if place.get("phase_name") else ""
+
+    def words(*parts: str) -> str:
+        return " ".join(part for part in parts if part)
+
+    return _forms(
+        words(name, phase, phase_name, gate),
+        words(name, phase, gate),
+        words(phase, gate) if phase or gate else name,
+        phase or gate or name,
+    )
+
+
+# The order in which a line that does not fit is made shorter, one step at a time: (segment, form).
+# Every form is made of whole words; when the last step is not enough, whole segments are dropped in
+# DROP_ORDER. A FRESH section says the least, an unacknowledged compaction or a stale section the most.
+LADDER = (
+    ("place", 1),
+    ("unacked", 1),
+    ("config", 1),
+    ("fresh-ok", 1),
+    ("place", 2),
+    ("fresh", 1),
+    ("figure", 1),
+    ("place", 3),
+    ("figure", 2),
+)
+DROP_ORDER = ("fresh-ok", "place", "fresh", "unacked", "config", "figure")
 
 
 def compose(
@@ -319,52 +369,56 @@ def compose(
     config_error: bool = False,
     colour: bool = False,
     width: int = WIDTH,
+    figure: bool = True,
 ) -> str:
-    """The line (pure): the full form when it fits in ``width`` columns, else the compact one."""
-    figure = "ctx --" if percent is None else f"ctx {percent}%"
-    tier_full = "" if percent is None else f" {tier}"
-    tier_short = "" if percent is None else f" {tier[:4]}"
-    full: list[tuple[str, str | None]] = [(figure + tier_full, _COLOURS.get(tier))]
-    medium: list[tuple[str, str | None]] = list(full)
-    short: list[tuple[str, str | None]] = [(f"{percent}%" if percent is not None else "ctx --", _COLOURS.get(tier))]
-    if percent is not None:
-        short[0] = (short[0][0] + tier_short, short[0][1])
+    """The line (pure): every segment in its longest form that fits in ``width`` columns. A line that does
+    not fit is shortened by :data:`LADDER`, then whole segments are dropped (:data:`DROP_ORDER`): a word
+    is never cut. ``figure=False`` (beside another statusline, or as a segment of one) leaves the context
+    figure out: the line shows only what the other statusline cannot know; it may then be empty."""
+    segments: dict[str, tuple[list[str], str | None]] = {}
+    if figure:
+        shown = "ctx --" if percent is None else f"ctx {percent}%"
+        tier_word = "" if percent is None else f" {tier}"
+        number = "ctx --" if percent is None else f"{percent}%"
+        segments["figure"] = (_forms(shown + tier_word, number + tier_word, number), _COLOURS.get(tier))
     if nexus_place is not None:
         project, phase = nexus_place
-        full.append((f"nexus {project}" + (f" {phase}" if phase else ""), None))
-        medium.append(full[-1])
-        short.append((_clip(project, 24) + (f" {_clip(phase, 12)}" if phase else ""), None))
+        segments["place"] = (
+            _forms(f"nexus {project} {phase or ''}".strip(), f"{project} {phase or ''}".strip(), project),
+            None,
+        )
     elif place is not None:
-        name = place.get("id") or os.path.basename(str(place.get("path") or "workflow"))
-        phase = place.get("phase")
-        phase_text = f" P{phase}" if phase is not None else ""
-        gate = f" {place['gate']}" if place.get("gate") else ""
-        iteration = f"#{place['iteration']}" if gate and place.get("iteration") is not None else ""
-        phase_name = f" {place['phase_name']}" if place.get("phase_name") else ""
-        full.append((f"{name}{phase_text}{phase_name}{gate}{iteration}", None))
-        medium.append((f"{name}{phase_text}{gate}{iteration}", None))
-        short.append((f"{_clip(str(name), 22)}{phase_text}{gate}{iteration}", None))
+        segments["place"] = (_place_forms(place), None)
     if fresh is not None:
         level, detail = fresh
-        code = _COLOURS.get(level, "31")
-        full.append((f"{level} {detail}", code))
-        medium.append(full[-1])
-        short.append((f"{level if level == 'FRESH' else level[:5]} {detail}", code))
+        key = "fresh-ok" if level == "FRESH" else "fresh"
+        segments[key] = (_forms(f"{level} {detail}".strip(), level), _COLOURS.get(level, "31"))
     if unacked:
         noun = "compaction" if unacked == 1 else "compactions"
-        full.append((f"{unacked} unacked {noun}", "33"))
-        medium.append(full[-1])
-        short.append((f"{unacked} unacked", "33"))
+        segments["unacked"] = (_forms(f"{unacked} unacked {noun}", f"{unacked} unacked"), "33")
     if config_error:  # the person sees it at once: `ctxres check` says what is wrong
-        full.append(("config error: ctxres check", "31"))
-        medium.append(full[-1])
-        short.append(("config error", "31"))
-    for parts in (full, medium, short):
-        line = SEPARATOR.join(paint(text, code, colour) for text, code in parts)
-        if visible(line) <= width:
-            return line
-    line = SEPARATOR.join(paint(text, code, colour) for text, code in short)
-    return line if visible(line) <= width else paint(short[0][0], short[0][1], colour)
+        segments["config"] = (_forms("config error: ctxres check", "config error"), "31")
+    order = [key for key in ("figure", "place", "fresh-ok", "fresh", "unacked", "config") if key in segments]
+    chosen: dict[str, int] = dict.fromkeys(order, 0)
+
+    def line() -> str:
+        return SEPARATOR.join(
+            paint(segments[key][0][chosen[key]], segments[key][1], colour) for key in order if key in chosen
+        )
+
+    def fits() -> bool:
+        return visible(line()) <= width
+
+    for key, form in LADDER:
+        if fits():
+            return line()
+        if key in chosen:
+            chosen[key] = min(form, len(segments[key][0]) - 1)
+    for key in DROP_ORDER:
+        if fits():
+            return line()
+        chosen.pop(key, None)
+    return line()
 
 
 def wants_colour() -> bool:
@@ -438,12 +492,12 @@ def _project(payload: dict[str, Any]) -> str | None:
     return None
 
 
-def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int = WIDTH) -> str:
+def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int = WIDTH, figure: bool = True) -> str:
     """The line for one statusline document (never raises: each part that fails is left out)."""
     from ctxres.tiers import tier_for
 
     if payload is None:
-        return compose(percent=None, tier="UNKNOWN", colour=colour, width=width)
+        return compose(percent=None, tier="UNKNOWN", colour=colour, width=width, figure=figure)
     tokens, window, percent = figure_of(payload)
     project = _project(payload)
     ctx = None
@@ -464,8 +518,8 @@ def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int
     from ctxres.defaults import PROBE_ENV
 
     if ctx is None or os.environ.get(PROBE_ENV) == "1":  # `ctxres doctor` runs it: nothing read or written
-        return compose(percent=percent, tier=tier, colour=colour, width=width, config_error=broken)
-    parts: dict[str, Any] = {"config_error": broken}
+        return compose(percent=percent, tier=tier, colour=colour, width=width, config_error=broken, figure=figure)
+    parts: dict[str, Any] = {"config_error": broken, "figure": figure}
     try:  # noqa: SIM105 - contextlib is not imported by the hooks (start-up cost)
         _gather(ctx, tokens, window, parts)
     except Exception:  # fail-open: what was gathered before the failure is shown
@@ -519,21 +573,68 @@ def _gather(ctx: HookContext, tokens: int | None, window: int | None, parts: dic
                 pass
 
 
+def row_width(payload: dict[str, Any] | None) -> int:
+    """The columns the line may take. Claude Code sends its statusline no width (its JSON has none), so:
+    ``terminal_width`` when the JSON has it (ccstatusline adds it for its Custom Command widgets), else
+    ``$COLUMNS`` when it is set (a shell does not export it unless asked: set it to fix the width), else
+    the size of the controlling terminal (``/dev/tty``: the command's stdin and stdout are pipes), each
+    less :data:`ROW_MARGIN`; else :data:`WIDTH`."""
+    given = payload.get("terminal_width") if payload else None
+    if isinstance(given, int) and not isinstance(given, bool) and given > 0:
+        return given
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > ROW_MARGIN:
+        return int(columns) - ROW_MARGIN
+    try:
+        descriptor = os.open("/dev/tty", os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return WIDTH
+    try:
+        size = os.get_terminal_size(descriptor).columns
+    except OSError:
+        size = 0
+    finally:
+        os.close(descriptor)
+    return size - ROW_MARGIN if size > ROW_MARGIN else WIDTH
+
+
 def main(argv: list[str], raw: bytes) -> str:
-    """The text to print for one run: our line, after the kept statusline's when there is one (ours then
-    takes the columns theirs leaves, at least :data:`MIN_WIDTH`)."""
+    """The text to print for one run.
+
+    - ``--segment``: our part alone, without the context figure, in at most :data:`SEGMENT_SHARE` of the
+      row (a widget of another statusline, e.g. ccstatusline's Custom Command, which shows its own
+      figure); empty when there is nothing to say (the widget is then hidden). No other statusline is run.
+    - beside another statusline (``--beside CMD``, else the one in the user's ``~/.claude/settings.json``):
+      theirs first, as it printed it, then ours, without the context figure (theirs shows one; a
+      second, computed another way, would only disagree), in the columns theirs leaves; ours is left
+      out when none are left.
+    - alone: our line, the context figure first, in the row's width.
+    """
     payload = _payload(raw)
     colour = wants_colour()
+    columns = row_width(payload)
+    from ctxres.hook_events import STATUSLINE_SEGMENT
+
+    if STATUSLINE_SEGMENT in argv:
+        try:
+            return line_for(payload, colour=colour, width=max(MIN_WIDTH, int(columns * SEGMENT_SHARE)), figure=False)
+        except Exception:  # never in the way
+            return ""
     other = beside_command(argv)
     if other is None:
         other = user_statusline(os.environ.get("HOME"))
     theirs = run_beside(other, raw, _project(payload) if payload else None) if other else ""
-    width = max(MIN_WIDTH, WIDTH - visible(theirs) - len(BESIDE_GAP)) if theirs else WIDTH
+    if theirs:
+        room = columns - visible(theirs) - len(BESIDE_GAP)
+        try:
+            ours = line_for(payload, colour=colour, width=room, figure=False) if room > 0 else ""
+        except Exception:  # never in the way
+            ours = ""
+        return f"{theirs}{BESIDE_GAP}{ours}" if ours else theirs
     try:
-        ours = line_for(payload, colour=colour, width=width)
+        return line_for(payload, colour=colour, width=columns)
     except Exception:  # never in the way
-        ours = compose(percent=None, tier="UNKNOWN", colour=colour)
-    return f"{theirs}{BESIDE_GAP}{ours}" if theirs else ours
+        return compose(percent=None, tier="UNKNOWN", colour=colour)
 
 
 def run(argv: list[str]) -> int:

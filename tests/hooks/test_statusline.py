@@ -50,11 +50,23 @@ def document(project: Path, usage: dict[str, int] | None = USAGE, window: int = 
 
 
 def run_line(
-    project: Path, stdin: bytes | dict[str, Any], now: str = "2026-02-17T11:49:00Z", *args: str
+    project: Path,
+    stdin: bytes | dict[str, Any],
+    now: str = "2026-02-17T11:49:00Z",
+    *args: str,
+    columns: int = 82,
 ) -> subprocess.CompletedProcess[str]:
+    """The statusline's answer; ``columns``: the terminal's width as ``$COLUMNS`` says it (80 columns for the
+    line: 2 are left free)."""
     hook = Path(sys.executable).parent / "ctxres-hook"
     raw = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
-    env = {**os.environ, "CTXRES_NOW": now, "NO_COLOR": "1", "HOME": str(project.parent / "home")}
+    env = {
+        **os.environ,
+        "CTXRES_NOW": now,
+        "NO_COLOR": "1",
+        "HOME": str(project.parent / "home"),
+        "COLUMNS": str(columns),
+    }
     env.pop("CLAUDE_PROJECT_DIR", None)
     env.pop("CTXRES_ORCHESTRATION", None)
     done = subprocess.run([str(hook), "statusline", *args], input=raw, capture_output=True, env=env, check=False)
@@ -121,7 +133,7 @@ def test_unacknowledged_compactions_are_counted(project: Path) -> None:
     (folder / "cx-002-checkpoint.json").write_text(json.dumps(checkpoint), "utf-8")
     line = the_line(run_line(project, document(project)))
     assert line.endswith("│ 1 unacked compaction") or line.endswith("│ 1 unacked"), line
-    assert "FRESH 4m" in line
+    assert "│ FRESH" in line
 
 
 def test_nexus_profile_shows_the_project_and_phase(tmp_path: Path) -> None:
@@ -205,19 +217,22 @@ def test_client_figure_is_recorded_and_used_by_the_monitor(project: Path) -> Non
 
 
 def test_statusline_kept_beside_ours(project: Path) -> None:
-    theirs = "printf 'their line\\nsecond line\\n'"
+    """Beside the team's line, ours shows what only we know (the workflow, its position, its freshness), not a
+    second context figure: theirs has one."""
+    theirs = "printf 'their line 61%%\\nsecond line\\n'"
     line = the_line(run_line(project, document(project), "2026-02-17T11:49:00Z", "--beside", theirs))
-    assert line == "their line  95% COMP │ feat015-licmig-202602… P2 qg-2#1 │ FRESH 4m"
+    assert line == "their line 61%  feat015-licmig-20260217-001 P2 qg-2#1 │ FRESH 4m"
 
 
 def test_user_statusline_hidden_by_the_project_is_shown_beside_ours(project: Path) -> None:
     home = project.parent / "home" / ".claude"
     home.mkdir(parents=True)
     (home / "settings.json").write_text(json.dumps({"statusLine": {"type": "command", "command": "echo mine"}}))
-    assert the_line(run_line(project, document(project))).startswith("mine  ctx 95%")
+    line = the_line(run_line(project, document(project)))
+    assert line.startswith("mine  feat015-licmig-20260217-001 P2") and "%" not in line
 
 
-def test_compact_form_keeps_80_columns() -> None:
+def test_compact_form_keeps_80_columns_and_whole_words() -> None:
     place = {
         "id": "a-very-long-workflow-identifier-" * 3,
         "phase": 12,
@@ -227,7 +242,8 @@ def test_compact_form_keeps_80_columns() -> None:
     }
     line = compose(percent=91, tier="COMPACTION", place=place, fresh=("STALE", "phase 11<12"), unacked=3, colour=True)
     assert visible(line) <= 80
-    assert "\x1b[1;31m91% COMP\x1b[0m" in line and "P12 qg-final#7" in line and "3 unacked" in line
+    assert "\x1b[1;31mctx 91% COMPACTION\x1b[0m" in line and "P12 qg-final#7" in line and "3 unacked" in line
+    assert "…" not in line and "a-very-long" not in line  # an id that does not fit is left out, never cut
 
 
 def _prompt_answer(project: Path, now: str) -> dict[str, Any]:
@@ -260,3 +276,97 @@ def test_an_unchanged_figure_stays_fresh_for_the_monitor(project: Path) -> None:
     assert json.loads(record.read_text("utf-8"))["recorded_at"] == "2026-02-17T12:27:00Z"
     text = _prompt_answer(project, "2026-02-17T12:27:30Z")["hookSpecificOutput"]["additionalContext"]
     assert "Tokens used: 171,500 / 180,000 usable (from the client)" in text
+
+
+# --------------------------------------------------------------------------- widths, beside, segment
+
+THEIRS = "printf '[Sonnet 4.5] ctx 61%% | $0.42\\n'"  # a team's statusline: its own context figure
+THEIRS_LINE = "[Sonnet 4.5] ctx 61% | $0.42"
+
+
+def _words(line: str) -> set[str]:
+    return set(line.replace("│", " ").split())
+
+
+def _stale_project(project: Path) -> None:
+    """The workflow with an unacknowledged compaction: every segment has something to say."""
+    folder = project / ".jerry" / "checkpoints"
+    folder.mkdir(parents=True)
+    checkpoint = json.loads(CHECKPOINT.read_text("utf-8"))
+    checkpoint["event_id"] = "cx-002"
+    (folder / "cx-002-checkpoint.json").write_text(json.dumps(checkpoint), "utf-8")
+
+
+@pytest.mark.parametrize("columns", [202, 122, 92, 72, 56, 48, 40, 34])
+def test_beside_a_team_line_ours_fits_with_whole_words_and_no_second_figure(project: Path, columns: int) -> None:
+    _stale_project(project)
+    wide = run_line(project, document(project), "2026-02-17T13:49:00Z", "--beside", THEIRS, columns=400)
+    full = wide.stdout.splitlines()[0]
+    assert full == (
+        f"{THEIRS_LINE}  feat015-licmig-20260217-001 P2 Core License Changes qg-2#1 │ STALE 2h04 │ 1 unacked compaction"
+    )
+    done = run_line(project, document(project), "2026-02-17T13:49:00Z", "--beside", THEIRS, columns=columns)
+    assert done.returncode == 0 and done.stderr == ""
+    line = done.stdout.splitlines()[0]
+    assert visible(line) <= columns - 2, line
+    assert line.startswith(THEIRS_LINE)
+    ours = line[len(THEIRS_LINE) :]
+    assert "%" not in ours and "ctx" not in ours  # no second context figure beside theirs
+    assert _words(ours) <= _words(full), line  # whole segments dropped, never a word cut
+    if columns >= 56:
+        assert "STALE" in ours and "unacked" in ours and "P2" in ours
+    if columns >= 122:
+        assert "feat015-licmig-20260217-001 P2" in ours and "qg-2#1" in ours
+
+
+@pytest.mark.parametrize("width", range(8, 90, 3))
+def test_a_narrow_line_drops_segments_and_never_cuts_a_word(width: int) -> None:
+    """``CRITI old session`` was seen: a level cut in the middle. Each width gets whole words of the full line."""
+    place = {"id": "feat015-licmig-20260217-001", "phase": 2, "phase_name": "Core License Changes", "gate": "qg-2"}
+    parts: dict[str, Any] = {"place": place, "fresh": ("CRITICAL", "old session"), "unacked": 2}
+    full = compose(percent=68, tier="WARNING", width=1000, **parts)
+    assert (
+        full == "ctx 68% WARNING │ feat015-licmig-20260217-001 P2 Core License Changes qg-2 │ CRITICAL old session │ "
+        "2 unacked compactions"
+    )
+    line = compose(percent=68, tier="WARNING", width=width, **parts)
+    assert visible(line) <= width
+    assert _words(line) <= _words(full), line
+    beside = compose(percent=68, tier="WARNING", width=width, figure=False, **parts)
+    assert visible(beside) <= width and _words(beside) <= _words(full) and "68%" not in beside
+    if width >= 20:
+        assert "CRITICAL" in beside  # the staleness and the compactions outlive the workflow's name
+    if width >= 29:
+        assert "2 unacked" in beside
+
+
+def test_the_width_is_the_terminals(project: Path) -> None:
+    """$COLUMNS (else the controlling terminal) gives the width: a wide terminal shows the phase's name."""
+    wide = run_line(project, document(project), columns=200).stdout
+    assert wide == "ctx 95% COMPACTION │ feat015-licmig-20260217-001 P2 Core License Changes qg-2#1 │ FRESH 4m\n"
+    narrow = run_line(project, document(project), columns=40).stdout.splitlines()[0]
+    assert visible(narrow) <= 38 and "Core" not in narrow
+
+
+def test_segment_mode_prints_our_part_in_the_width_ccstatusline_gives(project: Path) -> None:
+    """ccstatusline runs a Custom Command widget with the client's JSON plus ``terminal_width``."""
+    _stale_project(project)
+    home = project.parent / "home" / ".claude"
+    home.mkdir(parents=True)  # the user's statusline (ccstatusline itself) is never run by the segment
+    (home / "settings.json").write_text(json.dumps({"statusLine": {"command": "echo RECURSION"}}), "utf-8")
+    wide = {**document(project), "terminal_width": 300}
+    line = run_line(project, wide, "2026-02-17T13:49:00Z", "--segment", columns=50).stdout.splitlines()[0]
+    assert line == "feat015-licmig-20260217-001 P2 Core License Changes qg-2#1 │ STALE 2h04 │ 1 unacked compaction"
+    narrow = {**document(project), "terminal_width": 100}
+    done = run_line(project, narrow, "2026-02-17T13:49:00Z", "--segment", columns=300)
+    assert done.returncode == 0 and done.stderr == ""
+    line = done.stdout.splitlines()[0]
+    assert line == "P2 qg-2#1 │ STALE 2h04 │ 1 unacked"  # half the row: it sits among other widgets
+    assert "RECURSION" not in line
+
+
+def test_segment_mode_says_nothing_without_a_workflow(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_line(empty, {**document(empty), "terminal_width": 120}, "2026-02-17T11:49:00Z", "--segment")
+    assert done.returncode == 0 and done.stdout == "\n"  # an empty widget: ccstatusline hides it
