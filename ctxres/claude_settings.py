@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ctxres.hook_events import HOOK_EVENTS, STATUSLINE, HookEvent
+from ctxres.hook_events import HOOK_EVENTS, STATUSLINE, STATUSLINE_SEGMENT, HookEvent
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
@@ -296,7 +296,8 @@ def statusline_is_ours(settings: Any) -> bool:
 def install_statusline(settings: dict[str, Any], command: str | None = None) -> dict[str, Any]:
     """The settings with our ``statusLine``: added when there is none; when there is one of the user's,
     theirs is kept, run by ours and shown first (``--beside``; its other keys stay as they were);
-    ours again (another command) is rewritten, keeping the statusline it wraps."""
+    ours again (another command) is rewritten, keeping the statusline it wraps. A ccstatusline is left as
+    it is (ours, wrapping one, gives it back): our part goes into it as a widget (:func:`segment_command`)."""
     result = _copy(settings)
     entry = statusline_entry(result)
     if STATUSLINE_KEY in result and entry is None:
@@ -306,9 +307,26 @@ def install_statusline(settings: dict[str, Any], command: str | None = None) -> 
         return result
     current = str(entry.get("command", ""))
     beside = wrapped_statusline(current) if statusline_is_ours(result) else current or None
+    if beside is not None and is_ccstatusline(beside):  # ours goes into it, as a widget: it is not wrapped
+        entry["command"] = beside
+        return result
     entry["command"] = statusline_command(command, beside)
     entry.setdefault("type", "command")
     return result
+
+
+def is_ccstatusline(command: str) -> bool:
+    """Whether a statusline command runs ccstatusline (``npx -y ccstatusline@latest``, ``bunx ccstatusline``,
+    an installed ``ccstatusline``): a statusline of widgets, one of which runs a command of ours
+    (:func:`segment_command`), so that :func:`install_statusline` leaves it as it is instead of wrapping it."""
+    import re
+
+    return re.search(r"(?:^|[\s/\"'])ccstatusline(?:@[\w.\-]+)?(?:\.[jt]s)?(?=$|[\s\"';&|)])", command) is not None
+
+
+def segment_command(script: str = "ctxres-hook") -> str:
+    """The command of the Custom Command widget that shows our part inside ccstatusline."""
+    return f"{script} {STATUSLINE_ARG} {STATUSLINE_SEGMENT}"
 
 
 def uninstall_statusline(settings: dict[str, Any]) -> tuple[dict[str, Any], bool]:

@@ -24,6 +24,7 @@ from ctxres.linters.commands.install import (
     BARE_COMMAND,
     Change,
     add_user_env_option,
+    ccstatusline_note,
     installed_script,
     no_script_warning,
     plan_local,
@@ -496,7 +497,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"would {change.action}: {shown_path(change.path)}")
     else:
         write_changes(changes)
-    for note in notes:
+    hooks = "hooks" in steps and not args.local
+    advice = ccstatusline_note(root / ".claude" / SETTINGS_FILE, script) if hooks else None
+    for note in notes + ([advice] if advice else []):
         print(note)
     installed = install_precommit(root, args.dry_run) if "pre-commit" in steps else None
     if installed:

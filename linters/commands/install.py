@@ -27,14 +27,17 @@ from ctxres.claude_settings import (
     SETTINGS_FILE,
     install,
     install_statusline,
+    is_ccstatusline,
     render,
     set_env,
     settings_env,
     uninstall,
     uninstall_statusline,
     unset_env,
+    wrapped_statusline,
 )
 from ctxres.linters.setup.machine import exclude_entry, found_without_env, is_ignored, is_tracked, user_settings
+from ctxres.linters.setup.statusline import ccstatusline_advice, has_segment
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
@@ -162,9 +165,24 @@ def plan_shared(settings: Path, command: str | None = None) -> list[Change]:
         else f"command: {command} EVENT"
     )
     action = f"register {events} and the statusline ({how})"
-    if (before.get("statusLine") or {}).get("command") not in (None, after["statusLine"]["command"]):
+    if is_ccstatusline(str(after["statusLine"].get("command", ""))):
+        action = f"register {events} ({how}); the statusline, ccstatusline, is left as it is"
+    elif (before.get("statusLine") or {}).get("command") not in (None, after["statusLine"]["command"]):
         action += " (shown beside the statusline already there, which it keeps, and which runs alone without ctxres)"
     return [Change(settings, render(after, original), action)]
+
+
+def ccstatusline_note(settings: Path, script: Path | None) -> str | None:
+    """When the statusline of ``settings`` is ccstatusline (or ours around it, which install gives back)
+    and our segment is not one of its widgets yet: how to add it (``script``: this machine's
+    ``ctxres-hook``, the command the widget runs; ccstatusline's settings are this user's own)."""
+    data, _ = _read(settings)
+    entry = data.get("statusLine") if isinstance(data, dict) else None
+    command = str(entry.get("command", "")) if isinstance(entry, dict) else ""
+    theirs = wrapped_statusline(command) or command
+    if not is_ccstatusline(theirs) or has_segment(theirs):
+        return None
+    return f"the statusline is ccstatusline: {ccstatusline_advice(str(script) if script else BARE_COMMAND)}"
 
 
 def plan_local(
@@ -335,6 +353,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if warning:
         print(warning, file=sys.stderr)
+    if not args.uninstall and not args.local:
+        advice = ccstatusline_note(path, installed_script(BARE_COMMAND))
+        notes += [advice] if advice else []
     for note in notes:
         print(note)
     if args.dry_run:
