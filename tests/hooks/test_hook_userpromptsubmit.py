@@ -553,3 +553,18 @@ def test_the_clock_is_read_without_the_datetime_module(tmp_path: Path) -> None:
     modules = _modules_after_dispatch(loud, project, frozen=False)  # later prompts read the cached facts
     assert "ctxres.state.staleness" in modules  # the monitor was injected, its staleness line computed
     assert "_datetime" in modules and "datetime" not in modules
+
+
+def test_the_cache_is_not_rewritten_by_a_prompt_that_changes_nothing(tmp_path: Path) -> None:
+    """Prompts minutes apart on a project whose files did not change: the hooks' cache (a durable write, with
+    fsync) is written by the first only; the monitor state, the reading of each prompt, by every one."""
+    project = workspace(tmp_path)
+    payload = prompt_payload(project, fill_transcript(tmp_path, 131_400))
+    cache_file = project / ".jerry" / monitor.CACHE_FILE
+    run_hook(EVENT, payload, project, now="2026-02-17T11:50:00Z")
+    written = cache_file.read_bytes()
+    os.utime(cache_file, ns=(1, 1))  # a mark the next write would replace
+    for moment in ("2026-02-17T11:53:00Z", "2026-02-17T11:58:00Z"):
+        assert "CONTEXT STATUS" in (run_hook(EVENT, payload, project, now=moment).context or "")
+        assert _state(project)["timestamp"] == moment
+    assert cache_file.stat().st_mtime_ns == 1 and cache_file.read_bytes() == written
