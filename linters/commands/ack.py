@@ -142,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"cannot write: {exc.strerror or exc} ({getattr(exc, 'filename', '')})", EXIT_USAGE)
     for step in result.steps:
         verb = "merged" if step.appended else "acknowledged"
-        print(f"{verb} {step.reference} as {step.event_id} into {shown}")
+        where = os.path.relpath(step.checkpoint, os.getcwd()).replace(os.sep, "/")  # as the user reads it from here
+        print(f"{verb} {where} as {step.event_id} into {shown}")
     if result.count_before != result.count_after:
         print(f"compaction_events.count: {result.count_before} -> {result.count_after}; updated_at: {now}")
     return EXIT_OK
