@@ -143,8 +143,10 @@ def _run(
     stdin: bytes | None = None,
     cwd: Path | None = None,
     capture: bool = False,
+    env: dict[str, str] | None = None,
 ) -> tuple[float, bytes]:
-    """Run one process; return its wall time and (when ``capture``) its stdout."""
+    """Run one process (with ``env`` added to this one's environment); return its wall time and (when
+    ``capture``) its stdout."""
     start = time.perf_counter()
     done = subprocess.run(
         list(cmd),
@@ -153,6 +155,7 @@ def _run(
         stderr=subprocess.PIPE,
         cwd=cwd,
         check=False,
+        env={**os.environ, **env} if env is not None else None,
     )
     elapsed = time.perf_counter() - start
     if done.returncode not in ok:
@@ -460,7 +463,53 @@ def measure_hooks(hook: str, repeat: int) -> tuple[list[Row], list[str], str]:
         "checkpoints and the hook's private cache, are not the other's). Against a bare "
         "`python -c pass` (measured alternating with both): " + "; ".join(bare_rows) + "."
     ]
-    return rows, notes, interpreter
+    launcher_row, launcher_note = measure_launcher(hook, repeat)
+    return [*rows, launcher_row], [*notes, launcher_note], interpreter
+
+
+LAUNCHER_GOAL = _ratio_goal(1.1, "the hook started by its path")
+
+
+def measure_launcher(hook: str, repeat: int) -> tuple[Row, str]:
+    """What the committed command (``sh -c``: ``$CTXRES_HOOK``, the project's ``.venv``, then the PATH) adds to
+    ``ctxres-hook UserPromptSubmit``: the hook found by its last and dearest search, on the PATH, against the
+    same hook started by its path, alternating, on one workspace."""
+    from ctxres.claude_settings import HOOK_ENV, portable_command
+
+    command = portable_command("UserPromptSubmit")
+    with tempfile.TemporaryDirectory(prefix="ctxres-bench-launcher-") as scratch:
+        project = Path(scratch) / "project"
+        project.mkdir()
+        payload = json.dumps(_workspace(project)["prompt"]).encode()
+        search = os.pathsep.join([str(Path(hook).parent), "/usr/bin", "/bin"])
+        env = {"PATH": search, "CLAUDE_PROJECT_DIR": str(project), HOOK_ENV: ""}
+        direct, launched = [], []
+        for attempt in range(repeat + 1):
+            times = (
+                _run([hook, "UserPromptSubmit"], stdin=payload, cwd=project, env=env)[0],
+                _run(["sh", "-c", command], stdin=payload, cwd=project, env=env)[0],
+            )
+            if attempt:
+                direct.append(times[0])
+                launched.append(times[1])
+    goal, met = LAUNCHER_GOAL
+    row = Row(
+        "Launcher",
+        "`ctxres-hook UserPromptSubmit` run by the committed `sh -c` command, found on the PATH (after "
+        "`$CTXRES_HOOK` and the project's `.venv`)",
+        statistics.median(launched),
+        "`ctxres-hook UserPromptSubmit` started by its path",
+        statistics.median(direct),
+        goal,
+    )
+    row.met = met(row)
+    note = (
+        "Launcher: the command `.claude/settings.json` commits finds ctxres-hook itself (`$CTXRES_HOOK`, the "
+        "project's `.venv/bin`, the PATH: tests and `command -v` built into `sh`, which then `exec`s it); the row "
+        "measures its longest search, against the same hook with the same payload on the same workspace, started "
+        "by its path."
+    )
+    return row, note
 
 
 def statusline_document(project: Path) -> dict[str, Any]:

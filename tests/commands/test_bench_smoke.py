@@ -98,7 +98,13 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
     by_section: dict[str, list[list[str]]] = {}
     for row in rows:
         by_section.setdefault(row[0], []).append(row)
-    assert list(by_section) == ["Hooks", "Statusline", "Fill estimation", "Conformance", "Check", "History"]
+    assert list(by_section) == ["Hooks", "Launcher", "Statusline", "Fill estimation", "Conformance", "Check", "History"]
+    (launcher,) = by_section["Launcher"]  # the committed command's search, against the hook started by its path
+    assert (
+        "committed `sh -c` command" in launcher[1]
+        and launcher[3] == "`ctxres-hook UserPromptSubmit` started by its path"
+    )
+    assert launcher[6] == "≤ 1.1× the hook started by its path"
     statusline = by_section["Statusline"]
     assert len(statusline) == 2 and all(row[3] == "minimal statusline" for row in statusline), statusline
     assert all(row[1].startswith("`ctxres-hook statusline`") and "1.5×" in row[6] for row in statusline), statusline
