@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,7 +149,9 @@ def test_touching_the_init_template_leaves_every_command_on_the_real_workflow(pr
 
     doctor = ctxres("doctor", cwd=project, env=env())
     assert doctor.returncode == 0, doctor.stdout
-    assert f"workflow    live          {note}\n" in doctor.stdout
+    assert re.search(rf"^workflow +live +{re.escape(note)}$", doctor.stdout, re.MULTILINE), (
+        doctor.stdout
+    )  # (columns: any width)
 
     ack = ctxres("ack", "--all", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert ack.returncode == 0, ack.stderr
@@ -178,7 +181,9 @@ def test_two_live_workflows_every_command_names_the_chosen_one_and_the_other_in_
     assert "WORKFLOW: proj003-docs-20260302-001" in prompt.stdout
 
     doctor = ctxres("doctor", cwd=project, env=env())
-    assert f"workflow    live          {note}\n" in doctor.stdout
+    assert re.search(rf"^workflow +live +{re.escape(note)}$", doctor.stdout, re.MULTILINE), (
+        doctor.stdout
+    )  # (columns: any width)
     code, report = doctor_json(project)
     assert code == 0
     assert report["workflow"] == {"path": OTHER, "status": "PAUSED", "others": [REAL], "note": note}
@@ -292,7 +297,9 @@ def test_an_example_or_a_template_is_never_chosen_even_when_it_is_the_only_activ
 
     doctor = ctxres("doctor", cwd=project, env=env())
     assert doctor.returncode == 0, doctor.stdout  # no running workflow is normal, not a missing layer
-    assert f"workflow    none          {none}\n" in doctor.stdout
+    assert re.search(rf"^workflow +none +{re.escape(none)}$", doctor.stdout, re.MULTILINE), (
+        doctor.stdout
+    )  # (columns: any width)
     code, report = doctor_json(project)
     assert code == 0 and report["ok"] is True
     assert report["workflow"] == {"path": None, "status": None, "others": [], "note": none}
