@@ -371,6 +371,19 @@ def body_content(body: str) -> tuple[int, int, int]:
 MIN_SUMMARY_CHARS = 200  # a short status line or two beside the gate is tolerated
 
 
+_GENERATED_SIGNATURE = "auto-updated by "
+
+
+def generated_body(body: str) -> bool:
+    """Whether a manifest's body is the one Nexus's generator writes and rewrites on every update: it signs
+    it ``*Auto-updated by execute-project skill on task/section completion*`` (or ``execute-build``)."""
+    for line in body.splitlines():
+        text = line.strip().strip("*_").strip().lower()
+        if text.startswith(_GENERATED_SIGNATURE) and " skill" in text:
+            return True
+    return False
+
+
 def duplicates_content(body: str) -> bool:
     """Whether the body carries more than a validation gate: other content longer than the gate
     (and than a couple of lines)."""

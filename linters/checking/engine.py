@@ -16,6 +16,7 @@ from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression
 from ctxres.linters.checking.discovery import Artifact, Compared, Found, find_artifacts, one_listing
 from ctxres.linters.checking.finding_runs import FindingRuns
+from ctxres.linters.checking.finished_work import quieted
 from ctxres.linters.checking.path_runs import PathRun, RunWriter, common_tail
 from ctxres.linters.checking.registry import RULES, matches
 from ctxres.linters.checking.report import Report
@@ -198,6 +199,7 @@ def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None,
     if result.document is not None:
         for rule_check in _checks()[0]:
             findings += rule_check(result.document, config)
+        findings = quieted(findings, result.document)  # finished work: no shape or convention warnings
     return result.document, findings
 
 

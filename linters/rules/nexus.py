@@ -376,8 +376,11 @@ DUPLICATION = register(
     "# Validation Gate" section with the questions to answer on resume.
 
     ## Not checked
-    A build's manifest (one that names a `build_id`, in `02-builds/`): Nexus's generator writes its
-    body (a progress summary) and rewrites it on every update, so there is nothing to move by hand.
+    A build's manifest (one that names a `build_id`, in `02-builds/`), and a project's manifest whose
+    body Nexus's generator wrote (it signs it "*Auto-updated by execute-project skill on
+    task/section completion*"): the generator writes that body (a progress summary) and rewrites it on
+    every update, so there is nothing to move by hand. A complete project is not checked either:
+    nobody resumes it again.
     """,
 )
 
@@ -387,6 +390,8 @@ def _check_body(doc: Document) -> list[Finding]:
     if split is None:
         return []
     _front, body, first_line = split
+    if nexus.generated_body(body):
+        return []  # Nexus's generator writes it, and rewrites it on every update: nothing to move by hand
     gate, other, first = nexus.body_content(body)
     if not other > max(gate, nexus.MIN_SUMMARY_CHARS):  # nexus.duplicates_content, its counts kept
         return []
@@ -666,7 +671,8 @@ LEGACY_FILE = register(
     with the excludes and `.gitignore` rules of the check. The same files are found whether the
     check runs from the workspace root, a parent folder or a sub-folder (there: those below it). A
     `_resume.md` outside any project folder is not a Nexus manifest and is not reported; nor is a
-    `_resume.md.backup` (what `migrate-nexus` leaves).
+    `_resume.md.backup` (what `migrate-nexus` leaves), nor the leftover copy of a project whose
+    manifest says it is complete (nobody resumes it again).
 
     ## Fix
     Run `ctxres migrate-nexus PROJECT-DIR`: it writes `01-planning/resume-context.md` from the
@@ -677,7 +683,7 @@ LEGACY_FILE = register(
 )
 
 
-def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding:
+def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding | None:
     def shown(path: str) -> str:
         return os.path.relpath(path, base).replace(os.sep, "/")
 
@@ -687,6 +693,8 @@ def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding:
     manifest = os.path.join(project, nexus.PLANNING_FOLDER, nexus.MANIFEST_NAME)
     what = f"legacy resume manifest ({'; '.join(traits)})" if traits else "legacy resume manifest"
     if os.path.isfile(manifest):
+        if _finished_manifest(manifest):
+            return None  # a finished project: nobody resumes it again, the copy is harmless
         message = f"{what}: {nexus.PLANNING_FOLDER}/{nexus.MANIFEST_NAME} already replaces it; this copy is left over"
         fix = f"`ctxres migrate-nexus {shown(project)}` moves it to {nexus.LEGACY_NAME}.backup"
     else:
@@ -695,11 +703,19 @@ def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding:
     return Finding(shown(legacy), LEGACY_FILE.code, message, LEGACY_FILE.severity, Position(1, 1), fix=fix)
 
 
+def _finished_manifest(path: str) -> bool:
+    """Whether a project's ``resume-context.md`` says the project is complete."""
+    document = load_file(path, "resume-context", Format.FRONT_MATTER).document
+    return document is not None and isinstance(document.data, dict) and nexus.is_finished("", document.data)
+
+
 def check_workspace(ws: Workspace) -> list[Finding]:
     findings = []
     base = _display_base(ws)
     for _real, (root, project) in sorted(_projects(ws).items()):
         for legacy in legacy_files(project):
             if not _excluded(os.path.relpath(legacy, root).replace(os.sep, "/"), ws.config):
-                findings.append(_legacy_finding(root, base, project, legacy))
+                finding = _legacy_finding(root, base, project, legacy)
+                if finding is not None:
+                    findings.append(finding)
     return findings
