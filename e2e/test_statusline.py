@@ -10,6 +10,7 @@ statusline command as it does to hooks.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -104,3 +105,55 @@ def test_footer_shows_our_line_with_the_clients_figure_and_the_monitor_uses_it(
     assert "usable (from the client)" in monitor
     figures = list((project / ".jerry" / "sessions").glob("*.figure.json"))
     assert len(figures) == 1
+
+
+TEAM_LINE = "[team line] ctx 61% | $0.42"
+
+
+@pytest.mark.parametrize("columns", [160, 72])
+def test_beside_the_team_statusline_ours_fits_the_real_terminal_with_whole_words(
+    tmp_path: Path, claude_binary: Path, columns: int
+) -> None:
+    """The team's statusline, kept by install-hooks, then ours in the columns the terminal has left (the
+    client sends no width: ours reads the terminal it runs in), without a second context figure and
+    without a word cut: at 160 columns the workflow's id and phase are there, at 72 what fits of them."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed: it drives the interactive client, the only one that runs a statusline")
+    project = copy_workspace(tmp_path / "project")
+    (project / ".claude").mkdir(exist_ok=True)
+    team = {"statusLine": {"type": "command", "command": f"printf '{TEAM_LINE.replace('%', '%%')}'"}}
+    settings = project / ".claude" / "settings.json"
+    if settings.exists():
+        team = {**json.loads(settings.read_text("utf-8")), **team}
+    settings.write_text(json.dumps(team, indent=2) + "\n", "utf-8")
+    ctxres("install-hooks", cwd=project)
+    with StandInAPI([text("Started.", COMPACTION_USAGE), text("Going on.", COMPACTION_USAGE)]) as api:
+        client = ClaudeClient(claude_binary, home=tmp_path / "home", project=project, base_url=api.base_url)
+        env = [f"{key}={value}" for key, value in {**client.env(), "TERM": "xterm-256color", "NO_COLOR": "1"}.items()]
+        env = [item for item in env if not item.startswith("COLUMNS=")]
+        pane = Pane(f"ctxres-e2e-beside-{tmp_path.name}")
+        command = [str(claude_binary), "--model", MODEL]
+        pane.tmux(
+            "new-session", "-d", "-x", str(columns), "-y", "40", "-s", "claude", "-c", str(project),
+            "env", "-i", *env, *command,
+        )  # fmt: skip
+        try:
+            pane.wait_for(lambda s: TEAM_LINE in s, "the team's line")
+            pane.type("Start FEAT-015")
+            screen = pane.wait_for(lambda s: "context used" in s and TEAM_LINE in s, "the reply, and the lines")
+        finally:
+            pane.tmux("kill-server")
+    row = next(line for line in screen.splitlines() if TEAM_LINE in line).strip()
+    ours = row[row.index(TEAM_LINE) + len(TEAM_LINE) :]
+    assert len(row) <= columns, row
+    assert ours.strip(), row  # there is room for some of ours at both widths
+    assert "%" not in ours and "ctx" not in ours, row  # no second context figure beside the team's
+    # Whole words only: each is a word of the workflow file (its id, a phase's name, a gate), a level, or a
+    # number of ours; a word cut in the middle ("CRITI", "Depend") is none of them.
+    workflow = next(project.rglob("ORCHESTRATION.yaml")).read_text("utf-8")
+    vocabulary = set(re.split(r"[\s\"':,\[\]{}]+", workflow)) | {"FRESH", "STALE", "CRITICAL", "old", "session"}
+    vocabulary |= {"unacked", "compaction", "compactions", "phase", "│"}
+    for word in ours.split():
+        assert word in vocabulary or re.fullmatch(r"P\d+|\+?\d+[smhd]|\d+h\d\d|\d+|\d+<\d+|\S+#\d+", word), (word, row)
+    if columns >= 160:
+        assert f"{WORKFLOW_ID} P" in ours, row  # the workflow's id and phase in a wide terminal
