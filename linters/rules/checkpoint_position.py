@@ -140,6 +140,12 @@ def _last_checkpoint_problem(
     )
 
 
+def _what_it_is(named: str) -> str:
+    """How a message calls a `last_checkpoint` that is no checkpoint id: a time (``2026-02-17T11:45:00Z``) is a
+    timestamp, anything else (``phase-1-started``) a label."""
+    return "timestamp" if parse_timestamp(named) is not None else "label"
+
+
 CHECKPOINTS_UNUSED = register(
     "S015",
     "checkpoints-section-unused",
@@ -191,7 +197,8 @@ def check_last_checkpoint(ctx: Context) -> list[Finding]:
             ctx.finding(
                 CHECKPOINTS_UNUSED,
                 path,
-                f"`{short_path(path)}` is the label {shown(named)}, and the `checkpoints` section is unused "
+                f"`{short_path(path)}` is the {_what_it_is(named)} {shown(named)}, and the `checkpoints` section is "
+                "unused "
                 f"({place(ctx.doc, view.latest_path)} is null, no entries): "
                 "the workflow has no checkpoint to resume from",
                 "Set last_checkpoint to null if no checkpoint was taken (nothing else to fix), or record "

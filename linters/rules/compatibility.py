@@ -83,11 +83,16 @@ V1_SECTION = register(
 )
 
 
-def _v1_section(doc: Document) -> list[Finding]:
-    message = (
-        "`resumption` is a v1.0 section: it is still read, but it records no update time, quality "
-        "trajectory, defects, decisions, agent summaries or compactions"
-    )
+def _v1_section(doc: Document, section: dict[str, Any]) -> list[Finding]:
+    from ctxres.linters.rules.conformance import schema  # (conformance imports this module)
+
+    missing = [key for key in schema("resumption-v1").get("required", ()) if key not in section]
+    records = "it records no update time, quality trajectory, defects, decisions, agent summaries or compactions"
+    if missing:  # not "still read": a reader finds no `files_to_read` there (the C rules report each key)
+        keys = ", ".join(f"`{key}`" for key in missing)
+        message = f"`resumption` is a v1.0 section without {keys}, which v1.0 readers need; and {records}"
+    else:
+        message = f"`resumption` is a v1.0 section: it is still read, but {records}"
     fix = f"run `ctxres migrate --write {doc.path}` (`ctxres migrate {doc.path}` shows the diff first)"
     return [_finding(doc, V1_SECTION, (SECTION,), message, fix, key=True)]
 
@@ -399,7 +404,7 @@ def check_document(doc: Document, _config: object = None) -> list[Finding]:
         return []
     if detect_version(section) == "1.0":
         finished = workflow_status_of(doc.data) == "COMPLETE"  # never resumed again: no migration hint
-        return ([] if finished else _v1_section(doc)) + _placeholders(doc, section)
+        return ([] if finished else _v1_section(doc, section)) + _placeholders(doc, section)
     return _leftovers(doc, section) + _decisions(doc, section) + _empty_view(doc, section) + _placeholders(doc, section)
 
 

@@ -306,6 +306,12 @@ MISSING_TOKENS = register(
     ## Fix
     Add the measured figure before `content`: `rank=5, tokens=18, content="..."`.
     `ctxres reinject --fix` adds it (and changes nothing else).
+
+    ## Not reported
+    A project whose markers all leave `tokens=` out (two or more markers, none with it) follows a
+    convention of its own (its L2 engine counts the tokens itself): that is not a finding per
+    marker. The budget (R006) is measured from the content either way. One marker without it
+    among markers that declare it is reported.
     """,
 )
 
@@ -515,11 +521,27 @@ def _duplicate_ranks(group: list[RuleFile]) -> list[Finding]:
                 attribute.value_start,
                 f'rank {rank} is also the rank of the marker at {other_file.where(other)} ("{_excerpt(other)}"): '
                 "markers with the same rank have no order between them",
-                f"give this marker a rank no other marker has (ranks in use: {_ranges(used)})",
+                _rank_fix(used),
                 end=attribute.value_end,
             )
         )
     return findings
+
+
+def _rank_fix(used: list[int]) -> str:
+    """How to give a marker a rank of its own: a free rank where one is left among those in use; else (every
+    rank from 1 up is taken) renumbering, since a rank above them all would make the marker the last one."""
+    free = [rank for rank in range(1, used[-1]) if rank not in set(used)]
+    if free:
+        return (
+            f"give this marker a free rank where it belongs in the order of importance (free: {_ranges(free)}; "
+            f"in use: {_ranges(used)})"
+        )
+    return (
+        f"renumber the project's markers so that each has a rank of its own, in order of importance: ranks "
+        f"{_ranges(used)} are all taken, and a rank above them would make this marker the last injected and "
+        "the first dropped"
+    )
 
 
 def _ranges(numbers: list[int]) -> str:
@@ -650,12 +672,28 @@ def _missing_reminder(group: list[RuleFile], config: Config) -> list[Finding]:
 def check_rule_files(docs: list[Document], config: Config) -> list[Finding]:
     """Every R finding for these rule files (grouped by project for the cross-file rules)."""
     files = [RuleFile.of(doc) for doc in docs]
+    groups = list(_groups(files, config))
+    # a project that leaves `tokens=` out of every marker does so on purpose: its convention, not a finding each
+    countless = {id(f) for group in groups if counts_no_tokens(group) for f in group}
     findings: list[Finding] = []
     for rule_file in files:
-        findings += check_file(rule_file, config)
-    for group in _groups(files, config):
+        found = check_file(rule_file, config)
+        if id(rule_file) in countless:
+            found = [f for f in found if f.code != MISSING_TOKENS.code]
+        findings += found
+    for group in groups:
         findings += check_project(group, config)
     return findings
+
+
+def counts_no_tokens(group: list[RuleFile]) -> bool:
+    """Whether a project's convention is markers without ``tokens=``: two or more markers, none declaring it."""
+    markers = _valid(group)
+    return len(markers) >= CONVENTION_MARKERS and all(marker.tokens is None for _f, marker in markers)
+
+
+CONVENTION_MARKERS = 2
+"""How many markers make leaving ``tokens=`` out a project's convention rather than one marker's omission."""
 
 
 # The kinds whose whole documents check_workspace reads (the engine keeps only a stub of the others).
@@ -666,6 +704,6 @@ def check_workspace(ws: Workspace) -> list[Finding]:
     return check_rule_files(ws.of_kind(RULE_FILE_KIND), ws.config)
 
 
-PER_PROJECT = frozenset({DUPLICATE_RANK.code, OVER_BUDGET.code, MISSING_REMINDER.code})
+PER_PROJECT = frozenset({MISSING_TOKENS.code, DUPLICATE_RANK.code, OVER_BUDGET.code, MISSING_REMINDER.code})
 """The rules whose finding in one rule file depends on every rule file of its project: a check of a subfolder,
 which reads only some of them, cannot judge them (its baseline entries are neither matched nor fixed there)."""

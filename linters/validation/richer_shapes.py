@@ -59,16 +59,30 @@ def _trajectory(section: dict[str, Any]) -> Variant | None:
     if gates is not None and all(isinstance(g.get("id"), str) for g in gates):
         mapping.append("`gates_completed[*].id` -> `gates_completed` (the gate ids)")
         scored = any("score" in g or "scores" in g for g in gates)
+        moved = {"id"}
         if scored and "score_history" not in trajectory:
             mapping.append("`gates_completed[*].score` -> `score_history.<gate>` (a list of scores per gate)")
+            moved |= {"score", "scores"}
+        mapping += _kept_beside("gates_completed[*]", gates, moved)
     history = trajectory.get("score_history")
     if isinstance(history, dict):
-        nested = [g for g, v in history.items() if isinstance(v, dict) and isinstance(v.get("iterations"), list)]
+        nested = [v for v in history.values() if isinstance(v, dict) and isinstance(v.get("iterations"), list)]
         if nested:
             mapping.append("`score_history.<gate>.iterations` -> `score_history.<gate>` (the list itself)")
+            mapping += _kept_beside("score_history.<gate>", nested, {"iterations"})
     if not mapping:
         return None
     return Variant((*SECTION, "quality_trajectory"), "gates and scores as mappings", tuple(mapping))
+
+
+def _kept_beside(where: str, items: list[dict[str, Any]], moved: set[str]) -> list[str]:
+    """The other keys of mappings that the shape collapses to one value (``final_score``, ``verdict``), so that
+    following the mapping loses none of their facts: the project's own, with no documented place."""
+    others = list(dict.fromkeys(key for item in items for key in item if key not in moved))
+    if not others:
+        return []
+    keys = ", ".join(f"`{where}.{key}`" for key in others)
+    return [f"{keys} -> the project's own facts (no documented place: keep them, under keys of your own)"]
 
 
 _DEFECT_NAMES = {
@@ -96,7 +110,9 @@ def _compactions(section: dict[str, Any]) -> Variant | None:
     if not isinstance(events, dict):
         return None
     if "events" not in events and isinstance(events.get("timestamps"), list):
-        mapping = ["`timestamps[*]` -> `events[*].timestamp`", "`len(timestamps)` -> `count`"]
+        mapping = ["`timestamps[*]` -> `events[*].timestamp`"]
+        if "count" not in events:  # a count already there needs no mapping
+            mapping.append("`len(timestamps)` -> `count`")
         if "recovery_notes" in events:
             mapping.append("`recovery_notes` -> the project's own notes (no documented place)")
         return Variant(

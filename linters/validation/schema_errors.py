@@ -14,6 +14,7 @@ from functools import lru_cache
 from ctxres.formats.document import JsonPath
 from ctxres.linters.validation.close_match import close_match
 from ctxres.records import FrozenRecord, init_field
+from ctxres.timestamps import parse_datetime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,6 +135,13 @@ def _allowed_types(error: ValidationError) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _another_fact(value: object, target: object) -> bool:
+    """Whether ``value`` is a time where the suggested key's schema (``target``) holds none: the key carries a fact
+    of its own (a decision's `date`), not a misspelling of that key."""
+    holds_time = isinstance(target, dict) and target.get("format") in ("date-time", "date")
+    return not holds_time and parse_datetime(value) is not None
+
+
 def _suggest(word: str, choices: Iterable[str]) -> str:
     return _closest(word, tuple(choices))
 
@@ -174,8 +182,11 @@ def classify(error: ValidationError, base: JsonPath) -> list[Problem]:
         extras = [key for key in instance if key not in allowed]
         problems = []
         absent = [name for name in allowed if name not in instance]
+        properties = schema.get("properties", {})
         for key in extras:
             hint = _suggest(key, absent)
+            if hint and _another_fact(instance[key], properties.get(hint)):
+                hint = ""  # `date: 2026-02-20` is not a misspelt `gate`: renaming it would lose the date
             # a near miss of a known key that is not there is worth a warning (C006); a project's own
             # key is silent ("extra"), though it still shows another shape beside missing keys (C007)
             problems.append(

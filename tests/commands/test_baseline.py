@@ -76,7 +76,9 @@ def _recorded(box: Sandbox) -> int:
 
 def test_recorded_findings_no_longer_fail_and_stay_counted(team: Sandbox) -> None:
     count = _recorded(team)
-    assert count >= 15  # the old workflows' findings (their own extra keys are silent)
+    # the old workflows' findings (their own extra keys are silent, and so are the shape and convention
+    # warnings of those that are COMPLETE)
+    assert count >= 10
     data = json.loads((team.root / BASELINE).read_text("utf-8"))
     assert data["version"] == 1
     entries = data["entries"]

@@ -48,7 +48,7 @@ def test_example_workspace_reports_located_findings_and_exits_one() -> None:
         "of: ACTIVE, PAUSED, COMPLETE, FAILED",
         "ORCHESTRATION.yaml:15:29: C005 `resumption.recovery_state.context_fill_at_update` is 64.2, must be at most 1",
         "ORCHESTRATION.yaml:41:3: C007 [warning] `resumption.compaction_events` carries its facts in another shape "
-        "(compactions as a list of times): `timestamps[*]` -> `events[*].timestamp`; `len(timestamps)` -> `count`; "
+        "(compactions as a list of times): `timestamps[*]` -> `events[*].timestamp`; "
         "`recovery_notes` -> the project's own notes (no documented place)",
     ]
     assert "  help: rename `updated` to `updated_at`" in result.stdout

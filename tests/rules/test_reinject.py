@@ -193,7 +193,7 @@ def test_corpus_repeated_ranks_are_reported_at_the_later_marker(corpus_findings:
     assert located(found) == [("quality-enforcement.md", 31, 24, "R005"), ("quality-enforcement.md", 35, 24, "R005")]
     assert "rank 1 is also the rank of the marker at CLAUDE.md:5" in found[0].message
     assert "rank 2 is also the rank of the marker at quality-enforcement.md:33" in found[1].message
-    assert "ranks in use: 1-10" in found[0].fix
+    assert "ranks 1-10 are all taken" in found[0].fix
 
 
 def test_corpus_markers_without_tokens_are_warnings_with_the_figure_to_add(corpus_findings: list[Finding]) -> None:
