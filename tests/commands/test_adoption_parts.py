@@ -13,8 +13,8 @@ import yaml
 
 from ctxres.config import load_config
 from ctxres.linters.commands._config_edit import option_change, set_option
-from ctxres.linters.commands._precommit_hooks import HOOKS, local_repo
-from ctxres.linters.commands.init import free_rank
+from ctxres.linters.commands._precommit_hooks import BY_ID, HOOKS, local_repo
+from ctxres.linters.commands.init import free_rank, plan_precommit
 from ctxres.linters.setup.checkpoints_tracked import IgnoreRule, fixed_gitignore, ignoring_rule
 from ctxres.linters.setup.machine import precommit_entry
 
@@ -134,3 +134,40 @@ def test_the_readme_shows_what_init_writes() -> None:
     assert [{k: v for k, v in h.items() if k != "files"} for h in shown["hooks"]] == [
         {k: v for k, v in h.items() if k not in ("files", "pass_filenames") or v is False} for h in written["hooks"]
     ]
+
+
+OLD_LOCAL_ENTRIES = """\
+# the team's hooks
+repos:
+  - repo: local
+    hooks:
+      - id: ctxres-check      # schemas
+        name: ctxres check
+        entry: ctxres check --force-exclude
+        language: system
+        files: \\.ya?ml$
+      - id: team-lint
+        name: team lint
+        entry: ./lint.sh
+        language: script
+      - id: ctxres-reinject
+        name: ctxres reinject
+        entry: uv run ctxres reinject   # the team's own way: left alone
+        language: system
+        pass_filenames: false
+"""
+
+
+def test_init_upgrades_the_entries_an_older_init_wrote_in_place(tmp_path: Path) -> None:
+    config = tmp_path / ".pre-commit-config.yaml"
+    config.write_text(OLD_LOCAL_ENTRIES)
+    (change,) = plan_precommit(tmp_path)
+    assert "update ctxres-check in .pre-commit-config.yaml" in change.action
+    hooks = yaml.safe_load(change.text)["repos"][0]["hooks"]
+    assert hooks[0]["entry"] == BY_ID["ctxres-check"].local_entry() and hooks[0]["verbose"] is True
+    assert hooks[1] == {"id": "team-lint", "name": "team lint", "entry": "./lint.sh", "language": "script"}
+    assert hooks[2]["entry"] == "uv run ctxres reinject" and "verbose" not in hooks[2]
+    assert change.text.startswith("# the team's hooks\n") and "- id: ctxres-check      # schemas\n" in change.text
+    assert "# the team's own way: left alone" in change.text
+    config.write_text(change.text)
+    assert plan_precommit(tmp_path) == []  # idempotent
