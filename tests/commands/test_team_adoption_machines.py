@@ -197,7 +197,8 @@ def test_a_tracked_settings_local_json_is_never_written_and_hooks_answer_in_both
     again = bob.run("ctxres", "init", "--local")
     assert "and find this machine's in $CTXRES_HOOK of your own ~/.claude/settings.json" in again.stdout
     hooks_answer(bob)
-    assert statusline(bob).stdout.startswith("team 1  ctx --")  # the team's line, ours beside it
+    shown = statusline(bob).stdout  # the team's line, ours beside it (the live workflow)
+    assert shown.startswith("team 1  ") and NEW.split("/")[1] in shown, shown
     doctor = bob.run("ctxres", "doctor")
     assert doctor.returncode == 0 and "All layers present." in doctor.stdout, doctor.stdout
     stale_commit_is_blocked(bob)
