@@ -246,7 +246,14 @@ def check_entries(root: Path) -> list[Layer]:
     missing = [hook_id for hook_id, ran in found.items() if not ran]
     if not missing:
         runs = ", ".join(sorted(set(found.values())))
-        return [Layer(ENTRY_LAYER, PRESENT, f"the ctxres hooks of {CONFIG} run {runs}", "", CONFIG)]
+        older = [hook_id for hook_id in found if hook_id not in launchers]
+        hint = (
+            f" ({', '.join(older)}: an entry that only a PATH with ctxres finds; `ctxres init` updates it to look in "
+            "the project's .venv too)"
+            if older
+            else ""
+        )
+        return [Layer(ENTRY_LAYER, PRESENT, f"the ctxres hooks of {CONFIG} run {runs}{hint}", "", CONFIG)]
     silent = [hook_id for hook_id in missing if hook_id in launchers]
     failing = [hook_id for hook_id in missing if hook_id not in launchers]
     said = []

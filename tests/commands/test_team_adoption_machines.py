@@ -268,6 +268,14 @@ def test_the_doctor_fails_where_the_pre_commit_entries_would_not_find_ctxres(tea
         "ctxres-check, ctxres-stale, ctxres-reinject would fail every commit (pre-commit: Executable `ctxres` not "
         "found)"
     ) in old.stdout
+    on_path = subprocess.run(
+        [executable("ctxres"), "doctor"],
+        cwd=erin.root,
+        env={**env, "PATH": f"{Path(executable('ctxres')).parent}:{MINIMAL_PATH}"},
+        capture_output=True,
+        text=True,
+    )  # where this shell's PATH has ctxres they run, and the doctor says what they depend on
+    assert "ctxres-check, ctxres-stale, ctxres-reinject: an entry that only a PATH with ctxres finds" in on_path.stdout
     # Re-running init brings them up to date, in place.
     assert (
         subprocess.run(
