@@ -310,17 +310,27 @@ def find_checkpoint(spec: str, state_dir: Path, root: Path, cwd: Path) -> Path:
 
 
 def read_workflow(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
-    """The parsed data of a workflow file, None when it cannot be read or parsed (the reader
-    :func:`ctxres.state.orchestration.find_live_workflow` takes)."""
+    """The parsed data of a workflow file (the reader :func:`ctxres.state.orchestration.find_live_workflow`
+    takes); :class:`~ctxres.state.orchestration.WorkflowReadError` when it cannot be read or parsed, with the
+    reason at its line and column."""
     result = load_file(path, "orchestration", Format.YAML, Limits(max_bytes=max_bytes))
-    return result.document.data if result.document is not None else None
+    if result.document is not None:
+        return result.document.data
+    issue = result.issues[0] if result.issues else None
+    if issue is None:
+        raise orchestration.WorkflowReadError("it cannot be parsed")
+    raise orchestration.WorkflowReadError(
+        f"{issue.message.rstrip('.')} at line {issue.position.line}:{issue.position.col}"
+    )
 
 
 def live_workflow(root: Path, config: Config) -> orchestration.WorkflowChoice | None:
     """The live workflow of the project at ``root``, chosen as the hooks choose it
     (:func:`ctxres.state.orchestration.find_live_workflow` over the configured ``orchestration`` patterns;
     a file that a symlink takes out of the project is skipped, as the hooks skip it). None when
-    there is none. ``choice.note()`` says which file and why, in the words every command uses."""
+    there is none; :class:`~ctxres.state.orchestration.UnreadableWorkflow` when the live one cannot be read
+    (the command says so rather than act on an older workflow). ``choice.note()`` says which file and why,
+    in the words every command uses."""
 
     def stays_inside(path: str) -> bool:
         return inside(Path(path), root)

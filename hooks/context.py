@@ -32,6 +32,16 @@ class HookError(Exception):
     """A problem the hook reports on stderr (one line) before answering validly."""
 
 
+class UnreadableWorkflowError(HookError):
+    """The live workflow cannot be read (``ctxres.state.orchestration.UnreadableWorkflow``): the hooks that
+    speak to the model say so instead of serving another workflow; the message is the sentence."""
+
+    def __init__(self, sentence: str, relpath: str, reason: str) -> None:
+        super().__init__(sentence)
+        self.relpath = relpath
+        self.reason = reason
+
+
 def now() -> dt.datetime:
     """The current time in UTC; ``CTXRES_NOW`` (ISO-8601, read by ``ctxres.timestamps`` as every
     command reads it) freezes it for replays and tests. A value that is not a time is an error
@@ -290,20 +300,45 @@ def read_yaml(path: str) -> Any:
     try:
         return load(raw)  # never crashes on deep nesting; refuses alias bombs
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise HookError(f"cannot read {os.path.basename(path)}: {first}") from None
+        raise HookError(f"cannot read {os.path.basename(path)}: {yaml_problem(exc, raw)}") from None
+
+
+def yaml_problem(exc: BaseException, raw: bytes = b"") -> str:
+    """What a YAML error says, in one line, at its line and column as ``ctxres check`` words it (P001):
+    ``invalid YAML: found unexpected end of stream, while scanning a quoted scalar that starts at line 4
+    at line 5:10``."""
+    import yaml
+
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    mark = exc.problem_mark or exc.context_mark
+    context = ""
+    if exc.context and exc.context_mark and exc.context_mark is not mark:
+        context = f", {exc.context} that starts at line {exc.context_mark.line + 1}"
+    elif exc.context:
+        context = f", {exc.context}"
+    words = f"invalid YAML: {exc.problem or 'invalid YAML'}{context}"
+    if mark is None:
+        return words
+    line, column = mark.line + 1, mark.column + 1
+    lines = raw.decode("utf-8", "replace").splitlines()
+    if lines and line > len(lines):  # the end of the stream: the end of the last line, as the linters say
+        line, column = len(lines), len(lines[-1]) + 1
+    return f"{words} at line {line}:{column}"
 
 
 def _reader(errors: list[str]) -> Callable[[str], Any]:
     """``read(path)`` for :func:`ctxres.state.orchestration.find_live_workflow`: the file's data, or None
     (the reason kept in ``errors``) when it cannot be read."""
 
+    from ctxres.state.live import WorkflowReadError
+
     def read(path: str) -> Any:
         try:
             return read_yaml(path)
         except HookError as exc:
             errors.append(str(exc))
-            return None
+            raise WorkflowReadError(str(exc).removeprefix(f"cannot read {os.path.basename(path)}: ")) from None
 
     return read
 
@@ -328,13 +363,15 @@ def find_workflow(
     read. None when there is none. A file named by ``$CTXRES_ORCHESTRATION`` or pinned by the
     setting that is outside the project or cannot be read is a :class:`HookError` (the hook says
     why, and does not fall back to the search: a session told to resume a workflow the team did not
-    pin is worse than one told nothing); an unreadable file found by the search is skipped.
+    pin is worse than one told nothing); an unreadable file found by the search is
+    :class:`UnreadableWorkflowError` when it is the live one (it was live when last read, or its text says
+    it is live and was updated no earlier than every readable live workflow), and skipped otherwise.
 
     ``known``: what the hooks' cache remembers of each candidate (its status and update time by size
     and mtime), updated in place; ``load=False`` leaves :attr:`WorkflowChoice.data` None unless the
     search parsed the chosen file (the caller has its facts cached)."""
     from ctxres.defaults import WORKFLOW_ENV
-    from ctxres.state.live import find_live_workflow
+    from ctxres.state.live import UnreadableWorkflow, find_live_workflow
 
     errors: list[str] = []
     named = os.environ.get(WORKFLOW_ENV)
@@ -346,16 +383,19 @@ def find_workflow(
             return ctx.inside(path)
         return True
 
-    choice = find_live_workflow(
-        ctx.project_dir,
-        _reader(errors),
-        patterns=ctx.settings.orchestration_patterns,
-        accept=accept,
-        pinned=ctx.settings.live_workflow,
-        pinned_by=ctx.settings.pinned_by,
-        known=known,
-        load=load,
-    )
+    try:
+        choice = find_live_workflow(
+            ctx.project_dir,
+            _reader(errors),
+            patterns=ctx.settings.orchestration_patterns,
+            accept=accept,
+            pinned=ctx.settings.live_workflow,
+            pinned_by=ctx.settings.pinned_by,
+            known=known,
+            load=load,
+        )
+    except UnreadableWorkflow as exc:
+        raise UnreadableWorkflowError(exc.sentence(), exc.relpath, exc.reason) from None
     if choice is None and named:
         ctx.safe(named)  # outside the project: "refusing ..."
         if errors:

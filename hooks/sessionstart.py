@@ -26,7 +26,14 @@ from __future__ import annotations
 import os
 
 from ctxres import prompt_data
-from ctxres.hooks.context import HookContext, HookError, additional_context, find_workflow, warn
+from ctxres.hooks.context import (
+    HookContext,
+    HookError,
+    UnreadableWorkflowError,
+    additional_context,
+    find_workflow,
+    warn,
+)
 from ctxres.prompt_data import template1_input as template1_input  # re-exported: the view Template 1 reads
 from ctxres.state import orchestration
 
@@ -74,9 +81,12 @@ def resumption_prompt(ctx: HookContext, workflow_path: str, data: dict[str, Any]
 def active_workflow(ctx: HookContext) -> WorkflowChoice | None:
     """The live (ACTIVE or PAUSED) workflow, chosen as every command chooses it, with the other live
     workflows (to say which one was chosen and why); None when there is none (or the file that
-    ``$CTXRES_ORCHESTRATION`` names cannot be read, which is said on stderr)."""
+    ``$CTXRES_ORCHESTRATION`` names cannot be read, which is said on stderr).
+    :class:`UnreadableWorkflowError` when the live workflow cannot be read (the session is told)."""
     try:
         found = find_workflow(ctx)
+    except UnreadableWorkflowError:
+        raise
     except HookError as exc:
         warn(str(exc), EVENT)
         return None
@@ -101,6 +111,11 @@ def _several_workflows_possible(ctx: HookContext) -> bool:
         return True  # pinned: the note says so
     files = orchestration.workflow_files(ctx.project_dir, ctx.settings.orchestration_patterns)
     return sum(1 for path in files if ctx.inside(path)) > 1
+
+
+def unreadable(exc: UnreadableWorkflowError) -> str:
+    """What the session is told instead of a resumption prompt when the live workflow cannot be read."""
+    return orchestration.unreadable_text(exc.relpath, exc.reason)
 
 
 def _with_note(text: str, found: WorkflowChoice | None) -> str:
@@ -167,9 +182,12 @@ def after_compaction(ctx: HookContext, after_fill: list[str] | None = None) -> s
 
     refused = _state_dir_refused(ctx)
     alert = None if refused else compaction_alert(ctx, after_fill)
-    if alert is not None:
-        return _with_note(alert, active_workflow(ctx) if _several_workflows_possible(ctx) else None)
-    found = active_workflow(ctx)
+    try:
+        if alert is not None:
+            return _with_note(alert, active_workflow(ctx) if _several_workflows_possible(ctx) else None)
+        found = active_workflow(ctx)
+    except UnreadableWorkflowError as exc:
+        return "\n".join(text for text in (alert, unreadable(exc)) if text)
     if found is None:
         return None  # no workflow: the compaction concerns no state of ours
     from ctxres.prompts import render_generic_alert
@@ -186,8 +204,12 @@ def after_compaction(ctx: HookContext, after_fill: list[str] | None = None) -> s
 
 def session_opening(ctx: HookContext, record: dict[str, Any]) -> str | None:
     """Template 1 for the active workflow, preceded by the compaction alert when a checkpoint waits;
-    without what this session already received since its last compaction (``record``, updated)."""
-    found = active_workflow(ctx)
+    without what this session already received since its last compaction (``record``, updated). When the
+    live workflow cannot be read, the session is told so (every time: nothing is resumed in its place)."""
+    try:
+        found = active_workflow(ctx)
+    except UnreadableWorkflowError as exc:
+        return unreadable(exc)
     if found is None:
         return None
     from ctxres.hooks.alerts import compaction_alert

@@ -176,10 +176,15 @@ def facts_of(ctx: HookContext, path: str, data: Any) -> dict[str, Any]:
 def workflow(ctx: HookContext, cache: dict[str, Any]) -> dict[str, Any] | None:
     """The live workflow's facts: chosen by :func:`ctxres.hooks.context.find_workflow` with the
     candidates the cache remembers, parsed only when the chosen file changed."""
-    from ctxres.hooks.context import find_workflow, read_yaml
+    from ctxres.hooks.context import UnreadableWorkflowError, find_workflow, read_yaml
 
     known = cache.get("candidates") if isinstance(cache.get("candidates"), dict) else {}
-    found = find_workflow(ctx, known=known, load=False)
+    try:
+        found = find_workflow(ctx, known=known, load=False)
+    except UnreadableWorkflowError as exc:  # named, never an older workflow nor the cached facts
+        cache["candidates"] = known
+        cache.pop("workflow", None)
+        return {"unreadable": exc.relpath, "reason": exc.reason}
     cache["candidates"] = known
     if found is None:
         cache.pop("workflow", None)
@@ -354,8 +359,10 @@ LADDER = (
     ("figure", 1),
     ("place", 3),
     ("figure", 2),
+    ("broken", 1),
+    ("broken", 2),
 )
-DROP_ORDER = ("fresh-ok", "place", "fresh", "unacked", "config", "figure")
+DROP_ORDER = ("fresh-ok", "place", "fresh", "unacked", "config", "broken", "figure")
 
 
 def compose(
@@ -367,6 +374,7 @@ def compose(
     fresh: tuple[str, str] | None = None,
     unacked: int = 0,
     config_error: bool = False,
+    broken: tuple[str, str] | None = None,
     colour: bool = False,
     width: int = WIDTH,
     figure: bool = True,
@@ -374,7 +382,8 @@ def compose(
     """The line (pure): every segment in its longest form that fits in ``width`` columns. A line that does
     not fit is shortened by :data:`LADDER`, then whole segments are dropped (:data:`DROP_ORDER`): a word
     is never cut. ``figure=False`` (beside another statusline, or as a segment of one) leaves the context
-    figure out: the line shows only what the other statusline cannot know; it may then be empty."""
+    figure out: the line shows only what the other statusline cannot know; it may then be empty. ``broken``:
+    the live workflow that cannot be read, and why (its path is shown whole, or not at all)."""
     segments: dict[str, tuple[list[str], str | None]] = {}
     if figure:
         shown = "ctx --" if percent is None else f"ctx {percent}%"
@@ -398,7 +407,13 @@ def compose(
         segments["unacked"] = (_forms(f"{unacked} unacked {noun}", f"{unacked} unacked"), "33")
     if config_error:  # the person sees it at once: `ctxres check` says what is wrong
         segments["config"] = (_forms("config error: ctxres check", "config error"), "31")
-    order = [key for key in ("figure", "place", "fresh-ok", "fresh", "unacked", "config") if key in segments]
+    if broken is not None:
+        relpath, reason = broken
+        at = reason.rfind(" at line ")
+        where = f" at {reason[at + len(' at line ') :]}" if at >= 0 else ""
+        forms = (f"{relpath} cannot be read{where}: fix it", f"{relpath} UNREADABLE{where}", "workflow UNREADABLE")
+        segments["broken"] = (_forms(*forms), "31")
+    order = [key for key in ("figure", "place", "broken", "fresh-ok", "fresh", "unacked", "config") if key in segments]
     chosen: dict[str, int] = dict.fromkeys(order, 0)
 
     def line() -> str:
@@ -558,7 +573,9 @@ def _gather(ctx: HookContext, tokens: int | None, window: int | None, parts: dic
     before = snapshot(cache)
     try:
         facts = workflow(ctx, cache)
-        if facts is not None:
+        if facts is not None and "unreadable" in facts:
+            parts["broken"] = (facts["unreadable"], facts["reason"])
+        elif facts is not None:
             parts["place"] = facts
             parts["fresh"] = freshness(ctx, facts, cache, moment)
             from ctxres.hooks.monitor import unmerged_count

@@ -32,8 +32,18 @@ from __future__ import annotations
 
 import os
 
+from ctxres.defaults import WORKFLOW_ENV
 from ctxres.hooks import monitor
-from ctxres.hooks.context import HookError, additional_context, find_workflow, iso, now, read_yaml, warn
+from ctxres.hooks.context import (
+    HookError,
+    UnreadableWorkflowError,
+    additional_context,
+    find_workflow,
+    iso,
+    now,
+    read_yaml,
+    warn,
+)
 from ctxres.tiers import ALERT_TIERS, action_for, tier_for
 from ctxres.transcript import read_fill
 
@@ -70,6 +80,11 @@ def handle(ctx: HookContext) -> dict[str, Any]:
     parts = [text for text in (_resend_alert(ctx, cache, pending, transcript, problems),) if text]
     if tier in ALERT_TIERS and reading.fill is not None and reading.tokens is not None:
         parts.append(_monitor_text(ctx, cache, reading, tier, pending, moment, session, transcript, problems))
+    else:
+        _recheck_workflow(ctx, cache, moment, problems)
+    broken = _unreadable_text(cache)
+    if broken:
+        parts.insert(0, broken)
     if folder is not None and transcript is not None:
         state = monitor.monitor_state(
             session_id=session, timestamp=iso(moment), reading=reading, tier=tier.value, transcript_path=transcript
@@ -220,7 +235,7 @@ def _refresh(ctx: HookContext, path: str, cached: dict[str, Any] | None, problem
 
 def _searched_recently(cache: dict[str, Any], moment: dt.datetime) -> bool:
     stamp = cache.get("searched_at")
-    if cache.get("workflow") is not None or not isinstance(stamp, str):
+    if cache.get("workflow") is not None or cache.get("unreadable") is not None or not isinstance(stamp, str):
         return False
     from ctxres.timestamps import parse_datetime
 
@@ -254,7 +269,15 @@ def _workflow(
     if cached is None and _searched_recently(cache, moment):
         return None
     known = cache.get("candidates") if isinstance(cache.get("candidates"), dict) else {}
-    found = find_workflow(ctx, known=known, load=False)
+    try:
+        found = find_workflow(ctx, known=known, load=False)
+    except UnreadableWorkflowError as exc:  # named on every prompt until it is fixed; no other workflow served
+        cache["candidates"] = known
+        cache["searched_at"] = iso(moment)
+        cache["workflow"] = None
+        cache["unreadable"] = _stamped(ctx, exc.relpath, {"path": exc.relpath, "reason": exc.reason})
+        return None
+    cache.pop("unreadable", None)
     cache["candidates"] = known
     if found is None:
         entry = None
@@ -270,6 +293,40 @@ def _workflow(
     else:
         cache.pop("searched_at", None)
     return entry
+
+
+def _stamped(ctx: HookContext, relpath: str, entry: dict[str, Any]) -> dict[str, Any]:
+    try:
+        info = os.stat(os.path.join(ctx.project_dir, relpath))
+    except OSError:
+        return entry
+    return {**entry, "mtime_ns": info.st_mtime_ns, "size": info.st_size}
+
+
+def _recheck_workflow(ctx: HookContext, cache: dict[str, Any], moment: dt.datetime, problems: list[str]) -> None:
+    """Below WARNING: when the workflow the cache last knew (or knew as unreadable) changed, search again,
+    so that a live workflow that can no longer be read (or can again) is known at once. One ``stat`` when
+    nothing changed; nothing at all when the cache knows no workflow."""
+    known = cache.get("unreadable") or cache.get("workflow")
+    if not isinstance(known, dict) or not isinstance(known.get("path"), str):
+        return
+    if os.environ.get(WORKFLOW_ENV) or ctx.settings.live_workflow:
+        return  # a named or pinned file is read at WARNING and above, as before
+    if _stamped(ctx, known["path"], {}) == {"mtime_ns": known.get("mtime_ns"), "size": known.get("size")}:
+        return
+    try:
+        _workflow(ctx, cache, moment, problems)
+    except HookError as exc:
+        problems.append(str(exc))
+
+
+def _unreadable_text(cache: dict[str, Any]) -> str | None:
+    broken = cache.get("unreadable")
+    if not isinstance(broken, dict) or not isinstance(broken.get("path"), str):
+        return None
+    from ctxres.state.live import unreadable_text
+
+    return unreadable_text(broken["path"], str(broken.get("reason") or "it does not parse"))
 
 
 # --------------------------------------------------------------------------- the monitor text

@@ -40,9 +40,15 @@ def _check(ctx: HookContext, path: str, problems: list[str]) -> dict[str, Any]:
     if not is_workflow_file(ctx, path):
         return {}
     from ctxres.hooks import monitor
-    from ctxres.hooks.context import read_yaml
+    from ctxres.hooks.context import HookError, read_yaml
 
-    data = read_yaml(path)
+    try:
+        data = read_yaml(path)
+    except HookError as exc:  # just written, so the workflow being worked on: the model is told, with the place
+        from ctxres.state.orchestration import unreadable_text
+
+        reason = str(exc).removeprefix(f"cannot read {os.path.basename(path)}: ")
+        return additional_context(ctx.event, unreadable_text(ctx.relative(path), reason))
     facts = monitor.workflow_facts(data)
     if facts is None or not monitor.is_active(facts):
         return {}

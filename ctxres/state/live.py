@@ -168,6 +168,43 @@ class WorkflowChoice:
         return _relative(os.path.join(root, relpath), cwd)
 
 
+class WorkflowReadError(Exception):
+    """Raised by a ``read`` given to :func:`find_live_workflow` when a workflow file cannot be read; the
+    message is the reason, with its line and column when the parser gives them."""
+
+
+class UnreadableWorkflow(Exception):
+    """The live workflow cannot be read: :func:`find_live_workflow` names it rather than resume another.
+
+    A workflow file that cannot be read is the live one when the hooks' cache last knew it as live, or
+    when what its text still says (:func:`ctxres.state.workflow_times.text_facts`) is a live status and an
+    update time no older than every readable live workflow's (it is the one being worked on).
+    Every command and hook says :meth:`sentence` instead of serving an older workflow."""
+
+    def __init__(self, path: str, relpath: str, reason: str) -> None:
+        super().__init__(unreadable_sentence(relpath, reason))
+        self.path = path
+        self.relpath = relpath
+        self.reason = reason
+
+    def sentence(self) -> str:
+        """``the live workflow docs/ORCHESTRATION.yaml cannot be read: <reason at line:col>; fix it``."""
+        return str(self)
+
+
+def unreadable_sentence(relpath: str, reason: str) -> str:
+    """What every command and hook says of a live workflow that cannot be read."""
+    return f"the live workflow {relpath} cannot be read: {reason}; fix it"
+
+
+def unreadable_text(relpath: str, reason: str) -> str:
+    """What a session is told instead of a resumption prompt when the live workflow cannot be read."""
+    return (
+        f"ctxres: {unreadable_sentence(relpath, reason)} (`ctxres check {relpath}` shows the error). No other "
+        "workflow is resumed in its place, and no checkpoint can be written from it until it can be read."
+    )
+
+
 def _relative(path: str, root: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
@@ -227,10 +264,9 @@ def workflow_files(
 
 
 # What a search remembers of a candidate file (the hooks keep it in their cache, keyed by the
-# file's path relative to the project): [size, mtime_ns, status or None, live, content time or None].
-# A file whose size and mtime did not change is not parsed again; an unreadable file is remembered
-# as not live until it changes, and a known file that can no longer be read (caught mid-write) keeps
-# what was known of it until it can be read again.
+# file's path relative to the project): [size, mtime_ns, status or None, live, content time or None],
+# and a sixth item, the reason, for a file that cannot be read (with what was known of it before:
+# whether it was live). A file whose size and mtime did not change is not parsed again.
 if TYPE_CHECKING:  # pragma: no cover
     Known = dict[str, list[Any]]
 
@@ -246,10 +282,49 @@ class _Candidate:
         self.data = data  # None unless parsed during this search
 
 
+class _Unreadable:
+    __slots__ = ("live", "path", "reason", "relpath", "time", "was_live")
+
+    def __init__(self, path: str, relpath: str, entry: list[Any]) -> None:
+        self.path = path
+        self.relpath = relpath
+        from ctxres.state.orchestration import LIVE_STATUSES, workflow_meaning
+
+        self.live = workflow_meaning(entry[2]) in LIVE_STATUSES  # what its text still says
+        self.was_live = bool(entry[3])  # live when the cache last read it
+        self.time = entry[4] if isinstance(entry[4], str) else None
+        self.reason = str(entry[5])
+
+
 def _remembered(entry: object, info: os.stat_result) -> list[Any] | None:
-    if isinstance(entry, list) and len(entry) == 5 and entry[0] == info.st_size and entry[1] == info.st_mtime_ns:
+    if isinstance(entry, list) and len(entry) in (5, 6) and entry[0] == info.st_size and entry[1] == info.st_mtime_ns:
         return entry
     return None
+
+
+def _read_entry(path: str, read: Callable[[str], Any], info: os.stat_result, previous: object) -> tuple[list[Any], Any]:
+    """A candidate's cache entry and data, read now; an unreadable file's entry carries the reason and
+    whether it was live when last read."""
+    from ctxres.state.workflow_times import content_time
+
+    try:
+        data = read(path)
+    except WorkflowReadError as exc:
+        from ctxres.state.workflow_times import TEXT_SCAN_BYTES, text_facts
+
+        was_live = isinstance(previous, list) and len(previous) >= 5 and bool(previous[3])
+        status = time = None
+        if info.st_size <= TEXT_SCAN_BYTES and (info.st_mode & 0o170000) == 0o100000:  # a regular file only
+            try:
+                with open(path, "rb") as handle:
+                    status, time = text_facts(handle.read(TEXT_SCAN_BYTES).decode("utf-8", "replace"))
+            except OSError:
+                pass
+        return [info.st_size, info.st_mtime_ns, status, was_live, time, str(exc)], None
+    from ctxres.state.orchestration import LIVE_STATUSES, workflow_status_of
+
+    status = workflow_status_of(data) if data is not None else None
+    return [info.st_size, info.st_mtime_ns, status, status in LIVE_STATUSES, content_time(data)], data
 
 
 def _live_candidates(
@@ -260,9 +335,11 @@ def _live_candidates(
     skipped: Iterable[str] | None,
     known: Known | None,
 ) -> list[_Candidate]:
-    """The live workflows among the workflow files, in rank order (:func:`find_live_workflow`)."""
+    """The live workflows among the workflow files, in rank order (:func:`find_live_workflow`); and
+    :class:`UnreadableWorkflow` when the live one cannot be read."""
     seen: Known = {}
     live: list[_Candidate] = []
+    unreadable: list[_Unreadable] = []
     prefix = len(os.path.join(root, ""))  # every file found is under root: its relative path is a slice
     for path in workflow_files(root, patterns, skipped=skipped):
         if accept is not None and not accept(path):
@@ -275,26 +352,42 @@ def _live_candidates(
         entry = _remembered(known.get(rel), info) if known is not None else None
         data = None
         if entry is None:
-            from ctxres.state.workflow_times import content_time
-
-            data = read(path)
-            previous = known.get(rel) if known is not None else None
-            if data is None and isinstance(previous, list) and len(previous) == 5:
-                entry = previous  # caught mid-write: what was known of it stands until it can be read again
-            else:
-                from ctxres.state.orchestration import LIVE_STATUSES, workflow_status_of
-
-                status = workflow_status_of(data) if data is not None else None
-                entry = [info.st_size, info.st_mtime_ns, status, status in LIVE_STATUSES, content_time(data)]
+            entry, data = _read_entry(path, read, info, known.get(rel) if known is not None else None)
         seen[rel] = entry
-        if entry[3]:
+        if len(entry) == 6:
+            unreadable.append(_Unreadable(path, rel, entry))
+        elif entry[3]:
             live.append(_Candidate(path, rel, str(entry[2]), entry[4] if isinstance(entry[4], str) else None, data))
     if known is not None:
         known.clear()
         known.update(seen)
+    _refuse_unreadable(unreadable, live)
     live.sort(key=lambda candidate: candidate.relpath)
     live.sort(key=lambda candidate: candidate.time or "", reverse=True)  # stable: the path breaks ties
     return live
+
+
+def _refuse_unreadable(unreadable: list[_Unreadable], live: list[_Candidate]) -> None:
+    """:class:`UnreadableWorkflow` for the first unreadable file that was live when last read, or whose text
+    says it is live and was updated no earlier than every readable live workflow (it is the one being worked
+    on; a text without an update time outranks only readable files without one); a search never falls back
+    to an older workflow past it. What the texts say, not modification times: every clone decides alike."""
+    times = [candidate.time for candidate in live]
+    newest = max((time for time in times if time is not None), default=None)
+
+    def outranks(broken: _Unreadable) -> bool:
+        if not live:
+            return True
+        if broken.time is None:
+            return newest is None
+        return newest is None or broken.time >= newest
+
+    ranked = sorted(unreadable, key=lambda item: item.relpath)
+    ranked.sort(key=lambda item: item.time or "", reverse=True)  # the newest first; stable: the path breaks ties
+    ranked.sort(key=lambda item: not item.was_live)
+    for broken in ranked:
+        if broken.was_live or (broken.live and outranks(broken)):
+            raise UnreadableWorkflow(broken.path, broken.relpath, broken.reason)
 
 
 def find_live_workflow(
@@ -325,10 +418,13 @@ def find_live_workflow(
        come after those that do, by path. Modification times are never used: git does not keep
        them, and every clone of a commit must name the same workflow.
 
-    ``read(path)`` returns a file's parsed data, or None when it cannot be read (such a file is
-    skipped). ``accept(path)`` may refuse a path (a hook refuses one that a symlink takes out of
-    the project). ``known`` (the hooks' cache) remembers each candidate's status and content time by
-    its size and mtime, so that an unchanged file is not parsed again; it is updated in place.
+    ``read(path)`` returns a file's parsed data, None to skip the file, or raises :class:`WorkflowReadError`
+    when it cannot be read: such a file is :class:`UnreadableWorkflow` (raised) when it was live when last
+    read (``known``), or when its text says it is live and was updated no earlier than every readable live
+    workflow (:func:`_refuse_unreadable`), and skipped otherwise.
+    ``accept(path)`` may refuse a path (a hook refuses one that a symlink takes out of the project).
+    ``known`` (the hooks' cache) remembers each candidate's status and content time by its size and mtime,
+    so that an unchanged file is not parsed again; it is updated in place.
     ``load=False``: the chosen file is not parsed only to fill :attr:`WorkflowChoice.data` (None
     unless this search parsed it).
     """
@@ -338,7 +434,10 @@ def find_live_workflow(
         path = named if os.path.isabs(named) else os.path.join(root, named)
         if accept is not None and not accept(path):
             return None
-        data = read(path)
+        try:
+            data = read(path)
+        except WorkflowReadError:
+            return None
         if data is None:
             return None
         from ctxres.state.orchestration import workflow_status_of
@@ -350,8 +449,11 @@ def find_live_workflow(
     while ranked:
         best = ranked[0]
         if best.data is None and load:
-            best.data = read(best.path)
-            if best.data is None:  # changed since it was remembered, and no longer readable
+            try:
+                best.data = read(best.path)
+            except WorkflowReadError as exc:  # changed since it was remembered, and no longer readable
+                raise UnreadableWorkflow(best.path, best.relpath, str(exc)) from None
+            if best.data is None:
                 ranked.pop(0)
                 continue
         tied = best.time is not None and len(ranked) > 1 and ranked[1].time == best.time

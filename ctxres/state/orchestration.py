@@ -21,11 +21,15 @@ from ctxres.defaults import WORKFLOW_ENV as WORKFLOW_ENV  # re-exported: the one
 from ctxres.state.live import MAX_WALK_ENTRIES as MAX_WALK_ENTRIES  # re-exported: the search, ctxres.state.live
 from ctxres.state.live import ORCHESTRATION_PATTERNS as ORCHESTRATION_PATTERNS
 from ctxres.state.live import PROTOCOL_DOCS_FOLDER as PROTOCOL_DOCS_FOLDER
+from ctxres.state.live import UnreadableWorkflow as UnreadableWorkflow
 from ctxres.state.live import WorkflowChoice as WorkflowChoice
+from ctxres.state.live import WorkflowReadError as WorkflowReadError
 from ctxres.state.live import find_live_workflow as find_live_workflow
 from ctxres.state.live import is_example_path as is_example_path
 from ctxres.state.live import matches_pattern as matches_pattern
 from ctxres.state.live import no_live_workflow as no_live_workflow
+from ctxres.state.live import unreadable_sentence as unreadable_sentence
+from ctxres.state.live import unreadable_text as unreadable_text
 from ctxres.state.live import workflow_files as workflow_files
 
 TYPE_CHECKING = False

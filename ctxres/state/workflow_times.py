@@ -71,3 +71,45 @@ def shown(stamp: str) -> str:
     """``2026-11-20T10:00:00Z`` for a :func:`sortable` string (seconds; the fraction when there is one)."""
     seconds, _, fraction = stamp.rstrip("Z").partition(".")
     return f"{seconds}.{fraction.rstrip('0')}Z" if fraction.strip("0") else f"{seconds}Z"
+
+
+_TIME_KEYS = frozenset({"updated_at", "last_updated"})
+TEXT_SCAN_BYTES = 2 * 1024 * 1024  # a workflow file that cannot be parsed is scanned up to this size
+
+
+def text_facts(text: str) -> tuple[str | None, str | None]:
+    """What the text of a workflow file that cannot be parsed still says, line by line: its status word
+    (``workflow_status:`` of the resumption section, else ``status:`` directly under the top-level
+    ``workflow:``) and its newest update time (any ``updated_at``/``last_updated`` value, as
+    :func:`sortable` writes it). Deterministic (the same text in every clone); None when not found."""
+    section_status: str | None = None
+    workflow_status: str | None = None
+    in_workflow = False
+    child_indent = -1
+    times: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        key, colon, value = stripped.partition(":")
+        key = key.strip().strip("\"'").lstrip("- ")
+        if indent == 0:
+            in_workflow, child_indent = key == "workflow" and not value.strip(), -1
+            continue
+        if not colon:
+            continue
+        value = value.split(" #", 1)[0].strip().strip("\"'")
+        if key == "workflow_status" and section_status is None:
+            section_status = value
+        elif key == "status" and in_workflow and workflow_status is None:
+            child_indent = indent if child_indent < 0 else child_indent
+            if indent == child_indent:
+                workflow_status = value
+        elif key in _TIME_KEYS:
+            stamp = sortable(value)
+            if stamp is not None:
+                times.append(stamp)
+        if in_workflow and child_indent < 0:
+            child_indent = indent
+    return section_status or workflow_status, (max(times) if times else None)

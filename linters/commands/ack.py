@@ -12,6 +12,7 @@ from ctxres import ack
 from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.project import inside, project_root
 from ctxres.state import checkpoints as cp
+from ctxres.state import orchestration
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -73,7 +74,10 @@ def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
         return given.resolve(), None
     root = project_folder(Path.cwd())
     config = load_config(root)
-    choice = ack.live_workflow(root, config)
+    try:
+        choice = ack.live_workflow(root, config)
+    except orchestration.UnreadableWorkflow as exc:
+        raise ack.AckError(f"{exc.sentence()}, then run `ctxres ack` again (nothing was merged)") from None
     if choice is None:
         for skipped in ack.workflows_outside(root, config):
             _refuse_outside(skipped, root)  # say why that file was not used, rather than "none found"

@@ -13,6 +13,7 @@ from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.layers import (
     MISCONFIGURED,
     MISSING,
+    UNREADABLE,
     UNVERIFIED,
     Layer,
     diagnose,
@@ -92,13 +93,13 @@ def run(args: argparse.Namespace) -> int:
         + check_precommit_setup(root.resolve())
         + ([tracked] if tracked is not None else [])
     )
-    workflow = live_workflow(root.resolve(), config)  # informative: never makes the doctor fail
+    workflow = live_workflow(root.resolve(), config)  # informative, unless it cannot be read
     statusline = statusline_note(root.resolve())  # informative too: the person's view, not a layer
     if args.output_format == "json":
         print(
             json.dumps(
                 {
-                    "ok": all(r.ok for r in rows),
+                    "ok": all(r.ok for r in rows) and workflow.status != UNREADABLE,
                     "layers": [{"layer": r.layer, "status": r.status, "detail": r.detail, "fix": r.fix} for r in rows],
                     "workflow": workflow.as_json(),
                     "statusline": {"status": statusline[0], "note": statusline[1]},
@@ -115,8 +116,9 @@ def run(args: argparse.Namespace) -> int:
             if row.fix:
                 print(f"{'':<{width}}  {'':<13} fix: {row.fix}")
         print(f"{'statusline':<{width}}  {statusline[0]:<13} {statusline[1]}")
-        print(f"{'workflow':<{width}}  {'live' if workflow.path else 'none':<13} {workflow.note}")
+        state = "unreadable" if workflow.status == UNREADABLE else "live" if workflow.path else "none"
+        print(f"{'workflow':<{width}}  {state:<13} {workflow.note}")
         print()
         for line in summary(rows):
             print(line)
-    return 0 if all(r.ok for r in rows) else 1
+    return 0 if all(r.ok for r in rows) and workflow.status != UNREADABLE else 1

@@ -28,6 +28,7 @@ from ctxres.prompts import (
 )
 from ctxres.redact import redact, redact_value
 from ctxres.state import checkpoints as cp
+from ctxres.state import orchestration
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
@@ -93,7 +94,10 @@ def _workflow(args: argparse.Namespace) -> Path:
         return named.resolve()
     root = _root()
     config = load_config(root)
-    choice = ack.live_workflow(root, config)
+    try:
+        choice = ack.live_workflow(root, config)
+    except orchestration.UnreadableWorkflow as exc:
+        raise PromptError(f"{exc.sentence()} (or name another workflow with --file)") from None
     if choice is None:
         raise PromptError(f"{ack.no_live_workflow(root, config)}; name one with --file")
     _note(choice.note(os.getcwd()))
@@ -175,7 +179,10 @@ def template2(args: argparse.Namespace) -> str | None:
         named = prompt_data.orchestration_reference(data)
         workflow = named if named and (root / named).is_file() else ""
         if not workflow:
-            choice = ack.live_workflow(root, config)
+            try:
+                choice = ack.live_workflow(root, config)
+            except orchestration.UnreadableWorkflow as exc:
+                raise PromptError(f"{exc.sentence()} (or name the workflow with --file)") from None
             if choice is not None:
                 _note(choice.note(os.getcwd()))
             workflow = cp.relative_reference(Path(choice.path), root) if choice else "ORCHESTRATION.yaml"

@@ -28,6 +28,7 @@ from ctxres.linters.rules.reinject import budget as reinject_budget
 from ctxres.project import project_root
 from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import resumption_reminder, scan
+from ctxres.state import orchestration
 from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
 
 TYPE_CHECKING = False
@@ -360,6 +361,9 @@ def diagnose(root: Path, config: Config) -> list[Layer]:
     ]
 
 
+UNREADABLE = "UNREADABLE"  # the status of a live workflow that cannot be read (the doctor fails)
+
+
 class LiveWorkflow(FrozenRecord):
     """The doctor's line about the workflow: the one the hooks, ``ack`` and ``prompt`` act on.
 
@@ -385,7 +389,10 @@ class LiveWorkflow(FrozenRecord):
 
 def live_workflow(root: Path, config: Config) -> LiveWorkflow:
     """Which live workflow the hooks and commands of the repository at ``root`` act on, and why."""
-    choice = ack.live_workflow(root, config)
+    try:
+        choice = ack.live_workflow(root, config)
+    except orchestration.UnreadableWorkflow as exc:
+        return LiveWorkflow(exc.relpath, UNREADABLE, (), exc.sentence())
     if choice is None:
         return LiveWorkflow(None, "", (), ack.no_live_workflow(root, config))
     return LiveWorkflow(choice.relpath, choice.status, tuple(choice.others), choice.note())

@@ -435,3 +435,41 @@ def test_a_pin_that_names_no_readable_file_is_said_and_never_replaced_by_the_sea
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and "live-workflow in .ctxres.toml names projects/PROJ-009/ORCHESTRATION.yaml" in lines[0]
     assert "the hooks do not guess another one" in lines[0]
+
+
+def test_a_broken_live_workflow_is_named_by_every_command_not_replaced(project: Path) -> None:
+    """The most recently updated live workflow (by the times its text still shows) cannot be read (an
+    unclosed quote): `prompt`, `ack`, `doctor` and the hooks name it with the place of the error, and none of
+    them acts on the older live workflow; its file's modification time plays no part."""
+    other = second_workflow(project)
+    other.write_text(other.read_text().replace("resumption:", 'note: "unclosed\nresumption:', 1))
+    older = (project / REAL).stat().st_mtime - HOUR_AHEAD
+    os.utime(other, (older, older))
+    sentence = f"the live workflow {OTHER} cannot be read: invalid YAML: "
+    prompt = ctxres("prompt", cwd=project, env=env())
+    assert prompt.returncode != 0 and prompt.stdout == ""
+    assert sentence in prompt.stderr and " at line " in prompt.stderr and "; fix it" in prompt.stderr
+    assert REAL not in prompt.stderr
+    before = (project / REAL).read_text()
+    acked = ctxres("ack", cwd=project, env=env())
+    assert acked.returncode != 0 and sentence in acked.stderr
+    assert (project / REAL).read_text() == before  # nothing merged into the other workflow
+    code, report = doctor_json(project)
+    assert code == 1 and report["ok"] is False
+    assert report["workflow"]["path"] == OTHER and report["workflow"]["status"] == "UNREADABLE"
+    assert report["workflow"]["note"].startswith(sentence)
+    text = ctxres("doctor", cwd=project, env=env())
+    rows = text.stdout.splitlines()
+    assert any(row.startswith("workflow") and "unreadable" in row and sentence in row for row in rows)
+    context = session_start(project)
+    assert context is not None and sentence in context and REAL not in context
+
+
+def test_a_broken_workflow_updated_before_the_live_one_is_not_the_live_one(project: Path) -> None:
+    """Broken PROJ-002 (its text: ACTIVE, updated before PROJ-003): PROJ-003 stays the live workflow."""
+    second_workflow(project)
+    real = project / REAL
+    real.write_text(real.read_text().replace("resumption:", 'note: "unclosed\nresumption:', 1))
+    touch(real)
+    prompt = ctxres("prompt", cwd=project, env=env())
+    assert prompt.returncode == 0 and f"using {OTHER}" in prompt.stderr

@@ -116,10 +116,10 @@ def test_ack_refuses_a_workflow_file_with_an_invalid_tagged_value(
     target.write_text(target.read_text("utf-8").replace("workflow:", "schema_version: !!int x\nworkflow:", 1))
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     monkeypatch.chdir(root)
-    assert main(["ack", "--all", "--now", "2026-03-02T11:30:00Z"]) == 2  # not found as an active workflow
+    assert main(["ack", "--all", "--now", "2026-03-02T11:30:00Z"]) == 1  # the live workflow cannot be read
     assert main(["ack", "--all", "--now", "2026-03-02T11:30:00Z", "--file", str(target)]) == 1
     err = capsys.readouterr().err
     assert "internal error" not in err
-    assert "no ORCHESTRATION file (examples and templates aside) has workflow status ACTIVE or PAUSED" in err
+    assert "the live workflow projects/PROJ-002/ORCHESTRATION.yaml cannot be read: " in err
     assert "refused, nothing changed" in err and "a tagged value is invalid" in err
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before

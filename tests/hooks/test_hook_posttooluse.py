@@ -198,11 +198,15 @@ def test_garbage_stdin(tmp_path: Path) -> None:
     assert len(run.stderr_lines) == 1
 
 
-def test_unparsable_workflow_file(tmp_path: Path) -> None:
+def test_unparsable_workflow_file_is_named_to_the_model(tmp_path: Path) -> None:
+    """A write that leaves the workflow file unreadable: the model is told which file, where, and to fix it."""
     project = workspace(tmp_path, text="resumption: [unclosed\n")
     run = run_hook(EVENT, tool_payload(project, _path(project)), project)
-    assert run.output == {}
-    assert len(run.stderr_lines) == 1 and "ORCHESTRATION.yaml" in run.stderr_lines[0]
+    context = run.context or ""
+    rel = Path(_path(project)).relative_to(project).as_posix()
+    assert context.startswith(f"ctxres: the live workflow {rel} cannot be read: invalid YAML: "), context
+    assert " at line 1:22; fix it" in context
+    assert run.stderr_lines == []
 
 
 def test_unwritable_state_dir_still_gives_the_hint(tmp_path: Path) -> None:

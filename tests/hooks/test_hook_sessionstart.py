@@ -382,3 +382,47 @@ def test_the_template_ctxres_init_writes_is_never_the_workflow(tmp_path: Path) -
     prompt, result = start(root, "startup")
     assert prompt is not None and result.stderr == ""
     assert prompt.startswith(TEMPLATE1_HEAD) and "Workflow: using" not in prompt
+
+
+# --- a live workflow that cannot be read: named, never replaced by an older one -----------------
+
+
+def _break(path: Path) -> None:
+    """An unclosed quote, the way a hand edit leaves one."""
+    path.write_text(path.read_text().replace("resumption:", 'note: "unclosed\nresumption:', 1))
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "compact"])
+def test_the_broken_live_workflow_is_named_instead_of_an_older_one(tmp_path: Path, source: str) -> None:
+    """The most recently updated workflow (by the times its text still shows) cannot be read: the session is
+    told so, with the place, and the older live workflow beside it is not resumed in its place."""
+    root = workspace(tmp_path)
+    _second_workflow(
+        root, "old/ORCHESTRATION.yaml", status="PAUSED", mtime=4_000_000_000, updated="2026-02-17T10:00:00Z"
+    )
+    _break(root / "ORCHESTRATION.yaml")
+    if source == "compact":
+        put_checkpoint(root, 2)
+    text, result = start(root, source)
+    assert text is not None, result.stderr
+    assert "old/ORCHESTRATION.yaml" not in text
+    assert TEMPLATE1_HEAD not in text
+    expected = "ctxres: the live workflow ORCHESTRATION.yaml cannot be read: invalid YAML: "
+    line = next(line for line in text.splitlines() if line.startswith(expected))
+    assert " at line " in line and "; fix it (`ctxres check ORCHESTRATION.yaml` shows the error)." in line
+    if source == "compact":
+        assert ALERT_HEAD in text  # the checkpoint itself is still announced
+
+
+@pytest.mark.parametrize(
+    ("status", "updated"), [("COMPLETE", "2026-02-17T12:00:00Z"), ("ACTIVE", "2026-02-17T10:00:00Z")]
+)
+def test_a_broken_workflow_that_is_finished_or_older_is_skipped(tmp_path: Path, status: str, updated: str) -> None:
+    """A broken workflow file whose text says it is finished, or was updated before the readable live workflow,
+    is not the live one (however recently its file was touched)."""
+    root = workspace(tmp_path)
+    broken = _second_workflow(root, "old/ORCHESTRATION.yaml", status=status, updated=updated)
+    _break(broken)
+    os.utime(broken, (4_000_000_000, 4_000_000_000))
+    text, _ = start(root, "startup")
+    assert text is not None and TEMPLATE1_HEAD in text and "cannot be read" not in text

@@ -416,15 +416,20 @@ def test_ctxres_orchestration_names_the_file(tmp_path: Path) -> None:
     assert "Last checkpoint: CP-001" in (run.context or "")
 
 
-def test_a_broken_workflow_file_keeps_the_cached_facts_and_says_why(tmp_path: Path) -> None:
-    """A file caught mid-write stays the live workflow (what was known of it stands) until it can be read."""
+def test_a_broken_live_workflow_is_named_not_served_from_the_cache(tmp_path: Path) -> None:
+    """The live workflow that can no longer be read is named to the model (with its place), never served from
+    what the cache knew of it; below WARNING too, once the cache knows the workflow."""
     project = workspace(tmp_path)
     payload = prompt_payload(project, fill_transcript(tmp_path, 131_400))
     run_hook(EVENT, payload, project)
     (project / WORKFLOW).write_text("resumption: [unclosed\n")
     run = run_hook(EVENT, payload, project)
-    assert "Last checkpoint: CP-001" in (run.context or "")
-    assert len(run.stderr_lines) == 1 and "ORCHESTRATION.yaml" in run.stderr_lines[0]
+    context = run.context or ""
+    assert "Last checkpoint: CP-001" not in context
+    assert context.startswith(f"ctxres: the live workflow {WORKFLOW} cannot be read: invalid YAML: "), context
+    assert " at line 1:" in context and "; fix it (`ctxres check" in context
+    low = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 20_000)), project)
+    assert (low.context or "").startswith(f"ctxres: the live workflow {WORKFLOW} cannot be read")
 
 
 # --------------------------------------------------------------------------- failures: exit 0, valid output, one line

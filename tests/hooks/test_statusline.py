@@ -171,9 +171,24 @@ def test_huge_workflow_file_is_not_read(project: Path) -> None:
     assert the_line(run_line(project, document(project))) == "ctx 95% COMPACTION"
 
 
-def test_broken_workflow_file_is_left_out(project: Path) -> None:
+def test_broken_workflow_file_that_says_nothing_is_left_out(project: Path) -> None:
     (project / "ORCHESTRATION.yaml").write_text("workflow: [unclosed\n  : :", "utf-8")
     assert the_line(run_line(project, document(project))) == "ctx 95% COMPACTION"
+
+
+def test_a_broken_live_workflow_is_named_with_its_place(project: Path) -> None:
+    (project / "ORCHESTRATION.yaml").write_text('workflow:\n  status: "ACTIVE"\nresumption: [unclosed\n', "utf-8")
+    line = the_line(run_line(project, document(project)))
+    assert line == "ctx 95% COMPACTION │ ORCHESTRATION.yaml cannot be read at 3:22: fix it"
+
+
+def test_a_live_workflow_that_breaks_is_named_not_its_cached_facts(project: Path) -> None:
+    """The cache knew the file as live: once it cannot be read, the line says so (no older view)."""
+    assert "feat015-licmig-20260217-001" in the_line(run_line(project, document(project)))
+    path = project / "ORCHESTRATION.yaml"
+    path.write_text(path.read_text("utf-8").replace("resumption:", 'note: "unclosed\nresumption:', 1), "utf-8")
+    line = the_line(run_line(project, document(project)))
+    assert "feat015" not in line and "ORCHESTRATION.yaml cannot be read at" in line
 
 
 def test_the_parse_is_remembered_between_runs(project: Path) -> None:
