@@ -273,7 +273,6 @@ def _workflow(
         found = find_workflow(ctx, known=known, load=False)
     except UnreadableWorkflowError as exc:  # named on every prompt until it is fixed; no other workflow served
         cache["candidates"] = known
-        cache["searched_at"] = iso(moment)
         cache["workflow"] = None
         cache["unreadable"] = _stamped(ctx, exc.relpath, {"path": exc.relpath, "reason": exc.reason})
         return None
