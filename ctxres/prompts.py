@@ -238,13 +238,19 @@ def _pending_decision_lines(decisions: Sequence[Any]) -> list[str]:
 
 
 def _shorten(lines: list[str], keep_chars: int) -> list[str]:
-    """The first ``keep_chars`` characters of a free-text block, cut at a word, marked with '...'."""
+    """The first ``keep_chars`` characters of a free-text block, cut at a word, marked with '...'. A command or
+    path in backticks is kept whole or left out, never cut in the middle."""
     text = " ".join(line.strip() for line in lines)
     if len(text) <= keep_chars:
         return lines
     import textwrap
 
-    return _wrap(textwrap.shorten(text, max(keep_chars, 20), placeholder=" ..."), "", "")
+    short = textwrap.shorten(text, max(keep_chars, 20), placeholder=" ...")
+    kept = short.removesuffix(" ...")
+    if kept.count("`") % 2:  # the cut fell inside a `command`: end before it
+        kept = kept[: kept.rfind("`")].rstrip()
+        short = f"{kept} ..." if kept else "..."
+    return _wrap(short, "", "")
 
 
 def render_template2(

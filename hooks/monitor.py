@@ -45,7 +45,6 @@ docs/formats.md, "Tokens per quality-gate iteration".
 MAX_HEAD_BYTES = 64 * 1024
 """Bytes read from the start of a transcript to find when the session started."""
 _MAX_VALUE_CHARS = 40
-_MAX_PATH_CHARS = 48
 
 
 # --------------------------------------------------------------------------- files
@@ -408,10 +407,6 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _clip_path(path: str, limit: int = _MAX_PATH_CHARS) -> str:
-    return path if len(path) <= limit else "..." + path[-(limit - 3) :]
-
-
 def short_reason(reason: str) -> str:
     """A staleness reason without its leading "`updated_at` <time> is", which the monitor shows already."""
     head = "`updated_at` "
@@ -483,7 +478,7 @@ def resumption_lines(*, facts: dict[str, Any] | None, updated_age: str | None, s
     """The monitor's lines about the resumption section of the workflow file (``facts``)."""
     if facts is None:
         return ["Resumption: no ACTIVE or PAUSED ORCHESTRATION file found in the project"]
-    shown = _clip_path(str(facts.get("path")))
+    shown = str(facts.get("path"))  # whole: it stands in a command the model runs
     if facts.get("version") is None:
         return [f"Resumption: {shown} has no resumption section"]
     lines = [f"Last checkpoint: {_clip(facts.get('last_checkpoint') or 'none recorded', _MAX_VALUE_CHARS)}"]
@@ -504,7 +499,7 @@ def resumption_lines(*, facts: dict[str, Any] | None, updated_age: str | None, s
 
 def stale_action(path: str) -> str:
     """The extra recommended action when the resumption section is STALE or CRITICAL."""
-    return f"In {_clip_path(path)}: set recovery_state.updated_at and the fields that changed."
+    return f"In {path}: set recovery_state.updated_at and the fields that changed."
 
 
 def age_text(updated_at: str | None, now: Any) -> str:

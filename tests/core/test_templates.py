@@ -111,6 +111,24 @@ def test_template2_shortens_free_text_only_to_stay_under_the_ceiling() -> None:
     assert " ..." in text
 
 
+@pytest.mark.parametrize("filler", [0, 7, 23, 61, 150, 333, 700])
+def test_a_command_in_shortened_free_text_is_whole_or_left_out(filler: int) -> None:
+    """Wherever the cut falls, a `command` with a path in the critical context is never cut in its middle."""
+    command = "`ctxres migrate projects/PROJ-005-markdown-ast/ORCHESTRATION.yaml --write`"
+    big = copy.deepcopy(CHECKPOINT)
+    big["recovery_instructions"]["critical_context"] = (
+        "x " * filler + f"Before anything else run {command} then ack. " + "The revision was half done. " * 120
+    )
+    big["accumulated_context"]["decisions_since_last_checkpoint"] = [
+        {"id": f"RD-{n:03d}", "summary": "Keep the copyright holder aligned everywhere " * 5} for n in range(1, 20)
+    ]
+    text = render_template2(big, checkpoint_path="c.json", orchestration_path="o.yaml")
+    assert estimate_tokens(text) <= TEMPLATE2_CEILING
+    joined = " ".join(text.split())
+    assert joined.count("`") % 2 == 0
+    assert command in joined or "ctxres migrate" not in joined
+
+
 def test_missing_values_render_as_unknown_not_as_errors() -> None:
     text = render_template2({}, checkpoint_path="c.json", orchestration_path="o.yaml")
     assert "PRE-COMPACTION FILL: unknown" in text and "LAST SCORE: none (between gates)" in text

@@ -17,6 +17,7 @@ import pytest
 from ctxres.hooks import monitor
 from ctxres.tokens import estimate_tokens
 
+from ..conftest import CORPUS
 from .claude_session import (
     FIXTURE_UPDATED_AT,
     NOW,
@@ -573,3 +574,16 @@ def test_the_cache_is_not_rewritten_by_a_prompt_that_changes_nothing(tmp_path: P
         assert "CONTEXT STATUS" in (run_hook(EVENT, payload, project, now=moment).context or "")
         assert _state(project)["timestamp"] == moment
     assert cache_file.stat().st_mtime_ns == 1 and cache_file.read_bytes() == written
+
+
+def test_a_command_with_a_long_path_is_given_whole(tmp_path: Path) -> None:
+    """The monitor's `ctxres migrate PATH --write` for a v1.0 section under a deep folder: the path whole."""
+    text = (CORPUS / "orchestration" / "002-PROJ-001-oss-release.yaml").read_text()
+    project = tmp_path / "proj"
+    deep = "projects/PROJ-005-markdown-ast/work/EPIC-001-parser-rewrite/FEAT-003-tables/ORCHESTRATION.yaml"
+    (project / deep).parent.mkdir(parents=True)
+    (project / deep).write_text(text.replace('status: "COMPLETE"', 'status: "ACTIVE"', 1), "utf-8")
+    run = run_hook(EVENT, prompt_payload(project, fill_transcript(tmp_path, 131_400)), project)
+    context = run.context or ""
+    assert f"`ctxres migrate {deep} --write`" in context, context
+    assert "..." not in context
