@@ -253,6 +253,37 @@ def _shorten(lines: list[str], keep_chars: int) -> list[str]:
     return _wrap(short, "", "")
 
 
+def _alert_head(elsewhere: str | None) -> list[str]:
+    """The alert's first lines: the compaction this session went through, or (``elsewhere``: when another
+    session wrote the checkpoint) what is true for a session that was not compacted."""
+    if elsewhere is None:
+        return [
+            "<compaction-alert>",
+            "CONTEXT COMPACTION OCCURRED. Some conversation history was compressed by Claude Code.",
+            "You may have lost track of recent work. Re-orient using the data below.",
+        ]
+    return [
+        "<compaction-alert>",
+        f"A CHECKPOINT IS NOT MERGED YET. Another session wrote it at {elsewhere}, before its context was",
+        "compacted; this session's context was not compacted. The checkpoint's data is not in the resumption",
+        "section yet: read it, then merge it (below).",
+    ]
+
+
+def _ack_step(event_total: int, orchestration_path: str, v1_section: bool) -> str:
+    """The step that merges the checkpoint(s): ``ctxres ack``, after ``ctxres migrate`` for a v1.0 section."""
+    plural = event_total > 1
+    ack = f"`ctxres ack{' --all' if plural else ''}`"
+    them = "them" if plural else "it"
+    what = f"merge the checkpoint{'s' if plural else ''} into the resumption section and acknowledge {them}"
+    if v1_section:
+        return (
+            f"3. Run `ctxres migrate {orchestration_path} --write` (its v1.0 section has no compaction events), "
+            f"then {ack} to {what}"
+        )
+    return f"3. Run {ack} to {what}"
+
+
 def render_template2(
     checkpoint: Mapping[str, Any],
     *,
@@ -261,13 +292,16 @@ def render_template2(
     event_number: int = 1,
     event_total: int = 1,
     after_fill: Sequence[str] = (),
+    elsewhere: str | None = None,
+    v1_section: bool = False,
 ) -> str:
     """Template 2, the ``<compaction-alert>``, from a checkpoint file (seed layout).
 
     ``after_fill``: lines put after the pre-compaction fill (the SessionStart hook says there how
     full the context is after the compaction). Within the 500-token hard ceiling: the
     critical-context and pending-decision texts are shortened when needed; the structured fields
-    are never cut.
+    are never cut. ``elsewhere``: the time another session wrote the checkpoint, for a session that was not
+    compacted itself (a new one); ``v1_section``: the workflow's section is v1.0 (migrate it before ``ack``).
     """
     trigger = _mapping(checkpoint.get("trigger"))
     context = _mapping(checkpoint.get("context_state"))
@@ -280,12 +314,8 @@ def render_template2(
     pending = _pending_decision_lines(_sequence(accumulated.get("decisions_since_last_checkpoint")))
 
     def build(critical_lines: list[str], pending_lines: list[str]) -> str:
-        lines = [
-            "<compaction-alert>",
-            "CONTEXT COMPACTION OCCURRED. Some conversation history was compressed by Claude Code.",
-            "You may have lost track of recent work. Re-orient using the data below.",
-        ]
-        if event_total > 1:
+        lines = _alert_head(elsewhere)
+        if event_total > 1 and elsewhere is None:
             lines.append(f"COMPACTION EVENT: {event_number} of {event_total} this session")
         lines += [
             "",
@@ -310,9 +340,7 @@ def render_template2(
             "IMMEDIATE ACTIONS:",
             f"1. Read checkpoint file: {checkpoint_path}",
             f"2. Read ORCHESTRATION.yaml resumption section: {orchestration_path}",
-            f"3. Run `ctxres ack{' --all' if event_total > 1 else ''}` to merge the checkpoint"
-            f"{'s' if event_total > 1 else ''} into the resumption section and acknowledge "
-            f"{'them' if event_total > 1 else 'it'}",
+            _ack_step(event_total, orchestration_path, v1_section),
             *_wrap(_value(recovery.get("next_action")), "4. Continue from: ", "   "),
             "</compaction-alert>",
         ]
@@ -330,12 +358,23 @@ def render_template2(
     return text
 
 
-def render_generic_alert(*, orchestration_path: str, reason: str) -> str:
-    """The alert when the checkpoint cannot be read: still tells the session what happened."""
+def render_generic_alert(*, orchestration_path: str, reason: str, elsewhere: bool = False) -> str:
+    """The alert when the checkpoint cannot be read: still tells the session what happened (``elsewhere``:
+    another session's compaction, for a session that was not compacted itself)."""
+    if elsewhere:
+        head = [
+            "<compaction-alert>",
+            "A CHECKPOINT IS NOT MERGED YET. Another session wrote it before its context was compacted;",
+            "this session's context was not compacted. The checkpoint",
+        ]
+    else:
+        head = [
+            "<compaction-alert>",
+            "CONTEXT COMPACTION OCCURRED. Some conversation history was compressed by Claude Code.",
+            "You may have lost track of recent work. The checkpoint written before the compaction",
+        ]
     lines = [
-        "<compaction-alert>",
-        "CONTEXT COMPACTION OCCURRED. Some conversation history was compressed by Claude Code.",
-        "You may have lost track of recent work. The checkpoint written before the compaction",
+        *head,
         *_wrap(f"could not be read ({reason}).", "", ""),
         "",
         "IMMEDIATE ACTIONS:",

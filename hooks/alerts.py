@@ -74,11 +74,15 @@ def with_lines(alert: str, lines: list[str]) -> str:
     return alert[:at] + "".join(f"{line}\n" for line in lines) + alert[at:]
 
 
-def compaction_alert(ctx: HookContext, after_fill: list[str] | None = None) -> str | None:
+def compaction_alert(
+    ctx: HookContext, after_fill: list[str] | None = None, *, own: bool = True, v1_section: bool = False
+) -> str | None:
     """Template 2 for the newest unacknowledged checkpoint ("COMPACTION EVENT: N of M" when several),
     the generic alert when that checkpoint is corrupt, None when nothing is pending. Credentials in
     the checkpoint are redacted. ``after_fill``: lines about the context after the compaction, put
-    after the pre-compaction fill (before the closing tag of the generic alert)."""
+    after the pre-compaction fill (before the closing tag of the generic alert). ``own=False``: the session
+    was not compacted itself (a new session): the alert says another session wrote the checkpoint, and when.
+    ``v1_section``: the workflow's section is v1.0, so the alert names `ctxres migrate ... --write` before ack."""
     pending = pending_checkpoints(ctx)
     if not pending:
         return None
@@ -90,7 +94,9 @@ def compaction_alert(ctx: HookContext, after_fill: list[str] | None = None) -> s
     try:
         data = load_checkpoint(newest)
     except HookError as exc:
-        generic = render_generic_alert(orchestration_path=_workflow_reference(ctx), reason=f"{shown} {exc}")
+        generic = render_generic_alert(
+            orchestration_path=_workflow_reference(ctx), reason=f"{shown} {exc}", elsewhere=not own
+        )
         return redact(with_lines(generic, after_fill or []))
     text = render_template2(
         redact_value(data),
@@ -101,5 +107,7 @@ def compaction_alert(ctx: HookContext, after_fill: list[str] | None = None) -> s
         event_number=len(pending),
         event_total=len(pending),
         after_fill=after_fill or (),
+        elsewhere=None if own else str(data.get("timestamp") or "an unrecorded time"),
+        v1_section=v1_section,
     )
     return redact(text)  # credentials never reach the model, whoever wrote the checkpoint

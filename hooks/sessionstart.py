@@ -218,7 +218,12 @@ def session_opening(ctx: HookContext, record: dict[str, Any]) -> str | None:
     if not _state_dir_refused(ctx):
         newest = newest_pending(ctx)
         if newest is not None and newest != record.get("alerted_checkpoint"):
-            alert = compaction_alert(ctx)
+            from ctxres.hooks.monitor import workflow_facts
+
+            facts = workflow_facts(found.data) or {}
+            # A session this hook never saw compacted (a new one) did not lose anything: another session did.
+            own = bool(record.get("compactions"))
+            alert = compaction_alert(ctx, own=own, v1_section=facts.get("version") == "1.0")
             record["alerted_checkpoint"] = newest
     prompt = None
     if record.get("prompt_delivered") is not True:

@@ -17,6 +17,7 @@ from ctxres.hooks.context import HookContext, Settings
 from ctxres.prompts import TEMPLATE2_CEILING, estimate_tokens
 from ctxres.state import checkpoint_names
 
+from ..conftest import FIXTURES
 from .hook_project import (
     ALERT_HEAD,
     SECRETS,
@@ -33,6 +34,7 @@ from .hook_project import (
 )
 
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
+OTHER_SESSION_HEAD = "<compaction-alert>\nA CHECKPOINT IS NOT MERGED YET. Another session wrote it at "
 
 
 def start(root: Path, source: str, **extra: Any) -> tuple[str | None, subprocess.CompletedProcess[str]]:
@@ -67,7 +69,7 @@ def test_every_documented_source_answers_valid_output(tmp_path: Path, source: st
     elif source == "compact":
         assert text is not None and text.startswith(ALERT_HEAD) and TEMPLATE1_HEAD not in text
     else:  # startup, resume, fork: the alert for the waiting checkpoint first, then Template 1
-        assert text is not None and text.startswith(ALERT_HEAD)
+        assert text is not None and text.startswith(OTHER_SESSION_HEAD)  # this session was not compacted
         _, _, prompt = text.partition("</compaction-alert>\n\n")
         assert prompt.startswith(TEMPLATE1_HEAD)
         assert "WORKFLOW: feat015-licmig-20260217-001" in prompt and "PROJECT: PROJ-001-oss-release" in prompt
@@ -426,3 +428,36 @@ def test_a_broken_workflow_that_is_finished_or_older_is_skipped(tmp_path: Path, 
     os.utime(broken, (4_000_000_000, 4_000_000_000))
     text, _ = start(root, "startup")
     assert text is not None and TEMPLATE1_HEAD in text and "cannot be read" not in text
+
+
+# --- a new session and another session's checkpoint: what is true for it -----------------------
+
+
+def test_a_new_session_is_not_told_it_lost_track_of_anything(tmp_path: Path) -> None:
+    """A teammate's committed, unmerged checkpoint: a brand-new session is told another session wrote it (and
+    when), to read it and run `ctxres ack`; not that its own context was compacted."""
+    root = workspace(tmp_path)
+    put_checkpoint(root, 2)
+    text, _ = start(root, "startup")
+    assert text is not None and text.startswith(OTHER_SESSION_HEAD)
+    assert "CONTEXT COMPACTION OCCURRED" not in text and "You may have lost track" not in text
+    assert "this session's context was not compacted" in text
+    assert "3. Run `ctxres ack` to merge the checkpoint into the resumption section" in text
+
+
+def test_a_session_compacted_itself_still_gets_the_compaction_alert(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    put_checkpoint(root, 2)
+    text, _ = start(root, "compact")
+    assert text is not None and text.startswith(ALERT_HEAD)
+
+
+def test_a_v1_section_names_the_migration_before_ack(tmp_path: Path) -> None:
+    """`ctxres ack` refuses a v1.0 section: the alert names the command that works first, whole."""
+    v1 = (FIXTURES / "corpus" / "orchestration" / "002-PROJ-001-oss-release.yaml").read_text()
+    root = workspace(tmp_path, v1.replace('status: "COMPLETE"', 'status: "ACTIVE"', 1))
+    put_checkpoint(root, 2)
+    text, _ = start(root, "startup")
+    assert text is not None
+    step = "3. Run `ctxres migrate ORCHESTRATION.yaml --write` (its v1.0 section has no compaction events), then"
+    assert step + " `ctxres ack` to merge" in " ".join(text.split()), text
