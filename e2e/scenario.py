@@ -69,8 +69,17 @@ def tool(name: str) -> str:
 
 
 def copy_workspace(target: Path) -> Path:
-    """A copy of the PROJ-001 workspace at ``target`` (no git, no hook settings)."""
+    """A copy of the PROJ-001 workspace at ``target`` (no git, no hook settings), its resumption section last
+    updated an hour ago: a workflow in progress (SessionStart gives a workflow whose state is days old only a
+    few lines), whose section is older than the session and the 30-minute window, as before."""
+    import datetime as dt
+
     shutil.copytree(WORKSPACE, target)
+    workflow = target / WORKFLOW
+    hour_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    text = workflow.read_text("utf-8")
+    assert text.count('updated_at: "2026-02-17T09:00:00Z"') == 1
+    workflow.write_text(text.replace('updated_at: "2026-02-17T09:00:00Z"', f'updated_at: "{hour_ago}"'), "utf-8")
     return target
 
 

@@ -45,6 +45,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (star
     from ctxres.transcript import FillReading
 
 EVENT = "SessionStart"
+OLD_STATE_DAYS = 3
+"""A workflow whose state was last updated longer ago than this gets a few lines, not the full prompt."""
 PLAN_FILE = prompt_data.PLAN_FILE
 SOURCES = ("startup", "resume", "fork", "compact", "clear")  # what Claude Code sends as `source`
 
@@ -227,9 +229,34 @@ def session_opening(ctx: HookContext, record: dict[str, Any]) -> str | None:
             record["alerted_checkpoint"] = newest
     prompt = None
     if record.get("prompt_delivered") is not True:
-        prompt = _with_note(resumption_prompt(ctx, found.path, found.data), found)
+        prompt = _with_note(_aged_prompt(ctx, found), found)
         record["prompt_delivered"] = True
     return "\n".join(text for text in (alert, prompt) if text) or None
+
+
+def _aged_prompt(ctx: HookContext, found: WorkflowChoice) -> str:
+    """Template 1 and a line saying how old the state is; when it is older than :data:`OLD_STATE_DAYS`,
+    a few lines instead (the workflow, its age, how to see the full prompt): a new session is not told to
+    resume, in full, a workflow nobody touched for weeks."""
+    from ctxres.hooks.context import now
+    from ctxres.state.workflow_times import content_time, shown
+    from ctxres.timestamps import format_duration, parse_datetime
+
+    updated = found.updated or content_time(found.data)
+    moment = parse_datetime(shown(updated)) if updated else None
+    if moment is None or updated is None:
+        return f"{resumption_prompt(ctx, found.path, found.data)}STATE AGE: the workflow file records no update time.\n"
+    age = now() - moment
+    stamp = shown(updated)
+    when = f"{stamp} ({format_duration(age)} ago)" if age.total_seconds() >= 0 else stamp
+    if age.days < OLD_STATE_DAYS:
+        return f"{resumption_prompt(ctx, found.path, found.data)}STATE AGE: last updated {when}.\n"
+    name = project_name(ctx, found.data, found.path)
+    return (
+        f"A workflow is still marked {found.status}: {found.relpath} ({name}), its state last updated {when}.\n"
+        "State this old may no longer match the work: resume it only if that is the task at hand. "
+        "`ctxres prompt` prints its full resumption prompt.\n"
+    )
 
 
 def _compacted(ctx: HookContext, record: dict[str, Any]) -> str | None:

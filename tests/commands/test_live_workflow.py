@@ -37,8 +37,10 @@ HOUR_AHEAD = 3600
 
 
 def env(**extra: str) -> dict[str, str]:
+    """The environment, at the time of the fixture's workflow (an ACTIVE workflow weeks old gets only a few
+    lines from SessionStart)."""
     result = {k: v for k, v in os.environ.items() if k != orchestration.WORKFLOW_ENV}
-    return {**result, **extra}
+    return {**result, "CTXRES_NOW": "2026-03-02T12:00:00Z", **extra}
 
 
 def run_session_start(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:

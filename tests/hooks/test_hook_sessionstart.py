@@ -461,3 +461,38 @@ def test_a_v1_section_names_the_migration_before_ack(tmp_path: Path) -> None:
     assert text is not None
     step = "3. Run `ctxres migrate ORCHESTRATION.yaml --write` (its v1.0 section has no compaction events), then"
     assert step + " `ctxres ack` to merge" in " ".join(text.split()), text
+
+
+# --- how old the state is ------------------------------------------------------------------------
+
+
+def test_the_prompt_says_how_old_the_state_is(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    text, _ = start(root, "startup")
+    assert text is not None and text.startswith(TEMPLATE1_HEAD)
+    assert text.endswith("STATE AGE: last updated 2026-02-17T11:45:00Z (15 min ago).\n")
+
+
+def test_state_weeks_old_gets_a_few_lines_not_the_full_prompt(tmp_path: Path) -> None:
+    """An ACTIVE workflow nobody updated for five weeks: the workflow, its age and how to see the full
+    prompt, in a few lines; not "You are resuming a workflow ... Do NOT start over"."""
+    root = workspace(tmp_path)
+    stdin = payload(root, "SessionStart", source="startup", model="claude-sonnet-5")
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", "SessionStart"],
+        input=json.dumps(stdin),
+        env=hook_env(root, CTXRES_NOW="2026-03-24T11:45:00Z"),
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    text = answer(result, "SessionStart")["hookSpecificOutput"]["additionalContext"]
+    assert TEMPLATE1_HEAD not in text and "Do NOT start over" not in text
+    assert text.startswith(
+        "A workflow is still marked ACTIVE: ORCHESTRATION.yaml (PROJ-001-oss-release), its state last updated "
+        "2026-02-17T11:45:00Z (35 days ago)."
+    ), text
+    assert "`ctxres prompt` prints its full resumption prompt." in text
+    assert len(text.splitlines()) <= 3 and len(text) < 500
