@@ -4,9 +4,10 @@ receive the checkpoints that acknowledged compaction events point at.
 A repository often ignores the whole state folder (``.jerry/`` in its ``.gitignore``) before it adopts
 ctxres. git cannot re-include a file whose parent folder is excluded, so ``!.jerry/checkpoints/`` after
 ``.jerry/`` does nothing: the line must become ``/.jerry/*`` (the folder's entries, not the folder)
-followed by ``!/.jerry/checkpoints/``. ``ctxres init`` makes that change when the ignoring line is the
-state folder itself in the repository's own ``.gitignore``; otherwise it, and ``ctxres doctor``, say
-which line ignores them and what to write instead.
+followed by ``!/.jerry/checkpoints/``; a line without a leading or middle ``/`` also ignored the state
+folders of sub-folders (``src/.jerry/``), so it becomes ``**/.jerry/*``, which still does. ``ctxres init``
+makes that change when the ignoring line is the state folder itself in the repository's own
+``.gitignore``; otherwise it, and ``ctxres doctor``, say which line ignores them and what to write instead.
 """
 
 from __future__ import annotations
@@ -95,13 +96,20 @@ def fixed_gitignore(text: str, rule: IgnoreRule, folder: str) -> str | None:
     if not 0 <= index < len(lines) or lines[index].strip() != rule.pattern.strip():
         return None
     ending = "\n" if lines[index].endswith("\n") or index + 1 < len(lines) else ""
-    lines[index] = f"/{folder}/*\n!/{folder}/checkpoints/{ending}"
+    lines[index] = f"{_entries(rule.pattern, folder)}\n!/{folder}/checkpoints/{ending}"
     return "".join(lines)
 
 
-def replacement(folder: str) -> str:
-    """What to write instead of a line that ignores the whole state folder."""
-    return f"`/{folder}/*` followed by `!/{folder}/checkpoints/`"
+def _entries(pattern: str, folder: str) -> str:
+    """The line that ignores the entries of the state folder wherever ``pattern`` ignored the folder: a pattern
+    without a leading or middle ``/`` matched it in every sub-folder too (``src/.jerry/``), and still does."""
+    anchored = "/" in pattern.strip().rstrip("/") or "/" in folder.strip("/")
+    return f"/{folder}/*" if anchored else f"**/{folder}/*"
+
+
+def replacement(folder: str, pattern: str = "") -> str:
+    """What to write instead of a line (``pattern``) that ignores the whole state folder."""
+    return f"`{_entries(pattern, folder)}` followed by `!/{folder}/checkpoints/`"
 
 
 def check_checkpoints_tracked(root: Path, config: Config) -> Layer | None:
@@ -113,7 +121,7 @@ def check_checkpoints_tracked(root: Path, config: Config) -> Layer | None:
     if rule is None:
         return Layer(LAYER, PRESENT, f"git keeps {folder}/checkpoints/ (committed: the resumption record)")
     fix = (
-        f"ctxres init --only gitignore (replaces `{rule.pattern}` with {replacement(folder)})"
+        f"ctxres init --only gitignore (replaces `{rule.pattern}` with {replacement(folder, rule.pattern)})"
         if fixed_gitignore(_read(root / ".gitignore"), rule, folder) is not None
         else f"change {rule} so that git keeps {folder}/checkpoints/ (for a folder pattern: {replacement(folder)})"
     )

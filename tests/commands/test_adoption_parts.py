@@ -102,10 +102,15 @@ def test_a_line_that_ignores_the_state_folder_is_turned_into_one_that_keeps_the_
     in_git, rule = ignoring_rule(tmp_path, sample)
     assert in_git and rule is not None and rule.pattern == line
     fixed = fixed_gitignore((tmp_path / ".gitignore").read_text(), rule, ".jerry")
-    assert fixed == "*.log\n/.jerry/*\n!/.jerry/checkpoints/\nbuild/\n"
+    entries = "/.jerry/*" if "/" in line.rstrip("/") else "**/.jerry/*"  # anchored stays anchored
+    assert fixed == f"*.log\n{entries}\n!/.jerry/checkpoints/\nbuild/\n"
+    nested = ("src/.jerry/context-monitor-state.json", "src/.jerry/checkpoints/cx-001-checkpoint.json")
+    before = {path: ignoring_rule(tmp_path, path)[1] is not None for path in nested}
     (tmp_path / ".gitignore").write_text(fixed)
     assert ignoring_rule(tmp_path, sample) == (True, None)
     assert ignoring_rule(tmp_path, ".jerry/context-monitor-state.json")[1] is not None  # the rest stays ignored
+    # What the old line ignored in sub-folders stays ignored (git check-ignore says so, nested included).
+    assert {path: ignoring_rule(tmp_path, path)[1] is not None for path in nested} == before
 
 
 @pytest.mark.parametrize(
