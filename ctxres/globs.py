@@ -93,8 +93,8 @@ def matches_any(relpath: str, patterns: tuple[str, ...]) -> bool:
     when it starts with ``**/``)."""
     name = relpath.rsplit("/", 1)[-1]
     for pattern in patterns:
-        if "/" not in pattern and "**" not in pattern and _PLAIN.isdisjoint(pattern):
-            if _star_match(name, pattern):
+        if _is_plain(pattern):
+            if _parts_match(name, _star_parts(pattern)):
                 return True
             continue
         target = relpath if "/" in pattern else name
@@ -103,20 +103,53 @@ def matches_any(relpath: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+class Patterns:
+    """:func:`matches_any` for many paths: the patterns are taken apart once, not for every path (a walk of a
+    project for its workflow files asks about every file it lists)."""
+
+    __slots__ = ("_globs", "_plain")
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self._plain = tuple(_star_parts(pattern) for pattern in patterns if _is_plain(pattern))
+        self._globs = tuple(pattern for pattern in patterns if not _is_plain(pattern))
+
+    def match(self, relpath: str, name: str) -> bool:
+        """What ``matches_any(relpath, patterns)`` says; ``name`` is the last part of ``relpath``."""
+        for parts in self._plain:
+            if _parts_match(name, parts):
+                return True
+        return any(glob_to_regex(pattern).match(relpath if "/" in pattern else name) for pattern in self._globs)
+
+
 _PLAIN = frozenset("?[")
 """The characters that make a pattern other than literal text and ``*``: such a pattern (and one with
 ``**``) is matched with its regular expression (:func:`glob_to_regex`)."""
 
 
-def _star_match(name: str, pattern: str) -> bool:
-    """What ``glob_to_regex(pattern).match(name)`` says, for a pattern of literal text and single ``*``
-    (no ``/``, no ``**``) and a file name: without compiling an expression, which
-    the hooks would pay for on every start (the default patterns, ``*ORCHESTRATION*.yaml``, are such)."""
+def _is_plain(pattern: str) -> bool:
+    """Whether ``pattern`` is literal text and single ``*`` matching a file name (no ``/``, no ``**``)."""
+    return "/" not in pattern and "**" not in pattern and _PLAIN.isdisjoint(pattern)
+
+
+def _star_parts(pattern: str) -> tuple[str, tuple[str, ...], str, int]:
+    """A plain pattern taken apart for :func:`_parts_match`: the text before its first ``*``, the texts
+    between its ``*``, the text after its last one, and the shortest length a matching name has; a pattern
+    without ``*`` is its own first and last part."""
     parts = pattern.split("*")
     if len(parts) == 1:
-        return name == pattern
+        return pattern, (), pattern, -1
     first, *middle, last = parts
-    if len(name) < len(first) + len(last) or not name.startswith(first) or not name.endswith(last):
+    return first, tuple(middle), last, len(first) + len(last)
+
+
+def _parts_match(name: str, parts: tuple[str, tuple[str, ...], str, int]) -> bool:
+    """What ``glob_to_regex(pattern).match(name)`` says, for a plain pattern (:func:`_is_plain`, taken apart
+    by :func:`_star_parts`) and a file name: without compiling an expression, which the hooks would pay for
+    on every start (the default patterns, ``*ORCHESTRATION*.yaml``, are plain)."""
+    first, middle, last, shortest = parts
+    if shortest < 0:
+        return name == first
+    if len(name) < shortest or not name.startswith(first) or not name.endswith(last):
         return False
     position, end = len(first), len(name) - len(last)
     for part in middle:

@@ -117,13 +117,20 @@ def _configured(root: str) -> bool:
 
 
 def _holds_configuration(folder: str) -> bool:
+    # Most folders hold neither file: os.access says so without the exception a failed open raises (each
+    # folder up to the root is asked on every prompt); a file that is there is opened, as the linters open it.
+    base = os.path.join(folder, "")
+    config, pyproject = base + defaults.CONFIG_FILE, base + defaults.PYPROJECT
+    if os.access(config, os.F_OK):
+        try:
+            with open(config, "rb"):
+                return True
+        except OSError:
+            pass
+    if not os.access(pyproject, os.F_OK):
+        return False
     try:
-        with open(os.path.join(folder, defaults.CONFIG_FILE), "rb"):
-            return True
-    except OSError:
-        pass
-    try:
-        with open(os.path.join(folder, defaults.PYPROJECT), "rb") as handle:
+        with open(pyproject, "rb") as handle:
             data = handle.read(1_000_000)
     except OSError:
         return False
@@ -375,20 +382,16 @@ def find_workflow(
 
     errors: list[str] = []
     named = os.environ.get(WORKFLOW_ENV)
-
-    def accept(path: str) -> bool:
-        # The search walks the project without following symbolic links to folders, so a file it finds
-        # leaves the project only if it is a link itself: one lstat, not a realpath of every folder.
-        if named or ctx.settings.live_workflow or os.path.islink(path):
-            return ctx.inside(path)
-        return True
-
+    # A named or pinned file is resolved and must stay inside the project. The search walks the project
+    # without following symbolic links to folders, so a file it finds leaves the project only if it is a
+    # link itself: the listing says which files are, and only those are resolved.
     try:
         choice = find_live_workflow(
             ctx.project_dir,
             _reader(errors),
             patterns=ctx.settings.orchestration_patterns,
-            accept=accept,
+            accept=ctx.inside if named or ctx.settings.live_workflow else None,
+            accept_link=ctx.inside,
             pinned=ctx.settings.live_workflow,
             pinned_by=ctx.settings.pinned_by,
             known=known,

@@ -10,7 +10,7 @@ the first line the command prints (ANSI colours allowed). This one prints::
   the client sends (``ctxres.tiers.percent_used`` against its ``context_window_size``), and its tier;
 - the live workflow (``ctxres.state.orchestration.find_live_workflow``, the chooser every command uses),
   its phase number and name, the current quality gate and iteration;
-- how fresh its resumption section is (``ctxres.state.staleness.classify``: FRESH, STALE with the age or
+- how fresh its resumption section is (``ctxres.state.freshness.classify``: FRESH, STALE with the age or
   the phase it lags, CRITICAL), and the compactions whose checkpoint is not acknowledged yet;
 - in the ``nexus`` profile, the Nexus project and its phase instead of the workflow.
 
@@ -234,7 +234,7 @@ def freshness(
     if facts.get("version") != "2.0":
         return None
     from ctxres.hooks.monitor import session_started
-    from ctxres.state.staleness import Level, classify
+    from ctxres.state.freshness import Level, classify
     from ctxres.timestamps import parse_datetime
 
     session = ctx.payload.get("session_id")

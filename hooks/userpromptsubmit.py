@@ -209,13 +209,16 @@ def _entry(ctx: HookContext, path: str, data: Any) -> dict[str, Any]:
     return {"path": ctx.relative(path), "mtime_ns": info.st_mtime_ns, "size": info.st_size, **facts}
 
 
-def _refresh(ctx: HookContext, path: str, cached: dict[str, Any] | None, problems: list[str]) -> dict[str, Any] | None:
-    """The facts of ``path``: from the cache when its mtime and size did not change, else parsed again."""
+def _refresh(
+    ctx: HookContext, path: str, cached: dict[str, Any] | None, problems: list[str], rel: str | None = None
+) -> dict[str, Any] | None:
+    """The facts of ``path``: from the cache when its mtime and size did not change, else parsed again.
+    ``rel``: ``ctx.relative(path)`` when the caller knows it."""
     try:
         info = os.stat(path)
     except OSError:
         return None
-    rel = ctx.relative(path)
+    rel = rel or ctx.relative(path)
     if (
         cached
         and cached.get("path") == rel
@@ -283,7 +286,10 @@ def _workflow(
     elif found.data is not None:  # parsed by this search: its facts come from that parse
         entry = _entry(ctx, found.path, found.data)
     else:
-        entry = _refresh(ctx, found.path, cached, problems)
+        # The search's relative path is the resolved one (the walk enters no linked folder) unless the file
+        # itself is a link: one lstat instead of resolving the path again.
+        rel = None if os.path.islink(found.path) else found.relpath
+        entry = _refresh(ctx, found.path, cached, problems, rel)
     cache["workflow"] = entry
     # The search's time matters only while no workflow is found (_searched_recently); kept otherwise, it
     # would change the cache, and so cost a durable write of it, on every prompt.
@@ -350,7 +356,7 @@ def _monitor_text(
     actions = [action_for(tier)]
     age = staleness = None
     if facts is not None and facts.get("version") == "2.0":
-        from ctxres.state.staleness import Level, classify
+        from ctxres.state.freshness import Level, classify
 
         verdict = classify(
             facts.get("updated_at"),

@@ -64,9 +64,9 @@ def _check(ctx: HookContext, path: str, problems: list[str]) -> dict[str, Any]:
 
 
 def _verdict(ctx: HookContext, facts: dict[str, Any], moment: Any, problems: list[str]) -> Any:
-    """The age classification of ``updated_at`` (``ctxres.state.staleness.classify``)."""
+    """The age classification of ``updated_at`` (``ctxres.state.freshness.classify``)."""
     from ctxres.hooks import monitor
-    from ctxres.state.staleness import classify
+    from ctxres.state.freshness import classify
 
     session = ctx.payload.get("session_id")
     transcript = ctx.payload.get("transcript_path")
@@ -87,7 +87,7 @@ def _verdict(ctx: HookContext, facts: dict[str, Any], moment: Any, problems: lis
 
 def _staleness(ctx: HookContext, rel: str, facts: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     from ctxres.hooks import monitor
-    from ctxres.state.staleness import Level
+    from ctxres.state.freshness import Level
 
     moment = now()
     verdict = _verdict(ctx, facts, moment, problems)
@@ -156,7 +156,7 @@ def _state_moved(
     moment = now()
     level, age = "STALE", None
     if facts.get("version") == "2.0":
-        from ctxres.state.staleness import Level
+        from ctxres.state.freshness import Level
 
         verdict = _verdict(ctx, facts, moment, problems)
         if verdict.level is not Level.FRESH:

@@ -80,7 +80,10 @@ def is_example_path(relpath: str) -> bool:
     then relative to the folder named on the command line)."""
     rel = relpath.replace(os.sep, "/")
     lowered = rel.lower()
-    if not any(hint in lowered for hint in _EXAMPLE_HINTS):
+    for hint in _EXAMPLE_HINTS:  # a loop, not any() over a generator: the hooks ask about every workflow file
+        if hint in lowered:
+            break
+    else:
         return False
     while rel.startswith("./"):
         rel = rel[2:]
@@ -227,12 +230,18 @@ def workflow_files(
     """Files under ``root`` that match the orchestration patterns and are not examples or templates,
     sorted by path. The walk skips version control, virtual environments, caches and build output,
     and stops after ``limit`` directory entries."""
+    return [path for path, _rel, _link in _walk(root, patterns, skipped, limit)]
+
+
+def _walk(root: str, patterns: Iterable[str], skipped: Iterable[str] | None, limit: int) -> list[tuple[str, str, bool]]:
+    """:func:`workflow_files`, each with its path relative to ``root`` (``/`` separators) and whether it is a
+    symbolic link, both read from the directory listing."""
     from ctxres.defaults import SKIPPED_FOLDERS
-    from ctxres.globs import matches_any
+    from ctxres.globs import Patterns
 
     skip = frozenset(SKIPPED_FOLDERS if skipped is None else skipped)
-    wanted = tuple(patterns)
-    found: list[str] = []
+    match = Patterns(tuple(patterns)).match
+    found: list[tuple[str, str, bool]] = []
     visited = 0
     # One scandir per folder, its entries' types from the directory listing (os.walk also lstat()s every
     # folder it enters): the hooks walk the project on every prompt. Symlinked folders are not entered.
@@ -248,16 +257,18 @@ def workflow_files(
         for entry in entries:
             try:
                 is_folder = entry.is_dir(follow_symlinks=False)
-                if not is_folder and entry.is_symlink() and entry.is_dir():
+                is_link = not is_folder and entry.is_symlink()
+                if is_link and entry.is_dir():
                     continue  # a link to a folder: neither entered nor a file
             except OSError:
                 continue
-            rel = f"{folder}/{entry.name}" if folder else entry.name
+            name = entry.name
+            rel = f"{folder}/{name}" if folder else name
             if is_folder:
-                if entry.name not in skip:
+                if name not in skip:
                     subfolders.append((entry.path, rel))
-            elif matches_any(rel, wanted) and not is_example_path(rel):
-                found.append(entry.path)
+            elif match(rel, name) and not is_example_path(rel):
+                found.append((entry.path, rel, is_link))
         folders.extend(sorted(subfolders, reverse=True))  # visited in name order, as os.walk sorted would
     found.sort()
     return found
@@ -332,6 +343,7 @@ def _live_candidates(
     read: Callable[[str], Any],
     patterns: Iterable[str],
     accept: Callable[[str], bool] | None,
+    accept_link: Callable[[str], bool] | None,
     skipped: Iterable[str] | None,
     known: Known | None,
 ) -> list[_Candidate]:
@@ -340,15 +352,15 @@ def _live_candidates(
     seen: Known = {}
     live: list[_Candidate] = []
     unreadable: list[_Unreadable] = []
-    prefix = len(os.path.join(root, ""))  # every file found is under root: its relative path is a slice
-    for path in workflow_files(root, patterns, skipped=skipped):
+    for path, rel, link in _walk(root, patterns, skipped, MAX_WALK_ENTRIES):
         if accept is not None and not accept(path):
+            continue
+        if link and accept_link is not None and not accept_link(path):
             continue
         try:
             info = os.stat(path)
         except OSError:
             continue
-        rel = path[prefix:].replace(os.sep, "/")
         entry = _remembered(known.get(rel), info) if known is not None else None
         data = None
         if entry is None:
@@ -396,6 +408,7 @@ def find_live_workflow(
     *,
     patterns: Iterable[str] = ORCHESTRATION_PATTERNS,
     accept: Callable[[str], bool] | None = None,
+    accept_link: Callable[[str], bool] | None = None,
     skipped: Iterable[str] | None = None,
     pinned: str | None = None,
     pinned_by: str = "the live-workflow setting",
@@ -422,9 +435,11 @@ def find_live_workflow(
     when it cannot be read: such a file is :class:`UnreadableWorkflow` (raised) when it was live when last
     read (``known``), or when its text says it is live and was updated no earlier than every readable live
     workflow (:func:`_refuse_unreadable`), and skipped otherwise.
-    ``accept(path)`` may refuse a path (a hook refuses one that a symlink takes out of the project).
-    ``known`` (the hooks' cache) remembers each candidate's status and content time by its size and mtime,
-    so that an unchanged file is not parsed again; it is updated in place.
+    ``accept(path)`` may refuse a path; ``accept_link(path)`` may refuse a file the search found that is a
+    symbolic link, and is asked about no other (the walk does not enter linked folders, so only such a file
+    can lead out of ``root``: a hook refuses one that leads out of the project without a ``stat`` of every
+    file). ``known`` (the hooks' cache) remembers each candidate's status and content time by its size and
+    mtime, so that an unchanged file is not parsed again; it is updated in place.
     ``load=False``: the chosen file is not parsed only to fill :attr:`WorkflowChoice.data` (None
     unless this search parsed it).
     """
@@ -445,7 +460,7 @@ def find_live_workflow(
         status = workflow_status_of(data) or ""
         by_env = bool(os.environ.get(WORKFLOW_ENV))
         return WorkflowChoice(path, _relative(path, root), data, status, [], by_env, pinned="" if by_env else pinned_by)
-    ranked = _live_candidates(root, read, patterns, accept, skipped, known)
+    ranked = _live_candidates(root, read, patterns, accept, accept_link, skipped, known)
     while ranked:
         best = ranked[0]
         if best.data is None and load:

@@ -1,8 +1,8 @@
 """S001-S003: the time of the last update, ``recovery_state.updated_at``: a real time, not in the future,
 not older than a change the file records elsewhere.
 
-The time rules use the pure core in :mod:`ctxres.state.staleness` (which the hooks reuse); the clock is
-read through :func:`ctxres.state.staleness.utc_now` only.
+The time rules use the pure core in :mod:`ctxres.state.staleness` and :mod:`ctxres.state.freshness` (which
+the hooks reuse); the clock is read through :func:`ctxres.state.staleness.utc_now` only.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ctxres.linters.checking.resumption_context import (
 )
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.conformance import schema_text
+from ctxres.state import freshness
 from ctxres.state import staleness as core
 from ctxres.timestamps import Timestamp, format_duration, format_utc, invalid_reason, parse_timestamp
 
@@ -121,7 +122,7 @@ def check_in_future(ctx: Context) -> list[Finding]:
     if stamp is None:
         return []
     now = core.utc_now()
-    ahead = core.in_future(stamp.instant, now)
+    ahead = freshness.in_future(stamp.instant, now)
     if ahead is None:
         return []
     zone_hint = " Without a time zone the value is read as UTC: add `Z` or the offset." if stamp.assumed_utc else ""
@@ -148,14 +149,14 @@ def _newer_than(found: core.Found, updated: Timestamp) -> str:
 def _newest_behind(ctx: Context, updated: Timestamp, outside: bool) -> core.Found | None:
     """The newest recorded time later than ``updated`` beyond the window: outside the resumption
     section, or anywhere in the file (the section's own entries included); None when there is none."""
-    horizon = core.utc_now() + core.DEFAULT_CLOCK_SKEW
+    horizon = core.utc_now() + freshness.DEFAULT_CLOCK_SKEW
     # Compaction events are the acknowledgement rules' (A011 says what a merged checkpoint left behind).
     skipped: JsonPath = ("resumption",) if outside else ("resumption", "compaction_events")
     newest = core.newest_timestamp(
         ctx.doc.data, exclude=(*RS, "updated_at"), not_after=horizon, also_exclude=(skipped,)
     )
     window = timedelta(minutes=ctx.config.staleness_minutes)
-    if newest is None or core.behind(updated.instant, core.earliest_instant(newest.stamp), window) is None:
+    if newest is None or freshness.behind(updated.instant, core.earliest_instant(newest.stamp), window) is None:
         return None
     return newest
 

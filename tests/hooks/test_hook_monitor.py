@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ctxres.hooks import monitor
-from ctxres.state.staleness import classify
+from ctxres.state.freshness import classify
 from ctxres.tiers import Tier, action_for
 from ctxres.tokens import estimate_tokens
 from ctxres.transcript import read_fill

@@ -283,6 +283,7 @@ def test_other_files_are_ignored_before_anything_heavy_is_imported(tmp_path: Pat
     assert "ctxres.hooks.posttooluse" in modules
     light = (
         "yaml",
+        "ctxres.state.freshness",
         "ctxres.state.staleness",
         "ctxres.timestamps",
         "ctxres.hooks.monitor",
@@ -307,7 +308,7 @@ def test_a_state_move_imports_no_heavy_module(tmp_path: Path) -> None:
 def test_a_checked_write_imports_no_heavy_module(tmp_path: Path) -> None:
     project = workspace(tmp_path, updated_at="2026-02-17T11:00:00Z")
     modules = _modules_after_dispatch(tool_payload(project, _path(project)), project)
-    assert "ctxres.state.staleness" in modules  # it did check
+    assert "ctxres.state.freshness" in modules  # it did check
     assert [m for m in modules if m.startswith(HEAVY)] == []
 
 

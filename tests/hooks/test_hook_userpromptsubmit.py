@@ -545,7 +545,7 @@ def test_a_low_prompt_parses_no_yaml_and_no_staleness(tmp_path: Path) -> None:
     project = workspace(tmp_path)
     modules = _modules_after_dispatch(prompt_payload(project, fill_transcript(tmp_path, 50_000)), project, frozen=False)
     assert (project / ".jerry" / monitor.STATE_FILE).exists()
-    assert [m for m in modules if m in ("yaml", "ctxres.state.staleness", "ctxres.hooks.alerts")] == []
+    assert [m for m in modules if m in ("yaml", "ctxres.state.freshness", "ctxres.hooks.alerts")] == []
 
 
 def test_the_clock_is_read_without_the_datetime_module(tmp_path: Path) -> None:
@@ -557,7 +557,8 @@ def test_the_clock_is_read_without_the_datetime_module(tmp_path: Path) -> None:
     loud = prompt_payload(project, fill_transcript(tmp_path, 131_400))  # the same transcript file, fuller
     _modules_after_dispatch(loud, project, frozen=False)  # the first parses the workflow (PyYAML loads datetime)
     modules = _modules_after_dispatch(loud, project, frozen=False)  # later prompts read the cached facts
-    assert "ctxres.state.staleness" in modules  # the monitor was injected, its staleness line computed
+    assert "ctxres.state.freshness" in modules  # the monitor was injected, its staleness line computed
+    assert "ctxres.state.staleness" not in modules  # the walk of a document for its times is the linters'
     assert "_datetime" in modules and "datetime" not in modules
 
 

@@ -21,7 +21,8 @@ from ctxres.linters.checking import resumption_context as rules
 from ctxres.linters.checking.discovery import discover
 from ctxres.state import orchestration
 from ctxres.state import staleness as core
-from ctxres.state.staleness import Level, classify, earliest_instant, iter_timestamps, newest_timestamp
+from ctxres.state.freshness import Level, classify
+from ctxres.state.staleness import earliest_instant, iter_timestamps, newest_timestamp
 from ctxres.timestamps import (
     format_duration,
     format_utc,
@@ -213,7 +214,7 @@ def test_utc_now_is_aware_utc() -> None:
 
 def test_the_core_imports_only_the_standard_library() -> None:
     code = (
-        "import sys, ctxres.state.staleness; "
+        "import sys, ctxres.state.staleness, ctxres.state.freshness; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'yaml', 'jsonschema', 'pydantic'} "
         "or m.startswith('ctxres.linters')))"
     )
