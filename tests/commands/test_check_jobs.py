@@ -118,7 +118,11 @@ def _start_pool(tree: Path) -> tuple[subprocess.Popen[str], list[int]]:
     while process.poll() is None:
         workers = _children(process.pid)
         if workers:
-            return process, workers
+            # A command the process starts (git) carries its name between fork and exec; a worker keeps it.
+            time.sleep(0.2)
+            workers = sorted(set(workers) & set(_children(process.pid)))
+            if workers:
+                return process, workers
         time.sleep(0.01)
     pytest.fail(f"ctxres check ended before it started its workers: {process.communicate()}")
 
