@@ -100,13 +100,14 @@ class Settings:
         self._orchestration_patterns = tuple(patterns)
 
 
-def _configured(root: str) -> bool:
+def _configured(root: str, resolved: bool) -> bool:
     """Whether a ctxres configuration applies to ``root``: a ``.ctxres.toml``, or a ``pyproject.toml`` that
     could define ``tool.ctxres`` in any of TOML's spellings, in ``root`` or a folder above it, where the
     linters find it (:func:`ctxres.config_file.find_table`). Decided on the bytes, as the linters decide it
     (:func:`ctxres.config_file.may_hold_table`): no TOML parser, and that module imported only for a file that
-    names ctxres. A project opened in a sub-folder of a configured repository is configured."""
-    folder = os.path.realpath(root)
+    names ctxres. A project opened in a sub-folder of a configured repository is configured. ``resolved``:
+    ``root`` has no symbolic link left in it (not resolved again)."""
+    folder = root if resolved else os.path.realpath(root)
     while True:
         if _holds_configuration(folder):
             return True
@@ -141,12 +142,13 @@ def _holds_configuration(folder: str) -> bool:
     return may_hold_table(data)
 
 
-def load_settings(root: str) -> Settings:
+def load_settings(root: str, *, resolved: bool = False) -> Settings:
     """The project's settings: those the hooks read, from the configuration file when there is one,
     each checked as ``ctxres.config`` checks it (``ctxres.config_file``). The full configuration model is
-    not built: other keys are for the linters, which report their mistakes."""
+    not built: other keys are for the linters, which report their mistakes. ``resolved``: ``root`` is
+    resolved already (:func:`project_dir` resolves it), so it is not resolved again on every prompt."""
     settings = Settings()
-    if not _configured(root):
+    if not _configured(root, resolved):
         return settings
     from ctxres import config_file
 
@@ -251,7 +253,7 @@ def project_dir(payload: dict[str, Any]) -> str:
 
 def make_context(event: str, payload: dict[str, Any]) -> HookContext:
     root = project_dir(payload)
-    settings = load_settings(root)
+    settings = load_settings(root, resolved=True)
     if settings.problem:  # one line, and the hook still serves: the settings it reads are valid
         warn(f"configuration error: {settings.problem}; {CONFIG_ELSEWHERE}", event)
     return HookContext(event, payload, root, settings)

@@ -521,7 +521,7 @@ def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int
         try:
             from ctxres.hooks.context import HookContext, load_settings
 
-            ctx = HookContext("statusline", payload, project, load_settings(project))
+            ctx = HookContext("statusline", payload, project, load_settings(project, resolved=True))
         except Exception as exc:  # a configuration error: the figure, and the error said
             broken = True
             _say(str(exc))

@@ -56,25 +56,23 @@ Level.FRESH, Level.STALE, Level.CRITICAL = Level("FRESH"), Level("STALE"), Level
 
 if TYPE_CHECKING:  # pragma: no cover
 
-    class _ClassificationFields(NamedTuple):
+    class Classification(NamedTuple):
+        """The level and, in one sentence a person understands, why."""
+
         level: Level
         reason: str
 else:
     # A tuple with named fields, built without collections.namedtuple, which compiles source text at
-    # import: about 0.25 million instructions a type on every hook start.
-    class _ClassificationFields(tuple):
+    # import (about 0.25 million instructions a type on every hook start), and one class, not two.
+    class Classification(tuple):
+        """The level and, in one sentence a person understands, why."""
+
         __slots__ = ()
         level = property(itemgetter(0))
         reason = property(itemgetter(1))
 
         def __new__(cls, level, reason):
             return tuple.__new__(cls, (level, reason))
-
-
-class Classification(_ClassificationFields):
-    """The level and, in one sentence a person understands, why."""
-
-    __slots__ = ()
 
 
 def _as_timestamp(value: object) -> Timestamp | None:
