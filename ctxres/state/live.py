@@ -294,17 +294,25 @@ class _Candidate:
 
 
 class _Unreadable:
-    __slots__ = ("live", "path", "reason", "relpath", "time", "was_live")
+    __slots__ = ("path", "reason", "relpath", "status", "time", "was_live")
 
     def __init__(self, path: str, relpath: str, entry: list[Any]) -> None:
         self.path = path
         self.relpath = relpath
-        from ctxres.state.orchestration import LIVE_STATUSES, workflow_meaning
-
-        self.live = workflow_meaning(entry[2]) in LIVE_STATUSES  # what its text still says
+        self.status = entry[2]  # the status its text says (None when it says none)
         self.was_live = bool(entry[3])  # live when the cache last read it
         self.time = entry[4] if isinstance(entry[4], str) else None
         self.reason = str(entry[5])
+
+    @property
+    def live(self) -> bool:
+        """Whether its text still says it is live: the status model is imported only when this is asked (a
+        project that holds a broken workflow file would otherwise load it on every prompt)."""
+        if self.status is None:
+            return False  # no status word: not live (workflow_meaning(None) is "")
+        from ctxres.state.orchestration import LIVE_STATUSES, workflow_meaning
+
+        return workflow_meaning(self.status) in LIVE_STATUSES
 
 
 def _remembered(entry: object, info: os.stat_result) -> list[Any] | None:
@@ -398,7 +406,7 @@ def _refuse_unreadable(unreadable: list[_Unreadable], live: list[_Candidate]) ->
     ranked.sort(key=lambda item: item.time or "", reverse=True)  # the newest first; stable: the path breaks ties
     ranked.sort(key=lambda item: not item.was_live)
     for broken in ranked:
-        if broken.was_live or (broken.live and outranks(broken)):
+        if broken.was_live or (outranks(broken) and broken.live):  # outranks first: it needs no status model
             raise UnreadableWorkflow(broken.path, broken.relpath, broken.reason)
 
 
