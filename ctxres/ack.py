@@ -23,8 +23,8 @@ import yaml
 
 from ctxres.atomic import write_all_atomic
 from ctxres.config import Config
+from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.formats.document import JsonPath
-from ctxres.formats.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.formats.jsonpos import JsonPosError, parse_json
 from ctxres.formats.loading import DEFAULT_MAX_BYTES, Format, Limits, load_file
 from ctxres.formats.yamledit import EditError, append_item, set_key

@@ -16,7 +16,7 @@ a 1 MB and a 1 GB transcript. Lines longer than ``max_line_bytes`` are skipped w
 kept in memory or parsed. No problem with the file (missing, unreadable, truncated last line,
 binary junk, invalid UTF-8) raises: the reading says "unknown" and why.
 
-Standard library only (``json``, ``os``; ``ctxres.formats.filereading``): the UserPromptSubmit and PreCompact hooks
+Standard library only (``json``, ``os``; ``ctxres.filereading``): the UserPromptSubmit and PreCompact hooks
 import this module on every prompt.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 
-from ctxres.formats.filereading import open_regular
+from ctxres.filereading import open_regular
 from ctxres.tiers import fill_of
 
 TYPE_CHECKING = False
@@ -253,7 +253,7 @@ class _Tail:
 
 def _open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, int]:
     """The file opened for binary reading and its size; OSError when it is not a regular file
-    (``ctxres.formats.filereading.open_regular``: a named pipe or a device is never read)."""
+    (``ctxres.filereading.open_regular``: a named pipe or a device is never read)."""
     fd = open_regular(path)
     try:
         size = os.fstat(fd).st_size

@@ -288,7 +288,7 @@ def additional_context(event: str, text: str) -> dict[str, Any]:
 
 def read_bytes(path: str, limit: int = MAX_STATE_FILE_BYTES) -> bytes:
     """A state file's bytes, refusing one over ``limit``; :class:`HookError` when it cannot be read."""
-    from ctxres.formats.filereading import FileTooLarge, read_regular
+    from ctxres.filereading import FileTooLarge, read_regular
 
     try:
         return read_regular(path, limit)

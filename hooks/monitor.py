@@ -76,7 +76,7 @@ def load_json(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
 
 def _small_text(path: str, limit: int) -> str | None:
     """The text of a regular file of at most ``limit`` bytes (not through a symbolic link); None otherwise."""
-    from ctxres.formats.filereading import open_regular
+    from ctxres.filereading import open_regular
 
     try:
         with open(open_regular(path, nofollow=True), "rb") as handle:
@@ -349,7 +349,7 @@ def _first_timestamp(path: str | None) -> tuple[str | None, bool]:
     """
     if not path:
         return None, False
-    from ctxres.formats.filereading import open_regular
+    from ctxres.filereading import open_regular
 
     try:  # never a FIFO or a device: Claude Code's transcript is a regular file
         with os.fdopen(open_regular(path), "rb") as handle:

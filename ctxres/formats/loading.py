@@ -10,9 +10,9 @@ from __future__ import annotations
 from enum import Enum
 
 from ctxres.artifacts import Format as Format  # re-exported: the loaders take it
+from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.findings import ORIGIN, Position
 from ctxres.formats.document import Document, JsonPath
-from ctxres.formats.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.formats.jsonpos import JsonPosError, parse_json, parse_json_quick
 from ctxres.formats.yamlpos import YamlPosError, parse_yaml
 from ctxres.records import FrozenRecord, Record, init_field

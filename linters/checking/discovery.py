@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ctxres.artifacts import BY_KIND, KINDS, SNIFFED
 from ctxres.config import Config
+from ctxres.filereading import read_regular
 from ctxres.findings import Finding
-from ctxres.formats.filereading import read_regular
 from ctxres.formats.loading import Format
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.path_runs import PathRun, pack

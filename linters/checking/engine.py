@@ -8,9 +8,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from ctxres.config import ALL, Config
+from ctxres.filereading import read_at_most
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document
-from ctxres.formats.filereading import read_at_most
 from ctxres.formats.loading import IssueKind, Limits, LoadIssue, load_file
 from ctxres.globs import matches_any
 from ctxres.linters.checking import roots, suppression

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ctxres.atomic import write_atomic
-from ctxres.formats.filereading import FileTooLarge, NotRegularFile, read_regular
+from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.formats.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.formats.yamlemit import scalar
 from ctxres.migration.migrate import Migration, Outcome, migrate_text

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxres.formats.filereading import FileTooLarge, read_at_most, read_regular
+from ctxres.filereading import FileTooLarge, read_at_most, read_regular
 
 
 @settings(max_examples=60, deadline=None)

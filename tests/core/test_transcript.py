@@ -734,14 +734,14 @@ def test_reading_is_a_value() -> None:
 def test_import_pulls_in_only_json() -> None:
     # json (and enum, which json's decoder pulls in through re) is what the hooks load anyway; the
     # modules themselves must add nothing else (what an interpreter preloads varies with the install);
-    # ctxres.formats.filereading is the one "open a regular file" helper (os and stat only).
+    # ctxres.filereading is the one "open a regular file" helper (os and stat only).
     code = (
         "import sys, json, enum, ctxres; before = set(sys.modules); import ctxres.transcript, ctxres.tiers; "
         "new = sorted(set(sys.modules) - before); print(' '.join(new))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     new = set(out.split())
-    assert new - {"ctxres.transcript", "ctxres.tiers", "ctxres.formats", "ctxres.formats.filereading"} <= {"__future__"}
+    assert new - {"ctxres.transcript", "ctxres.tiers", "ctxres.filereading"} <= {"__future__"}
 
 
 # --------------------------------------------------------------------------- real-client findings (issue 15)
