@@ -439,7 +439,7 @@ def _step(
                 f"({event.get('checkpoint_file')}) does not point to {shown}: correct that path "
                 "(`ctxres check` says what is wrong with it), then run ctxres ack again"
             )
-    expected = next_event_number(section)
+    expected = cp.next_own_number(next_event_number(section) - 1, cp.other_writers_numbers(candidate.path.parent))
     if number != expected:
         raise AckError(_order_message(shown, number, expected, waiting))
     text, _ = append_event(text, event_for(checkpoint, shown, now), now)

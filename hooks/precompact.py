@@ -30,7 +30,14 @@ import os
 from ctxres.hooks.context import HookContext, HookError, find_workflow, iso, now, read_bytes
 from ctxres.prompt_data import recovery_fields
 from ctxres.state import orchestration
-from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, file_id, file_name, number_of_id, number_of_name
+from ctxres.state.checkpoint_names import (
+    CHECKPOINTS_FOLDER,
+    file_id,
+    file_name,
+    number_of_id,
+    number_of_name,
+    writes_plain_names,
+)
 from ctxres.timestamps import parse_datetime
 
 TYPE_CHECKING = False
@@ -350,6 +357,7 @@ def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path:
     The file appears complete or not at all (``create_atomic``: a temporary file hard-linked to the
     name), so a hook killed at any point never leaves an empty or partial ``cx-NNN-checkpoint.json``
     that would block ``ctxres ack``; when another hook takes the number first, the next one is tried.
+    In a folder that holds only ``cx-NNN.json`` checkpoints (another writer's), it is named so too.
     """
     from ctxres import atomic
     from ctxres.redact import redact_value
@@ -371,10 +379,11 @@ def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path:
     )
     try:
         number = next_free_number(folder, floor)
+        plain = writes_plain_names(os.listdir(folder))
     except OSError as exc:
         raise HookError(f"cannot create a checkpoint in {shown}: {exc.strerror or exc}; none was written") from None
     while True:
-        target = os.path.join(folder, file_name(number))
+        target = os.path.join(folder, file_name(number, plain))
         checkpoint["event_id"] = file_id(number)
         text = json.dumps(checkpoint, indent=2, ensure_ascii=False) + "\n"
         try:

@@ -63,9 +63,26 @@ def section_id(number: int) -> str:
     return file_id(number).upper()
 
 
-def file_name(number: int) -> str:
-    """The name of the checkpoint file to write: ``cx-007-checkpoint.json``."""
-    return f"{file_id(number)}-checkpoint.json"
+def file_name(number: int, plain: bool = False) -> str:
+    """The name of the checkpoint file to write: ``cx-007-checkpoint.json``; ``cx-007.json`` when
+    ``plain`` (the other writers' layout, see :func:`writes_plain_names`)."""
+    return f"{file_id(number)}.json" if plain else f"{file_id(number)}-checkpoint.json"
+
+
+def writes_plain_names(names: Iterable[str]) -> bool:
+    """Whether the next checkpoint is named ``cx-NNN.json``: the folder (its ``names``) holds
+    checkpoints named so and none named ``cx-NNN-checkpoint.json``. Another writer that numbers its
+    checkpoints by ``int()`` of every ``cx-*.json`` name then keeps working, and both share one
+    numbering; the content tells ours from theirs."""
+    plain = False
+    for name in names:
+        if number_of_name(name) is None:
+            continue
+        stem = name[len(_PREFIX) : -len(_SUFFIX)]
+        if stem.endswith(_SEED_TAIL):
+            return False
+        plain = plain or stem.isdigit()
+    return plain
 
 
 def next_number(names: Iterable[str]) -> int:

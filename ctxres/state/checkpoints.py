@@ -52,6 +52,29 @@ def list_checkpoints(state_dir: Path) -> list[Path]:
     return [Path(path) for path in _list_in(str(checkpoints_dir(state_dir)))]
 
 
+def other_writers_numbers(folder: Path) -> frozenset[int]:
+    """The numbers the checkpoint files of ``folder`` (a ``checkpoints`` folder) in another tool's
+    layout hold: the two writers share one numbering, so the section's events skip these numbers."""
+    numbers = set()
+    for path in _list_in(str(folder)):
+        try:
+            checkpoint = read(Path(path))
+        except CheckpointError:
+            continue
+        number = number_of_name(os.path.basename(path))
+        if checkpoint.layout == PEER and number is not None:
+            numbers.add(number)
+    return frozenset(numbers)
+
+
+def next_own_number(after: int, others: frozenset[int]) -> int:
+    """The number of the compaction event that follows ``after``, past the numbers in ``others`` (pure)."""
+    number = after + 1
+    while number in others:
+        number += 1
+    return number
+
+
 def _ancestors(start: Path, root: Path) -> list[Path]:
     """``start``'s folder and its parents up to ``root`` (inclusive), nearest first."""
     here = start if start.is_dir() else start.parent

@@ -13,6 +13,7 @@ from ctxres.config import Config
 from ctxres.findings import Finding
 from ctxres.formats.document import Document, JsonPath
 from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.acknowledgement import (
     EVENTS,
@@ -30,13 +31,21 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def check_document(doc: Document, _config: Config | None = None) -> list[Finding]:
+def check_document(doc: Document, config: Config | None = None) -> list[Finding]:
     if doc.kind == "checkpoint":
         return _check_checkpoint(doc)
     owner = compaction_events(doc)
     if owner is None:
         return []
-    return [*_check_count(doc, owner), *_check_ids(doc), *_check_event_times(doc)]
+    return [*_check_count(doc, owner), *_check_ids(doc, config), *_check_event_times(doc)]
+
+
+def _others_numbers(doc: Document, config: Config | None) -> frozenset[int]:
+    """The numbers another writer's checkpoints hold in the state folder of ``doc`` (none without one)."""
+    if config is None or not doc.fs_path:
+        return frozenset()
+    path = Path(doc.fs_path)
+    return cp.other_writers_numbers(cp.checkpoints_dir(cp.find_state_dir(path, root_of(path), config.state_dir)))
 
 
 COUNT = register(
@@ -135,7 +144,9 @@ SEQUENCE = register(
     ## Why
     Compaction events are appended in order, numbered from `CX-001`, one per compaction and one
     per checkpoint file `cx-NNN-checkpoint.json`. A gap or a step backwards means an event is
-    missing (a checkpoint was never merged) or the entries were reordered.
+    missing (a checkpoint was never merged) or the entries were reordered. The numbers held by
+    another tool's checkpoints in the same folder (its `cx-NNN.json` layout) are skipped: the
+    two writers share one numbering.
 
     ## Example
     ```yaml
@@ -151,10 +162,11 @@ SEQUENCE = register(
 )
 
 
-def _check_ids(doc: Document) -> list[Finding]:
+def _check_ids(doc: Document, config: Config | None = None) -> list[Finding]:
     findings = []
     seen: dict[int, int] = {}
     previous = 0
+    others: frozenset[int] | None = None  # read only when a gap is found
     for index, event in shaped_events(doc):
         number = cp.number_of_id(event["id"])
         if number is None:
@@ -173,8 +185,11 @@ def _check_ids(doc: Document) -> list[Finding]:
             )
             continue
         seen[number] = index
-        if number != previous + 1:
-            expected = cp.section_id(previous + 1)
+        if number > previous + 1 and others is None:
+            others = _others_numbers(doc, config)
+        following = cp.next_own_number(previous, others or frozenset())
+        if number != following:
+            expected = cp.section_id(following)
             after = f"after {cp.section_id(previous)}" if previous else "as the first event"
             findings.append(
                 rule_finding(

@@ -1,0 +1,112 @@
+"""A checkpoint folder another writer fills with ``cx-NNN.json``: ours take that name too, one
+numbering for both, and ``ctxres ack`` / ``ctxres check`` tell ours from theirs by content."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ctxres.config import load_config
+from ctxres.linters.checking import engine
+from ctxres.linters.cli import main as cli_main
+from ctxres.state.checkpoint_names import file_name, writes_plain_names
+from tests.conftest import ROOT
+
+from .hook_project import answer, checkpoints, load, payload, run_hook, validate, workspace
+
+PEER = ROOT / "fixtures" / "corpus" / "checkpoints" / "cx-001.d933ffb7.json"
+
+
+def other_writer_number(folder: Path) -> int:
+    """How the other writer numbers its next checkpoint: ``int()`` of every ``cx-*.json`` name."""
+    return max(int(p.stem[3:]) for p in folder.glob("cx-*.json")) + 1
+
+
+def peer_checkpoint(root: Path, number: int) -> Path:
+    folder = root / ".jerry" / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = json.loads(PEER.read_text())
+    data["checkpoint_id"] = f"cx-{number:03d}"
+    data["resumption_state"] = {"recovery_state": {"current_phase": 2, "current_activity": "QG-2 review"}}
+    target = folder / f"cx-{number:03d}.json"
+    target.write_text(json.dumps(data, indent=2) + "\n")
+    return target
+
+
+def findings(root: Path) -> list[tuple[str, str, str]]:
+    return [(f.code, f.path, f.message) for f in engine.run([root], load_config(root), cwd=root).findings]
+
+
+@pytest.mark.parametrize(
+    ("names", "plain"),
+    [
+        ([], False),
+        (["cx-001.json"], True),
+        (["cx-001.json", "notes.txt", "cx-002.json"], True),
+        (["cx-001.json", "cx-002-checkpoint.json"], False),
+        (["cx-002-checkpoint.json", "cx-001.json"], False),
+        (["cx-001.d933ffb7.json"], False),  # a hashed name is not the int() writer's
+        (["cx-1.json", "cx-abc.json"], False),  # not checkpoint names
+    ],
+)
+def test_plain_names_only_where_the_folder_has_them_and_none_of_ours(names: list[str], plain: bool) -> None:
+    assert writes_plain_names(names) is plain
+
+
+def test_file_name_in_either_layout() -> None:
+    assert file_name(7) == "cx-007-checkpoint.json"
+    assert file_name(7, plain=True) == "cx-007.json"
+
+
+def test_precompact_takes_the_other_writers_layout_and_numbering(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    peer_checkpoint(root, 2)
+    result = run_hook("PreCompact", root, payload(root, trigger="auto"))
+    assert answer(result, "PreCompact") == {} and result.stderr == ""
+    folder = root / ".jerry" / "checkpoints"
+    assert [p.name for p in checkpoints(root)] == ["cx-002.json", "cx-003.json"]
+    ours = load(folder / "cx-003.json")
+    validate("checkpoint", ours)
+    assert ours["event_id"] == "cx-003"
+    assert other_writer_number(folder) == 4  # the other writer's int() keeps working
+    peer_checkpoint(root, 4)
+    answer(run_hook("PreCompact", root, payload(root, trigger="manual")), "PreCompact")
+    assert [p.name for p in checkpoints(root)] == ["cx-002.json", "cx-003.json", "cx-004.json", "cx-005.json"]
+    assert load(folder / "cx-005.json")["event_id"] == "cx-005"
+
+
+def test_precompact_keeps_its_own_layout_beside_its_own_files(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    peer_checkpoint(root, 2)
+    shutil.copy(root / ".jerry" / "checkpoints" / "cx-002.json", root / ".jerry" / "checkpoints" / "cx-003.json")
+    (root / ".jerry" / "checkpoints" / "cx-003.json").rename(root / ".jerry" / "checkpoints" / "cx-003-checkpoint.json")
+    answer(run_hook("PreCompact", root, payload(root, trigger="auto")), "PreCompact")
+    assert checkpoints(root)[-1].name == "cx-004-checkpoint.json"
+
+
+def test_ack_merges_ours_under_the_plain_name_and_check_finds_nothing_in_the_mixed_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = workspace(tmp_path)
+    before = findings(root)  # the workflow's own (its CX-001 points to a file the workspace lacks)
+    peer_checkpoint(root, 2)
+    answer(run_hook("PreCompact", root, payload(root, trigger="manual")), "PreCompact")
+    peer_checkpoint(root, 4)
+    answer(run_hook("PreCompact", root, payload(root, trigger="auto")), "PreCompact")
+    folder = root / ".jerry" / "checkpoints"
+    assert [p.name for p in checkpoints(root)] == ["cx-002.json", "cx-003.json", "cx-004.json", "cx-005.json"]
+    monkeypatch.chdir(root)
+    assert cli_main(["ack", "cx-003", "--now", "2026-02-17T12:10:00Z"]) == 0
+    assert cli_main(["ack", "--all", "--now", "2026-02-17T12:11:00Z"]) == 0
+    out = capsys.readouterr().out
+    assert "merged .jerry/checkpoints/cx-003.json as CX-003" in out
+    assert "merged .jerry/checkpoints/cx-005.json as CX-005" in out
+    for name in ("cx-003.json", "cx-005.json"):
+        assert load(folder / name)["metadata"]["acknowledged"] is True
+    text = (root / "ORCHESTRATION.yaml").read_text()
+    assert ".jerry/checkpoints/cx-003.json" in text and ".jerry/checkpoints/cx-005.json" in text
+    assert "acknowledged" not in load(folder / "cx-002.json")  # theirs is left as it was
+    assert findings(root) == before  # no A003 gap, no finding against either layout
