@@ -69,6 +69,16 @@ def file_name(number: int, plain: bool = False) -> str:
     return f"{file_id(number)}.json" if plain else f"{file_id(number)}-checkpoint.json"
 
 
+def renumbered(name: str, number: int) -> str:
+    """The checkpoint file name ``name`` with ``number`` in place of its own, in the same layout
+    (``cx-002.json`` -> ``cx-005.json``); :func:`file_name` when ``name`` is no checkpoint's."""
+    if number_of_name(name) is None:
+        return file_name(number)
+    stem = name[len(_PREFIX) :]
+    digits = len(stem) - len(stem.lstrip("0123456789"))
+    return file_id(number) + stem[digits:]
+
+
 def writes_plain_names(names: Iterable[str]) -> bool:
     """Whether the next checkpoint is named ``cx-NNN.json``: the folder (its ``names``) holds
     checkpoints named so and none named ``cx-NNN-checkpoint.json``. Another writer that numbers its

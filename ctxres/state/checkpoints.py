@@ -25,6 +25,7 @@ from ctxres.state.checkpoint_names import list_checkpoints as _list_in
 from ctxres.state.checkpoint_names import next_number as next_number
 from ctxres.state.checkpoint_names import number_of_id as number_of_id
 from ctxres.state.checkpoint_names import number_of_name as number_of_name
+from ctxres.state.checkpoint_names import renumbered as renumbered
 from ctxres.state.checkpoint_names import section_id as section_id
 from ctxres.timestamps import parse_timestamp
 

@@ -409,7 +409,7 @@ def _check_pair(
                 f"{what} points to {reference}, the checkpoint of {cp.section_id(other)}",
                 (*EVENTS, index, "checkpoint_file"),
                 f"point it to the checkpoint of {cp.section_id(number)} "
-                f"({cp.file_name(number)}), or correct the event id",
+                f"({cp.renumbered(path.name, number)}), or correct the event id",
                 about=(path,),
             )
         )

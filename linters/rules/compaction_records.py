@@ -325,7 +325,7 @@ def _check_checkpoint(doc: Document) -> list[Finding]:
                 f"the file is named {name} but its `{id_key}` is {data[id_key]}: "
                 "the name and the id must have the same number",
                 (id_key,),
-                f"rename the file to {cp.file_name(by_id)}, or set `{id_key}` to {cp.file_id(by_name)} "
+                f"rename the file to {cp.renumbered(name, by_id)}, or set `{id_key}` to {cp.file_id(by_name)} "
                 "(whichever is wrong), and keep the event that points to it in step",
             )
         )

@@ -12,7 +12,7 @@ import pytest
 from ctxres.config import load_config
 from ctxres.linters.checking import engine
 from ctxres.linters.cli import main as cli_main
-from ctxres.state.checkpoint_names import file_name, writes_plain_names
+from ctxres.state.checkpoint_names import file_name, renumbered, writes_plain_names
 from tests.conftest import ROOT
 
 from .hook_project import answer, checkpoints, load, payload, run_hook, validate, workspace
@@ -59,6 +59,19 @@ def test_plain_names_only_where_the_folder_has_them_and_none_of_ours(names: list
 def test_file_name_in_either_layout() -> None:
     assert file_name(7) == "cx-007-checkpoint.json"
     assert file_name(7, plain=True) == "cx-007.json"
+
+
+@pytest.mark.parametrize(
+    ("name", "renamed"),
+    [
+        ("cx-002.json", "cx-005.json"),
+        ("cx-002-checkpoint.json", "cx-005-checkpoint.json"),
+        ("cx-0002.d933ffb7.json", "cx-005.d933ffb7.json"),
+        ("notes.json", "cx-005-checkpoint.json"),
+    ],
+)
+def test_a_fix_names_the_file_in_its_own_layout(name: str, renamed: str) -> None:
+    assert renumbered(name, 5) == renamed
 
 
 def test_precompact_takes_the_other_writers_layout_and_numbering(tmp_path: Path) -> None:
