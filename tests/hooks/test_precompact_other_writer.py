@@ -123,3 +123,14 @@ def test_ack_merges_ours_under_the_plain_name_and_check_finds_nothing_in_the_mix
     assert ".jerry/checkpoints/cx-003.json" in text and ".jerry/checkpoints/cx-005.json" in text
     assert "acknowledged" not in load(folder / "cx-002.json")  # theirs is left as it was
     assert findings(root) == before  # no A003 gap, no finding against either layout
+
+
+def test_sessionstart_alerts_on_ours_under_the_plain_name_not_on_theirs(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    peer_checkpoint(root, 2)
+    answer(run_hook("PreCompact", root, payload(root, trigger="auto")), "PreCompact")
+    peer_checkpoint(root, 4)
+    output = answer(run_hook("SessionStart", root, payload(root, "SessionStart", source="compact")), "SessionStart")
+    text = output["hookSpecificOutput"]["additionalContext"]
+    assert "CHECKPOINT: .jerry/checkpoints/cx-003.json" in text, text
+    assert "cx-002.json" not in text and "cx-004.json" not in text, text
