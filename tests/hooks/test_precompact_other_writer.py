@@ -134,3 +134,16 @@ def test_sessionstart_alerts_on_ours_under_the_plain_name_not_on_theirs(tmp_path
     text = output["hookSpecificOutput"]["additionalContext"]
     assert "CHECKPOINT: .jerry/checkpoints/cx-003.json" in text, text
     assert "cx-002.json" not in text and "cx-004.json" not in text, text
+
+
+def test_check_reads_ours_under_the_plain_name_against_our_schema(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    peer_checkpoint(root, 2)
+    answer(run_hook("PreCompact", root, payload(root, trigger="auto")), "PreCompact")
+    ours = root / ".jerry" / "checkpoints" / "cx-003.json"
+    data = load(ours)
+    del data["trigger"]
+    ours.write_text(json.dumps(data, indent=2) + "\n")
+    found = [f for f in findings(root) if f[1].startswith(".jerry/")]
+    assert [(code, path) for code, path, _ in found] == [("C001", ".jerry/checkpoints/cx-003.json")], found
+    assert "missing required key `trigger`" in found[0][2]  # our checkpoint's schema, not the other layout's
