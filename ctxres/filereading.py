@@ -1,4 +1,5 @@
-"""Opening a file that must be a regular file (standard library only: the hooks use it).
+"""Opening a file that must be a regular file, and whether a resolved path stays inside a folder
+(standard library only: every hook uses it).
 
 A state file, a transcript or a workflow file named by a payload may be a named pipe (an ``open``
 for reading would block forever), a device (``/dev/zero`` never ends) or a folder. The descriptor
@@ -77,3 +78,8 @@ def read_at_most(fd: int, limit: int, expected: int) -> bytes:
         total += len(chunk)
         want = expected - total + 1 if total <= expected else _CHUNK
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def within(real_path: str, real_root: str) -> bool:
+    """Whether a resolved path is ``real_root`` or below it (pure: both already resolved)."""
+    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)

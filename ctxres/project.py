@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from ctxres.filereading import within
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
@@ -39,11 +41,6 @@ def work_tree_top(start: str) -> str | None:
         if parent == folder:
             return None
         folder = parent
-
-
-def within(real_path: str, real_root: str) -> bool:
-    """Whether a resolved path is ``real_root`` or below it (pure: both already resolved)."""
-    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:

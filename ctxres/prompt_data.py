@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 
-from ctxres.project import within
+from ctxres.filereading import within
 from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, list_checkpoints
 
 TYPE_CHECKING = False

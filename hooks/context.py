@@ -201,7 +201,7 @@ class HookContext:
 
     def inside(self, path: str) -> bool:
         """Whether ``path`` (symlinks followed) stays inside the project directory."""
-        from ctxres.project import within
+        from ctxres.filereading import within
 
         return within(os.path.realpath(path), self.project_dir)
 

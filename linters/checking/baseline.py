@@ -25,9 +25,9 @@ from pathlib import Path
 
 from ctxres.atomic import write_atomic
 from ctxres.config import Config
+from ctxres.filereading import within
 from ctxres.findings import Finding, Severity
 from ctxres.linters.rules.parsing import UNREAD_CODES
-from ctxres.project import within
 from ctxres.records import FrozenRecord, init_field
 
 FORMAT_VERSION = 1
