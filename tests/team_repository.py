@@ -184,3 +184,18 @@ def without_ctxres(folder: Path) -> Path:
     script.chmod(0o755)
     assert not (folder / "bin" / "ctxres").exists() and not (folder / "bin" / "ctxres-hook").exists()
     return folder / "bin"
+
+
+def stale_commit_is_blocked(clone: Clone) -> None:
+    """A commit that moves the phase of the workflow NEW without its resumption section is blocked, naming the
+    file; the same change with the section updated passes."""
+    text = (clone.root / NEW).read_text()
+    clone.write(NEW, text.replace('status: "IN_PROGRESS"', 'status: "COMPLETE"', 1))
+    clone.git("add", NEW)
+    blocked = clone.commit("phase 1 done")
+    assert blocked.returncode != 0, blocked.stdout + blocked.stderr
+    assert NEW in blocked.stdout + blocked.stderr
+    clone.write(NEW, with_section_updated_now((clone.root / NEW).read_text()))
+    clone.git("add", NEW)
+    passed = clone.commit("phase 1 done, resumption section updated")
+    assert passed.returncode == 0, passed.stdout + passed.stderr

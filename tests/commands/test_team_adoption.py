@@ -20,7 +20,7 @@ from ctxres.linters.setup.hook_runs import settings_environment
 
 from ..git_sandbox import executable
 from ..installs import build_wheel
-from ..team_repository import NEW, Clone, new_workflow, other_venv, team_repository, with_section_updated_now
+from ..team_repository import NEW, Clone, new_workflow, other_venv, stale_commit_is_blocked, team_repository
 
 
 @pytest.fixture(scope="module")
@@ -111,14 +111,5 @@ def test_a_team_adopts_ctxres(team: tuple[Clone, Clone]) -> None:
 
     # A stale commit is blocked in both clones, naming the file; the section update passes.
     for clone in (alice, bob):
-        text = (clone.root / NEW).read_text()
-        clone.write(NEW, text.replace('status: "IN_PROGRESS"', 'status: "COMPLETE"', 1))
-        clone.git("add", NEW)
-        blocked = clone.commit("phase 1 done")
-        assert blocked.returncode != 0, blocked.stdout + blocked.stderr
-        assert NEW in blocked.stdout + blocked.stderr
-        clone.write(NEW, with_section_updated_now((clone.root / NEW).read_text()))
-        clone.git("add", NEW)
-        passed = clone.commit("phase 1 done, resumption section updated")
-        assert passed.returncode == 0, passed.stdout + passed.stderr
+        stale_commit_is_blocked(clone)
     shutil.rmtree(bob.home / "pre-commit", ignore_errors=True)

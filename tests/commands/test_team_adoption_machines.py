@@ -33,8 +33,8 @@ from ..team_repository import (
     new_workflow,
     other_venv,
     project_venv,
+    stale_commit_is_blocked,
     team_repository,
-    with_section_updated_now,
     without_ctxres,
 )
 
@@ -129,19 +129,6 @@ def statusline(clone: Clone, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["sh", "-c", command], input=json.dumps(payload), cwd=clone.root, env=variables, capture_output=True, text=True
     )
-
-
-def stale_commit_is_blocked(clone: Clone) -> None:
-    text = (clone.root / NEW).read_text()
-    clone.write(NEW, text.replace('status: "IN_PROGRESS"', 'status: "COMPLETE"', 1))
-    clone.git("add", NEW)
-    blocked = clone.commit("phase 1 done")
-    assert blocked.returncode != 0, blocked.stdout + blocked.stderr
-    assert NEW in blocked.stdout + blocked.stderr
-    clone.write(NEW, with_section_updated_now((clone.root / NEW).read_text()))
-    clone.git("add", NEW)
-    passed = clone.commit("phase 1 done, resumption section updated")
-    assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
 @pytest.fixture(scope="module")
