@@ -115,7 +115,7 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=MAIN_PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check on the repository (or the paths after ``--``), then the
-    dead-code check (``dead_code.py``: vulture over the package and bench/, e2e/) on the whole of it, then
+    dead-code check (``dead_code.py``: vulture over the package and bench/, e2e/, dev/) on the whole of it, then
     the GitHub workflows (``.github/workflows``): zizmor and check-jsonschema's vendored workflow schema."""
     session.install(RUFF, VULTURE, ZIZMOR, CHECK_JSONSCHEMA)
     targets = session.posargs or ["."]
@@ -211,10 +211,10 @@ print(f"ctxres-hook {sys.argv[1]}: exit 0, answer {done.stdout.strip() or '(none
 
 @nox.session(python=MAIN_PYTHON)
 def schemas(session: nox.Session) -> None:
-    """The checked-in JSON Schemas and rule pages match the models and the rule registry."""
+    """Every generated file (JSON Schemas, rule pages, README tables, the plugin's hooks.json, the pre-commit
+    patterns) matches the tables it is generated from: ``python dev/generate.py --check``."""
     session.install("-e", ".")
-    session.run("ctxres", "schema", "export", "--check", "--dir", str(ROOT / "schemas"))
-    session.run("ctxres", "rules", "--check-docs", str(ROOT / "docs" / "rules"))
+    session.run("python", str(ROOT / "dev" / "generate.py"), "--check")
 
 
 @nox.session(python=MAIN_PYTHON)

@@ -4,7 +4,7 @@
 one line per problem) when:
 
 - the wheel holds a file that is not the package and its data (``tests/``, ``bench/``, ``e2e/``,
-  ``fixtures/``, a stray top-level module or folder), or lacks one: the expected list is made from
+  ``fixtures/``, ``dev/``, a stray top-level module or folder), or lacks one: the expected list is made from
   ``pyproject.toml`` (``[tool.setuptools]`` ``packages``, ``package-dir`` and ``package-data``) and the
   source tree, so a module added to a package is expected at once;
 - its ``.dist-info`` holds anything but the metadata files, or names another version than the package;

@@ -46,10 +46,6 @@ SETTINGS_FILE = "settings.json"  # committed, beside the local file in .claude/
 LOCAL_SETTINGS_FILE = "settings.local.json"  # per clone: Claude Code's own place for a machine's settings
 
 
-HOOKS: tuple[HookEvent, ...] = HOOK_EVENTS
-"""The events we register an entry for: each one's name, matcher (None: every occurrence) and timeout."""
-
-
 def is_ours(handler: Any) -> bool:
     """Whether a handler entry runs ctxres (by its command or arguments)."""
     if not isinstance(handler, dict):
@@ -68,6 +64,23 @@ def handler_for(spec: HookEvent, command: str | None = None) -> dict[str, Any]:
     """Our handler of one event: the portable command, or ``command EVENT`` for a command of the user's."""
     text = portable_command(spec.name) if command is None else f"{command} {spec.name}"
     return {"type": "command", "command": text, "timeout": spec.timeout}
+
+
+PLUGIN_ENTRY = "${CLAUDE_PLUGIN_ROOT}/hooks/plugin_entry.py"
+"""The script the plugin's ``hooks/hooks.json`` runs with ``python3`` (a plain clone, nothing installed)."""
+
+
+def plugin_hooks_file() -> str:
+    """The text of the plugin's ``hooks/hooks.json``: one group per event of the table, each on one line
+    (``python dev/generate.py --write`` writes it, ``--check`` compares)."""
+    roles = ", ".join(f"{spec.role} ({spec.name})" for spec in HOOK_EVENTS)
+    description = f"ctxres: {roles}. Needs python3 with PyYAML."
+    events = []
+    for spec in HOOK_EVENTS:
+        handler = {"type": "command", "command": "python3", "args": [PLUGIN_ENTRY, spec.name], "timeout": spec.timeout}
+        events.append(f"    {json.dumps(spec.name)}: [\n      {json.dumps(_group(spec, handler))}\n    ]")
+    body = ",\n".join(events)
+    return f'{{\n  "description": {json.dumps(description)},\n  "hooks": {{\n{body}\n  }}\n}}\n'
 
 
 def _groups(settings: dict[str, Any], event: str) -> list[Any]:
@@ -150,8 +163,8 @@ def install(settings: dict[str, Any], command: str | None = None) -> dict[str, A
     command (a bare ``ctxres-hook``, an older path), leaves one copy of each.
     """
     result = _copy(settings)
-    wanted = {spec.name: spec for spec in HOOKS}
-    for item in HOOKS:
+    wanted = {spec.name: spec for spec in HOOK_EVENTS}
+    for item in HOOK_EVENTS:
         _groups(result, item.name)  # validates the shape (ValueError) before anything changes
     hooks = result["hooks"]
     for event in list(hooks):
@@ -183,7 +196,12 @@ def install(settings: dict[str, Any], command: str | None = None) -> dict[str, A
 
 
 def _group_for(spec: HookEvent, command: str | None) -> dict[str, Any]:
-    group: dict[str, Any] = {"hooks": [handler_for(spec, command)]}
+    return _group(spec, handler_for(spec, command))
+
+
+def _group(spec: HookEvent, handler: dict[str, Any]) -> dict[str, Any]:
+    """A matcher group of one handler: the event's matcher first, when it has one."""
+    group: dict[str, Any] = {"hooks": [handler]}
     if spec.matcher is not None:
         group = {"matcher": spec.matcher, **group}
     return group
@@ -232,7 +250,7 @@ def registrations(settings: Any) -> dict[str, Registration]:
     """What ctxres handlers a parsed settings (or hooks.json) file registers, per event."""
     hooks = settings.get("hooks") if isinstance(settings, dict) else None
     found: dict[str, Registration] = {}
-    for spec in HOOKS:
+    for spec in HOOK_EVENTS:
         groups = hooks.get(spec.name) if isinstance(hooks, dict) else None
         matchers = []
         for group in groups if isinstance(groups, list) else []:

@@ -1,9 +1,9 @@
 """The Claude Code hook events ctxres handles: the one table every list of them is made from.
 
 The dispatcher (``ctxres-hook``), the settings entries ``ctxres install-hooks`` writes, the replay fixtures
-and the tests read :data:`HOOK_EVENTS`. What cannot import it (the plugin's ``hooks/hooks.json``, the
-pydantic models of ``schemas/hook_io.py``) is compared with it by a test. Plain stdlib, no imports: the
-hooks load it at every start.
+and the tests read :data:`HOOK_EVENTS`. The plugin's ``hooks/hooks.json`` is generated from it
+(``python dev/generate.py --write``), and ``schemas/hook_io.py`` names each event's models from it. Plain
+stdlib, no imports: the hooks load it at every start.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 class HookEvent:
     """One event: its name, the ``ctxres.hooks`` module that answers it, the matcher and timeout (seconds)
     of our settings entry, the line ``ctxres-hook --help`` shows for it, the payload fields ``ctxres doctor``
-    sends it (on which the hook writes nothing), whether its empty answer is no output at all, and whether
-    the Nexus profile answers it with ``ctxres.hooks.nexus``."""
+    sends it (on which the hook writes nothing), what the plugin's description calls it (``role``), whether
+    its empty answer is no output at all, and whether the Nexus profile answers it with ``ctxres.hooks.nexus``."""
 
-    __slots__ = ("harmless", "matcher", "module", "name", "nexus", "silent_when_empty", "summary", "timeout")
+    __slots__ = ("harmless", "matcher", "module", "name", "nexus", "role", "silent_when_empty", "summary", "timeout")
 
     def __init__(
         self,
@@ -26,6 +26,7 @@ class HookEvent:
         summary: str,
         harmless: dict[str, object],
         *,
+        role: str,
         silent_when_empty: bool = False,
         nexus: bool = False,
     ) -> None:
@@ -35,6 +36,7 @@ class HookEvent:
         self.timeout = timeout
         self.summary = summary
         self.harmless = harmless
+        self.role = role
         self.silent_when_empty = silent_when_empty
         self.nexus = nexus
 
@@ -50,6 +52,7 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
         {"trigger": "ctxres-doctor", "custom_instructions": ""},  # neither auto nor manual: no checkpoint
         silent_when_empty=True,
         nexus=True,
+        role="checkpoint before compaction",
     ),
     # Re-orients after a compaction, or on a new/resumed session; `clear` starts fresh on purpose.
     HookEvent(
@@ -60,6 +63,7 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
         "point a new or resumed session at the workflow state to reload",
         {"source": "clear"},
         nexus=True,
+        role="re-orientation after it and on new sessions",
     ),
     # Context monitor on every prompt (UserPromptSubmit takes no matcher).
     HookEvent(
@@ -69,6 +73,7 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
         5,
         "measure how full the context is and warn as it nears a compaction",
         {"prompt": ""},  # and no transcript
+        role="context monitor",
     ),
     # Staleness check after the model writes an ORCHESTRATION file.
     HookEvent(
@@ -78,6 +83,7 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
         5,
         "warn when an edit moves a workflow's state but not its resumption section",
         {"tool_name": "Read", "tool_input": {}, "tool_response": {}},  # a tool call that wrote no file
+        role="staleness check after writes to ORCHESTRATION files",
     ),
 )
 

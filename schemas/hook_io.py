@@ -1,8 +1,10 @@
 """What Claude Code writes to a hook's stdin, and what ctxres's hooks write back on stdout.
 
-ctxres runs four hook events: PreCompact, SessionStart, UserPromptSubmit and PostToolUse. Claude Code
-starts the hook command once per event, writes one JSON object (the *input*) to its stdin, and reads
-the JSON object the hook prints on stdout (the *output*).
+ctxres runs the hook events of ``HOOK_EVENTS`` (``ctxres/hook_events.py``); each has an input model
+``<Event>Input`` and an output model ``<Event>Output`` here, and the registries at the end are made from
+the table and those names (a missing model fails at import). Claude Code starts the hook command once
+per event, writes one JSON object (the *input*) to its stdin, and reads the JSON object the hook prints
+on stdout (the *output*).
 
 Inputs are open models: Claude Code adds fields from version to version, and an unknown field must
 never make a payload invalid. Outputs are strict: they describe exactly what ctxres prints, and
@@ -18,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from ctxres.hook_events import HOOK_EVENTS
 from ctxres.schemas.base import OpenModel, StrictModel
 
 # Claude Code caps every hook output string (additionalContext, systemMessage, plain stdout) at this
@@ -326,30 +329,22 @@ class PostToolUseOutput(HookOutput):
 # Registries
 # --------------------------------------------------------------------------------------------------
 
-HOOK_INPUT_MODELS: dict[str, type[HookInput]] = {
-    "PreCompact": PreCompactInput,
-    "SessionStart": SessionStartInput,
-    "UserPromptSubmit": UserPromptSubmitInput,
-    "PostToolUse": PostToolUseInput,
-}
-"""Input model of each event, keyed by the event name (the value of `hook_event_name`)."""
 
-HOOK_OUTPUT_MODELS: dict[str, type[BaseModel]] = {
-    "PreCompact": PreCompactOutput,
-    "SessionStart": SessionStartOutput,
-    "UserPromptSubmit": UserPromptSubmitOutput,
-    "PostToolUse": PostToolUseOutput,
-}
-"""Output model of each event, keyed by the event name."""
+def _models(side: str) -> dict[str, Any]:
+    """Each event's model of one side (``Input`` or ``Output``), named ``<Event><side>`` in this module."""
+    found = globals()
+    return {event.name: found[f"{event.name}{side}"] for event in HOOK_EVENTS}
+
+
+HOOK_INPUT_MODELS: dict[str, type[HookInput]] = _models("Input")
+"""Input model of each event of ``HOOK_EVENTS``, keyed by the event name (the value of `hook_event_name`)."""
+
+HOOK_OUTPUT_MODELS: dict[str, type[BaseModel]] = _models("Output")
+"""Output model of each event of ``HOOK_EVENTS``, keyed by the event name."""
 
 HOOK_SCHEMAS: dict[str, type[BaseModel]] = {
-    "hook-precompact-input": PreCompactInput,
-    "hook-precompact-output": PreCompactOutput,
-    "hook-sessionstart-input": SessionStartInput,
-    "hook-sessionstart-output": SessionStartOutput,
-    "hook-userpromptsubmit-input": UserPromptSubmitInput,
-    "hook-userpromptsubmit-output": UserPromptSubmitOutput,
-    "hook-posttooluse-input": PostToolUseInput,
-    "hook-posttooluse-output": PostToolUseOutput,
+    f"hook-{name.lower()}-{side.lower()}": models[name]
+    for name in HOOK_INPUT_MODELS
+    for side, models in (("Input", HOOK_INPUT_MODELS), ("Output", HOOK_OUTPUT_MODELS))
 }
-"""Schema file stem (`<stem>.schema.json`) -> model."""
+"""Schema file stem (`<stem>.schema.json`) -> model: `hook-<event>-input` and `hook-<event>-output`."""

@@ -22,7 +22,6 @@ from pathlib import Path
 from ctxres.atomic import write_atomic
 from ctxres.claude_settings import (
     HOOK_ENV,
-    HOOKS,
     LOCAL_SETTINGS_FILE,
     SETTINGS_FILE,
     install,
@@ -36,6 +35,7 @@ from ctxres.claude_settings import (
     unset_env,
     wrapped_statusline,
 )
+from ctxres.hook_events import EVENTS
 from ctxres.linters.setup.machine import exclude_entry, found_without_env, is_ignored, is_tracked, user_settings
 from ctxres.linters.setup.statusline import ccstatusline_advice, has_segment
 from ctxres.records import FrozenRecord, init_field
@@ -158,7 +158,7 @@ def plan_shared(settings: Path, command: str | None = None) -> list[Change]:
     after = install_statusline(install(before, command), command)
     if after == before and settings.exists():
         return []
-    events = ", ".join(spec.name for spec in HOOKS)
+    events = ", ".join(EVENTS)
     how = (
         f"a command that finds {BARE_COMMAND} in ${HOOK_ENV}, the project's .venv or the PATH"
         if command is None

@@ -206,13 +206,6 @@ def test_hostile_bytes_never_traceback(tmp_path: Path, name: str) -> None:
     assert result.returncode == 1 and "P004" in result.stdout and "Traceback" not in result.stderr
 
 
-def test_readme_rule_table_matches_the_registry() -> None:
-    readme = (FIXTURES.parent / "README.md").read_text("utf-8")
-    start = readme.index("-->\n", readme.index("<!-- rules-table:")) + 4
-    table = readme[start : readme.index("<!-- rules-table-end -->")]
-    assert table == ctxres("rules", "--output-format", "markdown").stdout, "regenerate the README rule table"
-
-
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     action = next(action for action in parser._actions if action.dest == "command")
     assert isinstance(action.choices, dict)

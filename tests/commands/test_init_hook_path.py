@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from ctxres.claude_settings import HOOK_ENV, HOOKS, NOT_FOUND, portable_command
+from ctxres.claude_settings import HOOK_ENV, NOT_FOUND, portable_command
+from ctxres.hook_events import HOOK_EVENTS
 from ctxres.hooks import monitor, statemoves
 from ctxres.linters.setup.hook_runs import settings_environment  # the settings' env, as the client merges it
 
@@ -70,7 +71,7 @@ def test_init_writes_commands_that_run_without_the_venv_on_path(repo: Path) -> N
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr
     found = commands(repo / ".claude" / "settings.json")
-    assert sorted(event for event, _ in found) == sorted(spec.name for spec in HOOKS)
+    assert sorted(event for event, _ in found) == sorted(spec.name for spec in HOOK_EVENTS)
     assert str(Path(sys.executable).parent) not in (repo / ".claude" / "settings.json").read_text()
     local = json.loads((repo / ".claude" / "settings.local.json").read_text())
     assert local == {"env": {HOOK_ENV: str(Path(sys.executable).parent / "ctxres-hook")}}
@@ -137,7 +138,7 @@ def test_rerunning_init_replaces_bare_and_older_commands_in_place(repo: Path) ->
     assert data["hooks"]["Stop"] == [{"hooks": [mine]}]
     assert data["hooks"]["PostToolUse"][0] == {"matcher": "Edit", "hooks": [mine]}
     ours = [c for _, c in commands(settings) if "ctxres-hook" in c]
-    assert len(ours) == len(HOOKS) and all(c == portable_command(e) for e, c in commands(settings) if c in ours)
+    assert len(ours) == len(HOOK_EVENTS) and all(c == portable_command(e) for e, c in commands(settings) if c in ours)
     again = ctxres("init", "--only", "hooks", cwd=repo, env=minimal_path())
     assert again.returncode == 0 and "Nothing to do" in again.stdout
     assert json.loads(settings.read_text()) == data

@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ctxres.claude_settings import HOOKS, install, portable_command, registrations, uninstall
+from ctxres.claude_settings import install, plugin_hooks_file, portable_command, registrations, uninstall
+from ctxres.hook_events import HOOK_EVENTS
 
 from ..conftest import ROOT
 
@@ -39,7 +40,7 @@ def test_install_adds_one_entry_per_event_with_matchers_and_timeouts_in_seconds(
     }
     precompact = merged["hooks"]["PreCompact"][0]["hooks"][0]
     assert precompact == {"type": "command", "command": portable_command("PreCompact"), "timeout": 10}
-    assert all(1 <= spec.timeout <= 60 for spec in HOOKS)
+    assert all(1 <= spec.timeout <= 60 for spec in HOOK_EVENTS)
 
 
 def test_install_twice_is_idempotent_and_others_are_untouched() -> None:
@@ -79,10 +80,12 @@ def test_cli_refuses_a_broken_settings_file(tmp_path: Path) -> None:
     assert settings.read_text() == "{not json"
 
 
-def test_plugin_hooks_json_registers_every_event() -> None:
-    plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text())
+def test_the_plugin_registration_is_recognised_as_ours_with_the_matchers_install_writes() -> None:
+    """`hooks/hooks.json` is generated from the table (`python dev/generate.py --check` keeps it current); its
+    handlers run `plugin_entry.py`, which the doctor recognises as ours, with the matchers of install-hooks."""
+    plugin = json.loads(plugin_hooks_file())
     found = registrations(plugin)
-    assert all(found[spec.name].found for spec in HOOKS)
+    assert all(found[spec.name].found for spec in HOOK_EVENTS)
     assert {e: r.matchers for e, r in found.items()} == {e: r.matchers for e, r in registrations(install({})).items()}
     manifest = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
     assert manifest["name"] == "ctxres"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.claude_settings import HOOKS, NOT_FOUND, portable_command, statusline_command
+from ctxres.claude_settings import NOT_FOUND, portable_command, statusline_command
+from ctxres.hook_events import HOOK_EVENTS
 
 USER_FILE = {
     "permissions": {"allow": ["Bash(ls)"]},
@@ -39,7 +40,7 @@ def test_the_files_indentation_and_key_order_are_kept(tmp_path: Path, indent: in
     data = json.loads(text)
     assert text == json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
     assert list(data) == ["permissions", "hooks", "env", "statusLine"]
-    assert next(iter(data["hooks"])) == "Stop" and len(data["hooks"]) == 1 + len(HOOKS)
+    assert next(iter(data["hooks"])) == "Stop" and len(data["hooks"]) == 1 + len(HOOK_EVENTS)
     assert install_hooks("--settings", str(settings), "--uninstall", cwd=tmp_path).returncode == 0
     assert settings.read_text() == json.dumps(USER_FILE, indent=indent) + "\n"
 

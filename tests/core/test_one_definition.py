@@ -9,7 +9,6 @@ of every module and fail when a second definition appears.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -289,19 +288,6 @@ def test_the_event_guard_catches_a_second_list() -> None:
         'SOME = ("PreCompact", "SessionStart")\n'
     )
     assert list(_event_lists(copy)) == [1, 2]
-
-
-def test_the_plugin_registers_the_table() -> None:
-    """hooks/hooks.json is read by Claude Code, not imported: each event of the table, its matcher,
-    its timeout, and a command that names it."""
-    plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text("utf-8"))
-    assert list(plugin["hooks"]) == list(hook_events.EVENTS)
-    for event in hook_events.HOOK_EVENTS:
-        (group,) = plugin["hooks"][event.name]
-        (handler,) = group["hooks"]
-        assert group.get("matcher") == event.matcher, event.name
-        assert handler["timeout"] == event.timeout, event.name
-        assert handler["args"][-1] == event.name
 
 
 def test_the_hook_models_cover_the_table() -> None:

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
+from ctxres.hook_events import HOOK_EVENTS
 from ctxres.hooks import monitor
 from ctxres.tiers import percent_used
 
 from ..cli_process import ctxres
-from ..conftest import ROOT
 from .claude_session import (
     NOW,
     SESSION,
@@ -322,8 +322,8 @@ def _l3(repo: Path) -> str:
 
 
 def test_the_matchers_name_the_tools_the_client_has_and_older_settings_stay_valid(tmp_path: Path) -> None:
-    plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text())
-    assert [group["matcher"] for group in plugin["hooks"]["PostToolUse"]] == ["Write|Edit"]
+    post_tool_use = next(event for event in HOOK_EVENTS if event.name == "PostToolUse")
+    assert post_tool_use.matcher == "Write|Edit"  # the plugin's registration and install-hooks' entry read it
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     assert ctxres("install-hooks", cwd=tmp_path).returncode == 0
     settings = tmp_path / ".claude" / "settings.json"

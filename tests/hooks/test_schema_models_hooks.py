@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import JsonSchemaMode
 
+from ctxres.hook_events import HOOK_EVENTS
 from ctxres.schemas.hook_io import (
     HOOK_INPUT_MODELS,
     HOOK_OUTPUT_MODELS,
@@ -266,7 +267,7 @@ def test_the_description_walker_finds_missing_descriptions() -> None:
 def test_schema_registries_have_the_agreed_names() -> None:
     assert set(HOOK_SCHEMAS) == {
         f"hook-{event}-{side}"
-        for event in ("precompact", "sessionstart", "userpromptsubmit", "posttooluse")
+        for event in (event.name.lower() for event in HOOK_EVENTS)
         for side in ("input", "output")
     }
     assert list(MONITOR_SCHEMAS.items()) == [("monitor-state", MonitorState)]

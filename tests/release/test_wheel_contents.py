@@ -28,7 +28,9 @@ def test_the_expected_files_follow_the_source_tree() -> None:
     docs = {p.name for p in (ROOT / "linters" / "data").glob("*.md")}
     assert docs and {f"ctxres/linters/data/{name}" for name in docs} <= expected
     assert not [name for name in expected if not name.startswith("ctxres/")]
-    assert not [name for name in expected if {"tests", "bench", "e2e", "fixtures", "fuzz"} & set(name.split("/"))]
+    assert not [
+        name for name in expected if {"tests", "bench", "e2e", "fixtures", "fuzz", "dev"} & set(name.split("/"))
+    ]
 
 
 def test_the_built_wheel_is_the_package_and_its_data(built_wheel: Path) -> None:

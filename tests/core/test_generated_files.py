@@ -1,0 +1,71 @@
+"""Every generated file is what its table gives: ``python dev/generate.py --check`` (what ``nox -s schemas``
+runs), and a stale file is listed, then rewritten by ``--write``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxres.claude_settings import plugin_hooks_file
+from ctxres.hook_events import HOOK_EVENTS
+
+from ..conftest import ROOT
+from ..dev_scripts import dev_script
+
+# What the writers read or write, copied to make a stand-in of the repository.
+GENERATED_PLACES = ("README.md", ".pre-commit-hooks.yaml", "hooks/hooks.json", "docs/rules", "schemas")
+
+
+def test_the_checked_in_generated_files_are_current() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "dev" / "generate.py"), "--check"], capture_output=True, text=True, timeout=300
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    for name in GENERATED_PLACES:
+        source, target = ROOT / name, tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+        else:
+            shutil.copy2(source, target)
+    return tmp_path
+
+
+def test_stale_files_are_listed_and_written_back(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    generate = dev_script("generate")
+    (tree / "hooks" / "hooks.json").write_text("{}\n", "utf-8")
+    (tree / "docs" / "rules" / "C001.md").unlink()
+    (tree / "schemas" / "checkpoint.schema.json").write_text("{}\n", "utf-8")
+    readme = (tree / "README.md").read_text("utf-8")
+    (tree / "README.md").write_text(readme.replace("| C001 |", "| C001x |"), "utf-8")
+    assert generate.main(["--check", "--root", str(tree)]) == 1
+    stale = [line.split(":")[0] for line in capsys.readouterr().err.splitlines()[:-1]]
+    assert stale == ["hooks/hooks.json", "docs/rules/C001.md", "README.md", "schemas/checkpoint.schema.json"]
+    assert generate.main(["--write", "--root", str(tree)]) == 0
+    assert generate.main(["--check", "--root", str(tree)]) == 0
+    assert (tree / "README.md").read_text("utf-8") == readme
+    for name in ("hooks/hooks.json", "docs/rules/C001.md", "schemas/checkpoint.schema.json"):
+        assert (tree / name).read_bytes() == (ROOT / name).read_bytes(), name
+
+
+def test_the_plugin_registration_has_one_group_per_event_of_the_table() -> None:
+    plugin = json.loads(plugin_hooks_file())
+    assert list(plugin["hooks"]) == [event.name for event in HOOK_EVENTS]
+    for event in HOOK_EVENTS:
+        (group,) = plugin["hooks"][event.name]
+        (handler,) = group["hooks"]
+        assert (group.get("matcher"), handler["timeout"], handler["args"][-1]) == (
+            event.matcher,
+            event.timeout,
+            event.name,
+        )
+        assert event.role in plugin["description"]
