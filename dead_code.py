@@ -56,11 +56,18 @@ ALLOWED: dict[str, str] = {
 DECORATORS = ("@field_validator", "@model_validator")
 """Pydantic calls the functions these decorate when it validates a model."""
 
-DISPATCHED = {
-    "linters/validation/schema_validity.py": "the check of each JSON Schema keyword is found by "
-    "getattr(self, '_' + keyword)",
+DISPATCHED: dict[str, tuple[str, str]] = {
+    "linters/validation/schema_validity.py": (
+        "method",
+        "the check of each JSON Schema keyword is found by getattr(self, '_' + keyword)",
+    ),
+    "schemas/hook_io.py": (
+        "class",
+        "each event's <Event>Input and <Event>Output model is found by name from ctxres.hook_events.HOOK_EVENTS",
+    ),
 }
-"""Files whose methods are found by name at run time: their unused-method reports are dropped."""
+"""Files whose methods or classes (the first item) are found by name at run time: their unused-method or
+unused-class reports are dropped."""
 
 MODELS = "schemas"
 """The pydantic models and enums of the state files: a class-level name there is a field or a member
@@ -85,7 +92,7 @@ def unused(root: Path = ROOT) -> list[str]:
     for item in scanner.get_unused_code(min_confidence=MIN_CONFIDENCE):
         path = Path(item.filename).resolve()
         relative = path.relative_to(root).as_posix()
-        if item.typ == "method" and relative in DISPATCHED:
+        if relative in DISPATCHED and item.typ == DISPATCHED[relative][0]:
             continue
         if item.typ == "variable" and relative.startswith(MODELS + "/"):
             if path not in fields:
