@@ -51,7 +51,7 @@ def _given(codes: list[str] | None) -> tuple[str, ...] | None:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ctxres.linters.commands.catalog import check_description
-    from ctxres.linters.reporters import FORMATS
+    from ctxres.linters.reporters import add_format_option
 
     check = sub.add_parser(
         "check",
@@ -59,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description=check_description(),  # the kinds of the artifact catalog (ctxres.artifacts)
     )
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
-    check.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")
+    add_format_option(check, help="how to print findings")
     # Options that take codes accumulate: `--select C003 --select C005` is `--select C003,C005`.
     for option, what in (
         ("--select", "comma-separated rule codes or prefixes to enable (ALL)"),

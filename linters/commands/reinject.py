@@ -19,7 +19,7 @@ from ctxres.linters.checking.baseline import BaselineError
 from ctxres.linters.checking.discovery import Artifact, discover
 from ctxres.linters.checking.report import Report
 from ctxres.linters.commands._baseline_options import add_baseline_options, match, read_baseline
-from ctxres.linters.reporters import FORMATS, render
+from ctxres.linters.reporters import add_format_option, render
 from ctxres.linters.rules import parsing
 from ctxres.linters.rules import reinject as rules
 from ctxres.reinject import RULE_FILE_KIND, RULE_FILE_PATTERNS, Edit, apply_edits, scan, token_fix
@@ -45,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--fix", action="store_true", help="rewrite wrong or missing tokens= figures in place")
     mode.add_argument("--diff", action="store_true", help="print what --fix would change as a diff; write nothing")
-    parser.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings")
+    add_format_option(parser, help="how to print findings")
     parser.add_argument("--strict", action="store_true", default=None, help="warnings fail the run too (exit 1)")
     parser.add_argument("--config", type=Path, help="a pyproject.toml or .ctxres.toml to use instead of the nearest")
     add_baseline_options(parser)

@@ -1,6 +1,9 @@
 """Reporters: turn a :class:`~ctxres.linters.checking.report.Report` into text for a person or a machine.
 
-One module per format; :func:`render` picks the module by name.
+One module per format, named in :data:`FORMATS`, the one table of them. Each module is a reporter: it
+defines ``write(report, out, *, color=False)``, which writes the report to ``out`` a finding at a time
+(``color`` asks for ANSI colors; machine formats ignore it). :func:`render` and :func:`write` pick the
+module by the format's name; :func:`render` is made from the module's ``write`` for every format.
 """
 
 from __future__ import annotations
@@ -13,49 +16,50 @@ from importlib import import_module
 from ctxres.findings import Finding
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, TextIO
+if TYPE_CHECKING:  # typing is not imported at run time: `--output-format` is built at every start
+    from typing import Protocol, TextIO
 
     from ctxres.linters.checking.report import Report
 
-FORMATS: tuple[str, ...] = ("text", "json", "github", "sarif")
+    class Reporter(Protocol):
+        """What the module of every format defines."""
 
-# Imported when asked for (start-up time: `add_format_option` alone imports no reporter, nor the report).
-_MODULES = {"text": "text", "json": "json_", "github": "github", "sarif": "sarif"}
+        def write(self, report: Report, out: TextIO, *, color: bool = False) -> None: ...
 
 
-def _reporter(fmt: str) -> Any:
-    """The module that renders ``fmt``; :class:`ValueError` for an unknown format."""
-    name = _MODULES.get(fmt)
+FORMATS: dict[str, str] = {"text": "text", "json": "json_", "github": "github", "sarif": "sarif"}
+"""Each output format (what ``--output-format`` takes, in the order of its help) and the module of this
+package that writes it. The modules are imported when asked for: building ``--output-format``'s choices
+imports no reporter, nor the report."""
+
+
+def reporter(fmt: str) -> Reporter:
+    """The module that writes ``fmt``; :class:`ValueError` for an unknown format."""
+    name = FORMATS.get(fmt)
     if name is None:
         raise ValueError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-    return import_module(f"{__name__}.{name}")
-
-
-def render(fmt: str, report: Report, *, color: bool = False) -> str:
-    """Render ``report`` in format ``fmt`` (one of :data:`FORMATS`).
-
-    ``color`` only affects the ``text`` format; machine formats never contain escape codes.
-    Raises :class:`ValueError` for an unknown format.
-    """
-    if fmt == "text":
-        text: str = _reporter(fmt).render(report, color=color)
-        return text
-    rendered: str = _reporter(fmt).render(report)
-    return rendered
+    module: Reporter = import_module(f"{__name__}.{name}")
+    return module
 
 
 def write(fmt: str, report: Report, out: TextIO, *, color: bool = False) -> None:
-    """:func:`render`, written to ``out`` a finding at a time (a report of many findings is never held whole)."""
-    if fmt == "text":
-        _reporter(fmt).write(report, out, color=color)
-        return
-    _reporter(fmt).write(report, out)
+    """Write ``report`` to ``out`` in format ``fmt`` (one of :data:`FORMATS`), a finding at a time (a report
+    of many findings is never held whole). ``color`` only affects the ``text`` format."""
+    reporter(fmt).write(report, out, color=color)
+
+
+def render(fmt: str, report: Report, *, color: bool = False) -> str:
+    """:func:`write`, into a string. Raises :class:`ValueError` for an unknown format."""
+    from io import StringIO
+
+    out = StringIO()
+    write(fmt, report, out, color=color)
+    return out.getvalue()
 
 
 def add_format_option(parser: argparse.ArgumentParser, help: str = "how to print the result") -> None:
-    """``--output-format text|json|github|sarif``, as ``ctxres check`` spells it (default: text)."""
-    parser.add_argument("--output-format", choices=FORMATS, default="text", help=help)
+    """``--output-format`` with every format of :data:`FORMATS`, as ``ctxres check`` spells it (default: text)."""
+    parser.add_argument("--output-format", choices=tuple(FORMATS), default="text", help=help)
 
 
 def print_findings(fmt: str, findings: Iterable[Finding], files_checked: int) -> None:
@@ -63,7 +67,7 @@ def print_findings(fmt: str, findings: Iterable[Finding], files_checked: int) ->
     from ctxres.linters.checking.report import Report
 
     report = Report(sorted(findings, key=Finding.sort_key), files_checked)
-    sys.stdout.write(render(fmt, report))
+    write(fmt, report, sys.stdout)
 
 
-__all__ = ["FORMATS", "add_format_option", "print_findings", "render", "write"]
+__all__ = ["FORMATS", "add_format_option", "print_findings", "render", "reporter", "write"]

@@ -7,7 +7,6 @@ git work tree whatever folder the run starts from (``cd projects && ctxres check
 
 from __future__ import annotations
 
-from io import StringIO
 from pathlib import Path
 
 from ctxres.findings import Finding, Severity
@@ -46,8 +45,8 @@ def format_finding(finding: Finding, path: str | None = None) -> str:
     return f"::{command} {props}::{escape_data(message)}"
 
 
-def write(report: Report, out: TextIO) -> None:
-    """:func:`render`, written a finding at a time."""
+def write(report: Report, out: TextIO, *, color: bool = False) -> None:
+    """GitHub Actions annotations, written a finding at a time; ``color`` is ignored (no escape codes)."""
     cwd = Path.cwd()
     root = source_root(cwd)
     for finding, baselined in report.marked():
@@ -55,9 +54,3 @@ def write(report: Report, out: TextIO) -> None:
             continue
         out.write(format_finding(finding, for_repository(finding.path, cwd, root)) + "\n")
     out.write(summary_line(report) + "\n")
-
-
-def render(report: Report) -> str:
-    out = StringIO()
-    write(report, out)
-    return out.getvalue()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from io import StringIO
-
 from ctxres.findings import Finding
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.checking.report import Report
@@ -55,13 +53,7 @@ def _document(report: Report, findings: object) -> dict[str, object]:
     }
 
 
-def write(report: Report, out: TextIO) -> None:
-    """:func:`render`, written a finding at a time (the baselined ones too, marked)."""
+def write(report: Report, out: TextIO, *, color: bool = False) -> None:
+    """The JSON document, written a finding at a time (the baselined ones too, marked); ``color`` is ignored."""
     items = (finding_to_dict(finding, baselined) for finding, baselined in report.marked())
     json_stream.write(_document(report, json_stream.PLACEHOLDER), items, out)
-
-
-def render(report: Report) -> str:
-    out = StringIO()
-    write(report, out)
-    return out.getvalue()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from io import StringIO
 from pathlib import Path
 from urllib.parse import quote
 
@@ -133,14 +132,8 @@ def _folder_uri(folder: Path) -> str:
     return uri if uri.endswith("/") else f"{uri}/"  # SARIF: a base URI ends with a slash
 
 
-def write(report: Report, out: TextIO) -> None:
-    """:func:`render`, written a result at a time."""
+def write(report: Report, out: TextIO, *, color: bool = False) -> None:
+    """The SARIF log, written a result at a time; ``color`` is ignored (no escape codes)."""
     cwd = Path.cwd()
     log, results = _log(report, cwd, source_root(cwd))
     json_stream.write(log, results, out)
-
-
-def render(report: Report) -> str:
-    out = StringIO()
-    write(report, out)
-    return out.getvalue()

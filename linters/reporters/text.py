@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from io import StringIO
 
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.report import Report
@@ -75,19 +74,13 @@ def format_finding(finding: Finding, *, color: bool = False, baselined: bool = F
 
 
 def write(report: Report, out: TextIO, *, color: bool = False) -> None:
-    """:func:`render`, written a finding at a time."""
+    """One line per finding (and its help), then the summary line; ``color``: ANSI colors."""
     for finding, baselined in report.marked():
         if baselined and not report.show_baselined:
             continue
         for line in format_finding(finding, color=color, baselined=baselined):
             out.write(line + "\n")
     out.write(summary_line(report) + "\n")
-
-
-def render(report: Report, *, color: bool = False) -> str:
-    out = StringIO()
-    write(report, out, color=color)
-    return out.getvalue()
 
 
 def statistics(report: Report, names: Mapping[str, str]) -> list[tuple[int, str, str, int]]:

@@ -294,13 +294,6 @@ def test_doctor_with_every_layer_is_clean(repo: Repo, validator: Any) -> None:
 # --- the registry ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["stale", "audit-history", "append-only", "runs", "doctor"])
-def test_every_command_accepts_the_formats_check_accepts(repo: Repo, command: str) -> None:
-    result = repo.run(command, "--help")
-    assert result.returncode == 0
-    assert "{text,json,github,sarif}" in result.stdout
-
-
 def test_the_new_codes_are_documented(repo: Repo) -> None:
     listing = repo.run("rules").stdout
     for code in ("L001", "L002", "M012", "M013"):

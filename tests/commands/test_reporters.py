@@ -9,7 +9,10 @@ sha256 c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e).
 from __future__ import annotations
 
 import argparse
+import inspect
+import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +22,11 @@ import pytest
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.checking.registry import RULES, Rule
 from ctxres.linters.checking.report import Report
-from ctxres.linters.reporters import FORMATS, add_format_option, github, json_, print_findings, render, sarif, text
+from ctxres.linters.reporters import FORMATS, add_format_option, github, print_findings, render, reporter, write
 from ctxres.linters.rules import all_rules
 
-SCHEMA_PATH = Path(__file__).parent.parent / "data" / "sarif-schema-2.1.0.json"
+ROOT = Path(__file__).resolve().parent.parent.parent
+SCHEMA_PATH = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 ERR_CODE = "C001"  # real rules: an error and a warning
 WARN_CODE = "C006"
 UNKNOWN_CODE = "X999"
@@ -60,14 +64,64 @@ def sarif_validator() -> Any:
 # --- dispatch -------------------------------------------------------------------------------
 
 
-def test_formats_and_dispatch() -> None:
-    rep = report(err(), warn())
-    assert FORMATS == ("text", "json", "github", "sarif")
-    assert render("text", rep) == text.render(rep)
-    assert render("text", rep, color=True) == text.render(rep, color=True)
-    assert render("json", rep) == json_.render(rep)
-    assert render("github", rep) == github.render(rep)
-    assert render("sarif", rep) == sarif.render(rep)
+def test_every_format_of_the_table_is_a_module_with_write() -> None:
+    """Each format names a module of the package that defines ``write(report, out, *, color=False)``."""
+    for fmt in FORMATS:
+        module = reporter(fmt)
+        assert module.__name__ == f"ctxres.linters.reporters.{FORMATS[fmt]}"
+        parameters = inspect.signature(module.write).parameters
+        assert list(parameters) == ["report", "out", "color"], fmt
+        assert parameters["color"].kind is inspect.Parameter.KEYWORD_ONLY and parameters["color"].default is False
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("color", [False, True])
+def test_render_is_write_into_a_string_for_every_format(fmt: str, color: bool) -> None:
+    rep = report(err(fix="Use a string."), warn())
+    out = io.StringIO()
+    write(fmt, rep, out, color=color)
+    assert render(fmt, rep, color=color) == out.getvalue()
+    assert "C001" in out.getvalue() and "C006" in out.getvalue()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_is_an_output_format_choice(fmt: str) -> None:
+    parser = argparse.ArgumentParser()
+    add_format_option(parser)
+    assert parser.parse_args(["--output-format", fmt]).output_format == fmt
+
+
+def _output_formats(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]]:
+    """Each sub-command's ``--output-format`` choices."""
+    commands = next(action for action in parser._actions if action.dest == "command").choices
+    assert isinstance(commands, dict)
+    found = {}
+    for name, command in commands.items():
+        for action in command._actions:
+            if "--output-format" in action.option_strings:
+                found[name] = tuple(action.choices or ())
+    return found
+
+
+def test_every_reporting_command_offers_every_format() -> None:
+    """The commands docs/architecture.md names as reporting commands ("Where to add…", an output format)
+    offer every format of the table, and so does any other command that offers one of its formats beyond
+    text and json."""
+    from ctxres.linters.cli import build_parser
+
+    recipe = (ROOT / "docs" / "architecture.md").read_text("utf-8")
+    line = next(line for line in recipe.splitlines() if line.startswith("- Every reporting command ("))
+    documented = re.findall(r"`([a-z-]+)`", line.split("(", 1)[1].split(")", 1)[0])
+    offered = _output_formats(build_parser())
+    assert documented and all(offered.get(name) == tuple(FORMATS) for name in documented), offered
+    beyond = set(FORMATS) - {"text", "json"}
+    assert {name for name, choices in offered.items() if beyond & set(choices)} == set(documented)
+
+
+def test_the_readme_spells_the_formats_of_the_table() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    spelled = re.findall(r"--output-format\s+(text(?:\|[a-z_]+)+)", readme)
+    assert spelled and set(spelled) == {"|".join(FORMATS)}
 
 
 def test_shared_option_and_printer_for_commands(capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,7 +133,7 @@ def test_shared_option_and_printer_for_commands(capsys: pytest.CaptureFixture[st
         parser.parse_args(["--output-format", "xml"])
     capsys.readouterr()
     print_findings("github", [warn(), err()], 2)  # sorted as check sorts them
-    rendered = github.render(Report(findings=[err(), warn()], files_checked=2))
+    rendered = render("github", Report(findings=[err(), warn()], files_checked=2))
     assert capsys.readouterr().out == rendered
 
 
@@ -90,8 +144,9 @@ def test_unknown_format_raises() -> None:
 
 def test_machine_formats_ignore_color() -> None:
     rep = report(err(), warn())
-    for fmt in ("json", "github", "sarif"):
-        assert "\x1b" not in render(fmt, rep, color=True)
+    for fmt in FORMATS:
+        if fmt != "text":
+            assert "\x1b" not in render(fmt, rep, color=True) == render(fmt, rep), fmt
 
 
 # --- text -----------------------------------------------------------------------------------
@@ -99,13 +154,13 @@ def test_machine_formats_ignore_color() -> None:
 
 def test_text_lines_and_help() -> None:
     rep = report(err(fix="Use a string."), warn(), files=2)
-    assert text.render(rep).splitlines() == [
+    assert render("text", rep).splitlines() == [
         f"a.json:3:5: {ERR_CODE} Bad value",
         "  help: Use a string.",
         f"b.yaml:1:2: {WARN_CODE} [warning] Stale value",
         "Found 1 error and 1 warning in 2 files checked.",
     ]
-    assert text.render(rep).endswith("checked.\n")
+    assert render("text", rep).endswith("checked.\n")
 
 
 @pytest.mark.parametrize(
@@ -120,19 +175,19 @@ def test_text_lines_and_help() -> None:
     ],
 )
 def test_text_summary(findings: list[Finding], files: int, expected: str) -> None:
-    out = text.render(report(*findings, files=files))
+    out = render("text", report(*findings, files=files))
     assert out.splitlines()[-1] == expected
     if not findings:
         assert out == expected + "\n"
 
 
 def test_text_no_ansi_without_color() -> None:
-    out = text.render(report(err(fix="x"), warn()), color=False)
+    out = render("text", report(err(fix="x"), warn()), color=False)
     assert "\x1b" not in out
 
 
 def test_text_color() -> None:
-    out = text.render(report(err(), warn()), color=True).splitlines()
+    out = render("text", report(err(), warn()), color=True).splitlines()
     assert out[0] == f"\x1b[1ma.json\x1b[0m:3:5: \x1b[31m{ERR_CODE}\x1b[0m Bad value"
     assert out[1] == f"\x1b[1mb.yaml\x1b[0m:1:2: \x1b[33m{WARN_CODE}\x1b[0m [warning] Stale value"
 
@@ -142,7 +197,7 @@ def test_text_color() -> None:
 
 def test_json_shape_and_keys() -> None:
     rep = report(warn(json_path="$.a", fix="Refresh it."), err(message="Wert ungültig ✓"), files=5)
-    out = json_.render(rep)
+    out = render("json", rep)
     assert out.endswith("}\n")
     data = json.loads(out)
     assert list(data) == ["version", "tool", "summary", "findings"]
@@ -171,20 +226,20 @@ def test_json_shape_and_keys() -> None:
 
 def test_json_is_stable() -> None:
     rep = report(err(fix="f"), warn(json_path="$.x"))
-    first = json_.render(rep)
-    assert first == json_.render(rep)
-    assert first == json_.render(report(err(fix="f"), warn(json_path="$.x")))
+    first = render("json", rep)
+    assert first == render("json", rep)
+    assert first == render("json", report(err(fix="f"), warn(json_path="$.x")))
     assert first == json.dumps(json.loads(first), indent=2, ensure_ascii=False) + "\n"
 
 
 def test_json_unknown_rule_has_empty_url() -> None:
     assert UNKNOWN_CODE not in RULES
     finding = Finding("c.json", UNKNOWN_CODE, "m", Severity.ERROR)
-    assert json.loads(json_.render(report(finding)))["findings"][0]["rule_url"] == ""
+    assert json.loads(render("json", report(finding)))["findings"][0]["rule_url"] == ""
 
 
 def test_json_empty_report() -> None:
-    data = json.loads(json_.render(report(files=0)))
+    data = json.loads(render("json", report(files=0)))
     assert data["findings"] == []
     assert data["summary"] == {"files_checked": 0, "errors": 0, "warnings": 0}
 
@@ -193,7 +248,7 @@ def test_json_empty_report() -> None:
 
 
 def test_github_commands() -> None:
-    out = github.render(report(err(), warn(fix="Refresh it."), files=2)).splitlines()
+    out = render("github", report(err(), warn(fix="Refresh it."), files=2)).splitlines()
     assert out == [
         f"::error file=a.json,line=3,col=5,title={ERR_CODE}::Bad value",
         f"::warning file=b.yaml,line=1,col=2,title={WARN_CODE}::Stale value (help: Refresh it.)",
@@ -202,13 +257,13 @@ def test_github_commands() -> None:
 
 
 def test_github_escapes_file_path() -> None:
-    line = github.render(report(err(path="dir,x/50%:a\nb\r.json"))).splitlines()[0]
+    line = render("github", report(err(path="dir,x/50%:a\nb\r.json"))).splitlines()[0]
     assert line.startswith("::error file=dir%2Cx/50%25%3Aa%0Ab%0D.json,line=3,col=5,")
 
 
 def test_github_escapes_message() -> None:
     finding = err(message="100% bad\r\nnext: a, b", fix="50%")
-    line = github.render(report(finding)).splitlines()[0]
+    line = render("github", report(finding)).splitlines()[0]
     # In the message only %, CR and LF are escaped; ':' and ',' stay as they are.
     assert line.endswith("::100%25 bad%0D%0Anext: a, b (help: 50%25)")
 
@@ -219,14 +274,14 @@ def test_github_escape_helpers() -> None:
 
 
 def test_github_no_findings() -> None:
-    assert github.render(report(files=1)) == "All checks passed (1 file checked).\n"
+    assert render("github", report(files=1)) == "All checks passed (1 file checked).\n"
 
 
 # --- sarif ----------------------------------------------------------------------------------
 
 
 def _sarif(rep: Report) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(sarif.render(rep))
+    data: dict[str, Any] = json.loads(render("sarif", rep))
     return data
 
 
@@ -287,7 +342,7 @@ def test_sarif_header_and_driver() -> None:
 def test_no_finding_links_to_a_site_while_none_is_published() -> None:
     """The rule pages ship with the package (`ctxres rule CODE`, SARIF `help`), not behind a URL."""
     assert ERR_RULE.doc_url() == "" and WARN_RULE.doc_url() == ""
-    assert json.loads(json_.render(report(err())))["findings"][0]["rule_url"] == ""
+    assert json.loads(render("json", report(err())))["findings"][0]["rule_url"] == ""
     assert "helpUri" not in json.dumps(_sarif(report(err())))
 
 
@@ -337,7 +392,7 @@ def test_sarif_unknown_rule_gets_minimal_descriptor() -> None:
 
 def test_sarif_is_deterministic() -> None:
     rep = report(warn(), err(fix="f"), err(path="c.json"))
-    out = sarif.render(rep)
-    assert out == sarif.render(rep)
+    out = render("sarif", rep)
+    assert out == render("sarif", rep)
     assert out.endswith("}\n")
     assert out == json.dumps(json.loads(out), indent=2, ensure_ascii=False) + "\n"

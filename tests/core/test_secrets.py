@@ -26,6 +26,7 @@ from ctxres.hooks import monitor
 from ctxres.hooks.context import additional_context
 from ctxres.hooks.statemoves import SNAPSHOT_FILE
 from ctxres.linters.checking import engine
+from ctxres.linters.reporters import FORMATS
 from ctxres.linters.rules import secrets as security
 from ctxres.redact import REDACTED, find_secrets, masked, redact, redact_value
 
@@ -551,7 +552,7 @@ def test_x001_fails_the_check_and_its_output_never_shows_a_secret(tmp_path: Path
             value, shown = text[secret.start : secret.end], masked(text, secret)[:-1]
             pieces += fragments(value, shown if value.startswith(shown) else "")
     assert len(pieces) > 100
-    for output_format in ("text", "json", "github", "sarif"):
+    for output_format in FORMATS:
         run = subprocess.run(
             [
                 sys.executable,
