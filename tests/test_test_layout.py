@@ -5,6 +5,10 @@ module (``tests/cli_process.py``, ``tests/git_sandbox.py``, ``tests/hooks/claude
 ``conftest.py``, where pytest does not collect it and where the next reader looks for it. The runners
 written once (``ctxres()``, which runs the real command, and ``git()``) are not defined again in a test
 module, under that name or as a method or a nested function.
+
+The tests of the rules are laid out like the rules: each module of ``linters/rules/`` (``RULE_MODULES``)
+has its test module ``tests/rules/test_<module>.py``; tests that span rule modules sit in modules named
+for what they span (``test_s_rules.py``, ``test_rule_fixtures.py``, ...).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+
+from ctxres.linters.rules import RULE_MODULES
 
 from .conftest import ROOT
 
@@ -91,3 +97,21 @@ def test_the_check_finds_an_imported_test_module_and_a_helper_written_again(tmp_
         "tests/test_b.py:2: defines git() again: use the one in tests/git_sandbox.py",
         "tests/test_b.py:6: defines _ctxres() again: use the one in tests/cli_process.py",
     ]
+
+
+def rule_modules_without_tests(root: Path, modules: tuple[str, ...] = RULE_MODULES) -> list[str]:
+    """The rule modules (dotted names) that have no ``tests/rules/test_<module>.py`` under ``root``."""
+    return [name for name in modules if not (root / "tests" / "rules" / f"test_{name.rsplit('.', 1)[-1]}.py").is_file()]
+
+
+def test_every_rule_module_has_its_test_module() -> None:
+    missing = rule_modules_without_tests(ROOT)
+    assert missing == [], f"rule modules without tests/rules/test_<module>.py: {missing}"
+
+
+def test_the_check_finds_a_rule_module_without_its_test_module(tmp_path: Path) -> None:
+    (tmp_path / "tests" / "rules").mkdir(parents=True)
+    (tmp_path / "tests" / "rules" / "test_parsing.py").write_text("")
+    (tmp_path / "tests" / "rules" / "test_parsing_more.py").write_text("")  # another name does not count
+    modules = ("ctxres.linters.rules.parsing", "ctxres.linters.rules.layers")
+    assert rule_modules_without_tests(tmp_path, modules) == ["ctxres.linters.rules.layers"]

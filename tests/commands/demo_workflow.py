@@ -4,6 +4,10 @@ section up to date."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..git_sandbox import GitRepo
+
 # A small v2.0 ORCHESTRATION file: phase 1 is running, phase 2 waits for it.
 ORCH = """\
 # Orchestration state of the demo workflow.
@@ -73,3 +77,11 @@ def line_of(text: str, needle: str, occurrence: int = 1) -> int:
     lines = text.splitlines()
     hits = [number for number, line in enumerate(lines, start=1) if needle in line]
     return hits[occurrence - 1]
+
+
+def demo_repository(tmp_path: Path) -> GitRepo:
+    """A git repository whose one commit holds ``ORCH`` as ``ORCHESTRATION.yaml``."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.stage("ORCHESTRATION.yaml", ORCH)
+    repo.commit("start the workflow")
+    return repo

@@ -12,7 +12,6 @@ import pytest
 import yaml
 
 from ctxres.linters.commands.init import TEMPLATE_PATH
-from ctxres.linters.rules.layers import matcher_covers
 from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER, no_live_workflow
 
 from ..cli_process import ctxres
@@ -150,23 +149,6 @@ def test_packaged_protocol_document_is_the_documented_one() -> None:
 
 def test_unknown_step_is_a_usage_error(repo: Path) -> None:
     assert ctxres("init", "--only", "L9", cwd=repo).returncode == 2
-
-
-@pytest.mark.parametrize(
-    ("matcher", "covers"),
-    [
-        ("", True),
-        ("*", True),
-        ("Write|Edit|MultiEdit", True),
-        ("Edit|Write", False),
-        ("Edit, Write, MultiEdit", True),
-        (".*Edit|Write", True),
-        ("Write", False),
-        ("(", False),
-    ],
-)
-def test_matcher_semantics(matcher: str, covers: bool) -> None:
-    assert matcher_covers(matcher, ("Write", "Edit", "MultiEdit")) is covers
 
 
 def test_shutil_which_git_is_available() -> None:

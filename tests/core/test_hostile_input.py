@@ -771,24 +771,3 @@ def test_the_guards_refuse_bombs_and_deep_nesting_without_building_anything() ->
     assert yamlguard.expansion(yaml.compose("a: &a [1, 2]\nb: *a\nc: *a\n")) == 6
     assert yamlguard.load("a: &a [1, 2]\nb: *a\n") == {"a": [1, 2], "b": [1, 2]}
     assert yamlguard.load("[" * 999 + "]" * 999) is not None  # deep but within the bracket bound
-
-
-@pytest.mark.parametrize(
-    ("path", "problem"),
-    [
-        ("/etc/passwd", "absolute"),
-        ("~/notes.md", "home folder"),
-        ("C:\\work\\plan.md", "absolute"),
-        ("../plan.md", "leaves the repository"),
-        ("projects/a/../../../plan.md", "leaves the repository"),
-        ("plan\x00.md", "NUL"),
-        ("projects/a/../b/plan.md", None),
-        ("..hidden/plan.md", None),
-        ("./plan.md", None),
-    ],
-)
-def test_x002_lexical_problems(path: str, problem: str | None) -> None:
-    from ctxres.linters.rules.unsafe_paths import lexical_problem
-
-    found = lexical_problem(path)
-    assert (found is None) if problem is None else (found is not None and problem in found), found

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ctxres.findings import Finding, Severity
-from ctxres.linters.checking import engine
 from ctxres.state import staleness as core
 
+from .rule_folders import RULES, check_folder
 from .s_families import NOW, check, codes, line_of, v2
 
 
@@ -104,17 +104,11 @@ def test_v1_sections_get_only_the_checkpoint_rule(monkeypatch: pytest.MonkeyPatc
 
 
 def _s016(folder: Path) -> list[Finding]:
-    from ctxres.config import load_config
-
-    return [f for f in engine.run([folder], load_config(folder), cwd=folder).findings if f.code == "S016"]
+    return [f for f in check_folder(folder) if f.code == "S016"]
 
 
 def test_s016_lists_the_later_checkpoints_of_the_folder(tmp_path: Path) -> None:
-    from ..conftest import FIXTURES
-
-    (tmp_path / "ORCHESTRATION.yaml").write_text(
-        (FIXTURES / "rules" / "S016" / "good" / "ORCHESTRATION.yaml").read_text()
-    )
+    (tmp_path / "ORCHESTRATION.yaml").write_text((RULES / "S016" / "good" / "ORCHESTRATION.yaml").read_text())
     assert _s016(tmp_path) == []  # a folder with nothing else: the normal state
     for rel in ["CP-003.md", "a/CP-004.json", "a/b/cp-5-notes.md", "a/b/c/CP-006.md", "a/b/c/d/CP-009.md"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -7,8 +7,7 @@ import textwrap
 
 import pytest
 
-from ctxres.linters.checking import engine
-
+from .rule_folders import RULES, check_folder
 from .s_families import check, codes, line_of, v2
 
 
@@ -175,9 +174,7 @@ def test_s005_workflow_status_against_the_pipelines_when_the_workflow_has_none()
 
 
 def test_s006_blames_a_pipeline_current_phase_that_lags_its_phases() -> None:
-    from ..conftest import FIXTURES
-
-    text = (FIXTURES / "rules" / "S006" / "bad-pipeline-phase-lags" / "ORCHESTRATION.yaml").read_text()
+    text = (RULES / "S006" / "bad-pipeline-phase-lags" / "ORCHESTRATION.yaml").read_text()
     found = [f for f in check(text) if f.code == "S006"]
     assert [(f.json_path, f.position.line) for f in found] == [("$.pipelines.main.current_phase", 5)]
     assert "lags its phases (`recovery_state.current_phase` 3 agrees with them" in found[0].message
@@ -218,10 +215,6 @@ def test_s006_blames_a_pipeline_current_phase_that_lags_its_phases() -> None:
     ],
 )
 def test_s006_fixtures_say_what_they_compared(case: str, expected: str) -> None:
-    from ctxres.config import load_config
-
-    from ..conftest import FIXTURES
-
-    folder = FIXTURES / "rules" / case
-    found = [f for f in engine.run([folder], load_config(folder), cwd=folder).findings if f.code == case[:4]]
+    folder = RULES / case
+    found = [f for f in check_folder(folder) if f.code == case[:4]]
     assert len(found) == 1 and expected in found[0].message, found

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from ctxres.findings import Severity
-from ctxres.linters.checking import engine
 
+from .rule_folders import RULES, check_folder
 from .s_families import check, line_of, v2
 
 
@@ -159,9 +159,7 @@ def test_s014_phases_are_compared_in_the_pipeline_current_pipeline_names() -> No
 
 
 def _complete_v2(**recovery: str) -> str:
-    from ..conftest import FIXTURES
-
-    text = (FIXTURES / "rules" / "S017" / "good" / "ORCHESTRATION.yaml").read_text()
+    text = (RULES / "S017" / "good" / "ORCHESTRATION.yaml").read_text()
     for key, value in recovery.items():
         text = re.sub(rf"(?m)^(    {key}: ).*$", lambda m, v=value: m.group(1) + v, text)
     return text
@@ -215,10 +213,6 @@ def test_s017_compares_workflow_status_when_the_section_has_none_of_the_enum() -
     ],
 )
 def test_s014_fixtures_say_what_they_compared(case: str, expected: str) -> None:
-    from ctxres.config import load_config
-
-    from ..conftest import FIXTURES
-
-    folder = FIXTURES / "rules" / case
-    found = [f for f in engine.run([folder], load_config(folder), cwd=folder).findings if f.code == case[:4]]
+    folder = RULES / case
+    found = [f for f in check_folder(folder) if f.code == case[:4]]
     assert len(found) == 1 and expected in found[0].message, found

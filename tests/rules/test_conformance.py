@@ -1,5 +1,7 @@
-"""A Nexus manifest written before the versioned format: one C001 listing every missing key; a warning
-when only its version or its project's id or name is missing, an error when what it loads is missing."""
+"""The rules of linters/rules/conformance.py (C001 to C008; the validators they use:
+tests/rules/test_schema_*.py). A Nexus manifest written before the versioned format: one C001 listing
+every missing key; a warning when only its version or its project's id or name is missing, an error when
+what it loads is missing."""
 
 from __future__ import annotations
 

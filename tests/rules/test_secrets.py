@@ -1,4 +1,5 @@
-"""The secrets pre-filter of the linter (``secrets.may_hold_secrets``): it never clears a text that holds a secret."""
+"""The rule of linters/rules/secrets.py: X001. Its pre-filter (``secrets.may_hold_secrets``) never clears a
+text that holds a secret (X001 on files that cannot be read: tests/core/test_secrets.py)."""
 
 from __future__ import annotations
 
