@@ -54,6 +54,14 @@ DUPLICATE_TASK = register(
     Events name tasks by id, and dependencies too. With two tasks sharing an id, every event and
     every dependency on that id applies to both, so neither's state can be trusted.
 
+    ## Example
+    ```json
+    {"tasks": [
+      {"id": "T001", "title": "Add the null check", "dependencies": []},
+      {"id": "T001", "title": "Test the null check", "dependencies": []}
+    ]}
+    ```
+
     ## Fix
     Give each task its own id, and update the dependencies that meant the renamed one.
     """,
@@ -218,6 +226,13 @@ SPELLING = register(
     that mixes both separators (`task_verification-failed`) matches neither. With
     `event-type-spelling = "underscore"` (or `"hyphen"`) in `[tool.ctxres]`, every event type must
     use that spelling; the default (`"any"`) accepts both.
+
+    ## Example
+    A line of an event log (`actor` and `details` left out here):
+
+    ```json
+    {"event_type": "task_verification-failed", "task_id": "T002", "timestamp": "2026-01-15T11:10:00Z", ...}
+    ```
 
     ## Fix
     Write new events with the configured spelling. The logs are append-only: do not rewrite old
@@ -448,6 +463,14 @@ AFTER_COMPLETION = register(
     an event carries the wrong task id or timestamp; the derived state (from the newest event)
     then contradicts the completion.
 
+    ## Example
+    Two lines of an event log (`actor` and `details` left out here):
+
+    ```json
+    {"event_type": "task_completed", "task_id": "T001", "timestamp": "2026-01-15T11:00:00Z", ...}
+    {"event_type": "task_blocked", "task_id": "T001", "timestamp": "2026-01-15T11:30:00Z", ...}
+    ```
+
     ## Fix
     If the task really needs more work, create a new task in `task-graph.json` for it; otherwise
     find the event with the wrong task id or timestamp (the logs are append-only: record the
@@ -521,6 +544,10 @@ MISSING_ARTIFACT = register(
     (phases 0 and 1); from phase 2 on tasks are executed from them, and a resuming session loads
     all four. A run whose events show it is executing (or later) without one of them cannot be
     resumed as planned.
+
+    ## Example
+    A run whose folder holds `task-graph.json` and an event log with a `task_started` (it is
+    executing), but no `constitution.md`, `prd.md` or `plan.md`.
 
     ## Fix
     Re-run the step that should have produced the missing file (the PRD, the plan or the task

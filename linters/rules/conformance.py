@@ -109,6 +109,13 @@ BAD_VALUE = register(
     near miss such as `COMPLETED` for `COMPLETE` makes a hook treat a finished workflow as
     unknown, and re-inject prompts for it.
 
+    ## Example
+    ```yaml
+    resumption:
+      recovery_state:
+        workflow_status: "COMPLETED"   # the allowed value is COMPLETE
+    ```
+
     ## What is normal
     A finished Nexus project or build writes `current_phase: complete` in its `resume-context.md`
     (any case, or `completed`): that is the normal end state, not an invalid phase.
@@ -130,6 +137,15 @@ BAD_FORMAT = register(
     Decision ids are `PREFIX-NNN`: `RD-001` or the project's own prefix (`DL-001`), one per log
     (C009).
 
+    ## Example
+    ```yaml
+    resumption:
+      recovery_state:
+        updated_at: "yesterday afternoon"   # not an ISO-8601 time
+      decision_log:
+        - id: "DEC-1"                        # not PREFIX-NNN
+    ```
+
     ## Fix
     Rewrite the value in the expected format (the message shows an example).
     """,
@@ -147,6 +163,15 @@ OUT_OF_RANGE = register(
     ## Why
     Fills are fractions between 0 and 1; counts are never negative; some lists must not be
     empty. A value outside the range is a unit mistake (64.2 for 0.642) or a bug in the writer.
+
+    ## Example
+    ```yaml
+    resumption:
+      recovery_state:
+        context_fill_at_update: 64.2   # a percentage: the fill is 0.642
+      defect_summary:
+        total_defects_found: -1        # a count below 0
+    ```
 
     ## What is normal
     A finished Nexus project (`current_phase: complete`) has nothing left to load: its
@@ -173,6 +198,16 @@ UNKNOWN_KEY = register(
     protocol. A key that is a near miss of a documented key the mapping lacks (`updated` for
     `updated_at`, `next_setp` for `next_step`) is probably that key misspelled: its value is
     never read, so it is reported, as a warning.
+
+    ## Example
+    ```yaml
+    resumption:
+      last_checkpoint: "CP-005"
+      current_state: "Workflow COMPLETE."
+      next_step: "None: workflow finished."
+      files_to_read: []
+      cross_session_portabel: true   # a near miss of cross_session_portable, which the section lacks
+    ```
 
     ## What is normal
     Real files carry their own keys for their own tools and readers (`disclaimer`,

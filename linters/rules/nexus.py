@@ -268,6 +268,16 @@ MISSING_FILE = register(
     the project or build folder (`02-builds/active/<build>/`, not `02-builds/active/`). A finished
     project or build (`current_phase: complete`) may list no file at all.
 
+    ## Example
+    `02-projects/24-demo-project/01-planning/resume-context.md`, in a project without
+    `01-planning/steps.md`:
+
+    ```yaml
+    files_to_load:
+      - "01-planning/overview.md"
+      - "01-planning/steps.md"
+    ```
+
     ## Fix
     Correct the path (relative to the project folder, or to the workspace root), create the file,
     or remove the entry.
@@ -487,6 +497,16 @@ STATE_SIZE = register(
     stays under 1 KB. A larger file carries data that belongs elsewhere (a transcript excerpt, a
     summary), slows both hooks and risks carrying secrets into the cache.
 
+    ## Example
+    A `00-system/.cache/precompact_state.json` of 1,219 bytes, whose `metadata` carries the last
+    prompt repeated many times:
+
+    ```json
+    {"active_project_id": "24-demo-project", "confidence": "high", "detection_method": "transcript",
+     "timestamp": "2026-01-04T12:00:00Z",
+     "metadata": {"last_prompt": "Please continue with the resume hook work. Please continue ..."}}
+    ```
+
     ## Fix
     Keep only `active_project_id`, `confidence`, `detection_method`, `timestamp` (and a small
     `metadata`).
@@ -673,6 +693,17 @@ LEGACY_FILE = register(
     `_resume.md` outside any project folder is not a Nexus manifest and is not reported; nor is a
     `_resume.md.backup` (what `migrate-nexus` leaves), nor the leftover copy of a project whose
     manifest says it is complete (nobody resumes it again).
+
+    ## Example
+    `02-projects/24-demo-project/_resume.md`, the project's only manifest:
+
+    ```markdown
+    ---
+    updated: "2025-12-29T10:45:00"
+    phase: "execution"
+    project_id: "24-demo-project"
+    ---
+    ```
 
     ## Fix
     Run `ctxres migrate-nexus PROJECT-DIR`: it writes `01-planning/resume-context.md` from the

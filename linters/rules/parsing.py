@@ -42,6 +42,14 @@ DUPLICATE = register(
     YAML and JSON parsers keep only the last value of a repeated key, without a word. Whatever
     the first occurrence said is lost, and a reader of the file sees two different values.
 
+    ## Example
+    ```yaml
+    resumption:
+      next_step: "Run QG-2"
+      files_to_read: []
+      next_step: "Run QG-3"   # the first next_step is lost
+    ```
+
     ## Fix
     Keep one occurrence and merge the values.
     """,
@@ -56,6 +64,9 @@ ENCODING = register(
     ## Why
     Claude Code, the hooks and the YAML and JSON parsers all read UTF-8. A file saved in another
     encoding is read as garbage or not at all.
+
+    ## Example
+    An `ORCHESTRATION.yaml` saved in Latin-1: `é` is the byte `0xE9`, which is no UTF-8.
 
     ## Fix
     Re-save the file as UTF-8 (the reported position is the first byte that is not UTF-8).
@@ -75,6 +86,9 @@ BINARY = register(
     The file contains NUL bytes, so it is not the text artifact its name says it is (a wrong
     file copied into place, or a corrupted write).
 
+    ## Example
+    A `cx-001-checkpoint.json` whose text is cut by NUL bytes: `{"checkpoint_id": "cx-001"\\0\\0\\0}`.
+
     ## Fix
     Restore the file from version control or re-create it.
 
@@ -92,6 +106,9 @@ TOO_LARGE = register(
     ## Why
     Resumption artifacts are small by design (a checkpoint is a few kilobytes). A very large file
     is a mistake (an accidental dump) and would make every hook slow, so it is not read.
+
+    ## Example
+    With `max-file-size = 200` in `.ctxres.toml`, an `ORCHESTRATION.yaml` of 332 bytes.
 
     ## Fix
     Shrink the file. If it really must be this large, raise `max-file-size` (bytes) in
@@ -113,6 +130,15 @@ LIMIT = register(
     attack), and very deep nesting exhausts the parser. ctxres refuses such a file quickly rather
     than hang or run out of memory.
 
+    ## Example
+    ```yaml
+    a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+    # ... and so on to i: nine levels are 387,420,489 values
+    resumption: *i
+    ```
+
     ## Fix
     Replace the aliases by plain values, or flatten the nesting.
     """,
@@ -133,6 +159,16 @@ NON_STRING_KEY = register(
     describes (its known keys, an agent id in `agent_summaries`, a gate id in `score_history`).
     A project's own mapping (`phase_notes: {1: ...}`) is read by nobody but the project: silent.
 
+    ## Example
+    ```yaml
+    resumption:
+      quality_trajectory:
+        score_history:
+          1: [0.91]       # the number 1, not the gate id "1"
+      agent_summaries:
+        yes: "PASS."      # the boolean true, not the agent id "yes"
+    ```
+
     ## Fix
     Quote the key: `"yes": ...`.
     """,
@@ -149,6 +185,13 @@ NO_FRONT_MATTER = register(
     at the very top of the file) is what the SessionStart hook reads. Without it nothing is
     loaded on resume.
 
+    ## Example
+    ```markdown
+    # Resume context
+
+    No front matter here.
+    ```
+
     ## Fix
     Start the file with a `---` line, the manifest fields, and another `---` line.
     """,
@@ -163,6 +206,10 @@ UNREADABLE = register(
     ## Why
     A permission problem or a broken symbolic link keeps the file from being read, so nothing in
     it can be checked, and a resuming session cannot read it either.
+
+    ## Example
+    An `ORCHESTRATION.yaml` that the user running the check may not read (`chmod 000`), or a
+    symbolic link to a file that is gone.
 
     ## Fix
     Fix the permissions or the link, or exclude the path in `[tool.ctxres]` `extend-exclude`.

@@ -103,6 +103,10 @@ TEMPLATE2_OVER_TARGET = register(
     checkpoint. Its target is 300-400 tokens: it is added to every first prompt after a
     compaction, when context is scarcest. Above 400 the alert still works, but costs more.
 
+    ## Example
+    A checkpoint whose `recovery_instructions` and decision summaries are long enough that the
+    `<compaction-alert>` rendered from it comes to more than 400 tokens.
+
     ## Fix
     Shorten `recovery_instructions.critical_context` and the decision summaries in the
     resumption section (the PreCompact hook copies them into the checkpoint).
@@ -121,6 +125,10 @@ TEMPLATE2_OVER_CEILING = register(
     Above 500 tokens the alert's free text is shortened automatically. When the structured
     fields alone (checkpoint path, phase name, activity, next action) exceed the ceiling, the
     alert cannot be brought back under it.
+
+    ## Example
+    A checkpoint whose `current_phase_name`, `current_activity` and next action together are
+    long enough that the alert, with every free text shortened, still comes to more than 500 tokens.
 
     ## Fix
     Shorten `recovery_state.next_step`, `current_phase_name` and `current_activity`: they are

@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 
+from ctxres.hook_events import EVENTS
+
 from ..git_sandbox import git
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BENCH = ROOT / "bench"
 TINY_CORPUS = ROOT / "fixtures" / "valid"
-HOOK_EVENTS = ("UserPromptSubmit", "PostToolUse", "PreCompact", "SessionStart")
 
 
 def _load(name: str) -> ModuleType:
@@ -110,7 +111,7 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
     assert all(row[1].startswith("`ctxres-hook statusline`") and "1.5×" in row[6] for row in statusline), statusline
     hooks = by_section["Hooks"]
     assert len(hooks) == len(bench_run.HOOK_SCENARIOS)
-    assert {event for event in HOOK_EVENTS if any(event in row[1] for row in hooks)} == set(HOOK_EVENTS)
+    assert {event for event in EVENTS if any(event in row[1] for row in hooks)} == set(EVENTS)
     for row in hooks:  # each hook against the minimal hook of its event
         event = row[1].split("`")[1].removeprefix("ctxres-hook ")
         assert row[3] == f"minimal hook ({event})", row

@@ -99,9 +99,6 @@ def test_only_the_orchestration_file_is_checked(tmp_path: Path) -> None:
     assert [f.code for f in report.findings] == ["A010"]
 
 
-@pytest.mark.parametrize("code", [f"A{n:03d}" for n in range(1, 12)])
-def test_rule_pages_explain_why_example_and_fix(code: str) -> None:
-    rule = all_rules()[code]
-    page = rule.doc()
-    assert "## Why" in page and "## Example" in page and "## Fix" in page
+@pytest.mark.parametrize("code", sorted(code for code in all_rules() if code.startswith("A")))
+def test_each_a_rule_has_a_bad_and_a_good_fixture(code: str) -> None:
     assert (RULES / code / "bad").is_dir() and (RULES / code / "good").is_dir()
