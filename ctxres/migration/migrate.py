@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import yaml
 
@@ -41,15 +43,10 @@ from ctxres.migration.migration_marks import is_placeholder as is_placeholder
 from ctxres.migration.migration_marks import phases_in_prose as phases_in_prose
 from ctxres.migration.migration_marks import placeholders as placeholders
 from ctxres.migration.migration_marks import status_from_prose as status_from_prose
-from ctxres.records import FrozenRecord, init_field
 from ctxres.state import orchestration as state
 from ctxres.state.orchestration import WORKFLOW_STATUSES as WORKFLOW_STATUSES  # the v2.0 enum; the V rules import it
 from ctxres.state.orchestration import normalize_status, workflow_meaning
 from ctxres.state.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_view
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
 
 SECTION = "resumption"
 
@@ -59,19 +56,13 @@ SECTION = "resumption"
 # --------------------------------------------------------------------------------------------
 
 
-class Inferred(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Inferred:
     """A ``recovery_state`` value the migration worked out, and where it came from (or why not)."""
-
-    __slots__ = ("name", "source", "value")
 
     name: str
     value: Any
     source: str
-
-    def __init__(self, name: str, value: Any, source: str) -> None:
-        init_field(self, "name", name)
-        init_field(self, "value", value)
-        init_field(self, "source", source)
 
     @property
     def ok(self) -> bool:
@@ -102,19 +93,12 @@ def infer_workflow_status(data: dict[str, Any], prose: Any) -> Inferred:
     return _missing("workflow_status", "neither workflow.status nor current_state states the workflow's state")
 
 
-class _Phase(FrozenRecord):
-    __slots__ = ("name", "number", "pipeline", "status")
-
+@dataclass(slots=True, frozen=True)
+class _Phase:
     pipeline: str
     number: int | None
     name: str | None
     status: str
-
-    def __init__(self, pipeline: str, number: int | None, name: str | None, status: str) -> None:
-        init_field(self, "pipeline", pipeline)
-        init_field(self, "number", number)
-        init_field(self, "name", name)
-        init_field(self, "status", status)
 
 
 # A skipped phase is out of the way like a finished one.
@@ -376,43 +360,21 @@ def infer_recovery_state(data: dict[str, Any], section: dict[str, Any]) -> dict[
 # --------------------------------------------------------------------------------------------
 
 
-class _Entry(FrozenRecord):
-    __slots__ = ("body", "key", "key_end", "lead")
-
+@dataclass(slots=True, frozen=True)
+class _Entry:
     key: str
     lead: tuple[str, ...]  # blank lines and comments just above the key
     body: tuple[str, ...]  # the key's line and the lines of its value
     key_end: int  # column just past the key on body[0]
 
-    def __init__(self, key: str, lead: tuple[str, ...], body: tuple[str, ...], key_end: int) -> None:
-        init_field(self, "key", key)
-        init_field(self, "lead", lead)
-        init_field(self, "body", body)
-        init_field(self, "key_end", key_end)
 
-
-class _Section(FrozenRecord):
-    __slots__ = ("column", "entries", "header", "preamble", "trailer")
-
+@dataclass(slots=True, frozen=True)
+class _Section:
     header: str
     preamble: tuple[str, ...]
     entries: tuple[_Entry, ...]
     trailer: tuple[str, ...]
     column: int
-
-    def __init__(
-        self,
-        header: str,
-        preamble: tuple[str, ...],
-        entries: tuple[_Entry, ...],
-        trailer: tuple[str, ...],
-        column: int,
-    ) -> None:
-        init_field(self, "header", header)
-        init_field(self, "preamble", preamble)
-        init_field(self, "entries", entries)
-        init_field(self, "trailer", trailer)
-        init_field(self, "column", column)
 
 
 class _Refused(Exception):
@@ -549,49 +511,24 @@ class Outcome(str, Enum):
     REFUSED = "refused"  # cannot be migrated safely; ``message`` says why
 
 
-class Gap(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Gap:
     """A field the migration could not fill: a placeholder was written, or the key is left out."""
-
-    __slots__ = ("path", "placeholder", "reason")
 
     path: JsonPath
     reason: str
-    placeholder: bool
-
-    def __init__(self, path: JsonPath, reason: str, placeholder: bool = True) -> None:
-        init_field(self, "path", path)
-        init_field(self, "reason", reason)
-        init_field(self, "placeholder", placeholder)
+    placeholder: bool = True
 
 
-class Migration(FrozenRecord):
-    __slots__ = ("gaps", "inferred", "message", "neutral", "notes", "outcome", "text")
-
+@dataclass(slots=True, frozen=True)
+class Migration:
     outcome: Outcome
     text: str
-    message: str
-    gaps: tuple[Gap, ...]
-    inferred: tuple[Inferred, ...]
-    neutral: tuple[str, ...]  # sub-sections written with empty values
-    notes: tuple[str, ...]  # what the user should know: v1.0 spellings mapped, a stale file
-
-    def __init__(
-        self,
-        outcome: Outcome,
-        text: str,
-        message: str = "",
-        gaps: tuple[Gap, ...] = (),
-        inferred: tuple[Inferred, ...] = (),
-        neutral: tuple[str, ...] = (),
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        init_field(self, "outcome", outcome)
-        init_field(self, "text", text)
-        init_field(self, "message", message)
-        init_field(self, "gaps", gaps)
-        init_field(self, "inferred", inferred)
-        init_field(self, "neutral", neutral)
-        init_field(self, "notes", notes)
+    message: str = ""
+    gaps: tuple[Gap, ...] = ()
+    inferred: tuple[Inferred, ...] = ()
+    neutral: tuple[str, ...] = ()  # sub-sections written with empty values
+    notes: tuple[str, ...] = ()  # what the user should know: v1.0 spellings mapped, a stale file
 
     @property
     def changed(self) -> bool:

@@ -13,10 +13,11 @@ Merge commits are left out, as ``--follow`` leaves them out.
 
 from __future__ import annotations
 
-from ctxres import git
-from ctxres.records import Record
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ctxres import git
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -25,18 +26,13 @@ if TYPE_CHECKING:
 _ORDER = {"R": 0, "D": 1}
 
 
-class FileHistory(Record):
+@dataclass(slots=True)
+class FileHistory:
     """One file through the walk: its last name, and its changes to compare with the version before
     (neither its additions nor its deletions), oldest first."""
 
-    __slots__ = ("changes", "path")
-
     path: str
-    changes: list[tuple[git.Commit, git.Change]]
-
-    def __init__(self, path: str, changes: list[tuple[git.Commit, git.Change]] | None = None) -> None:
-        self.path = path
-        self.changes = [] if changes is None else changes
+    changes: list[tuple[git.Commit, git.Change]] = field(default_factory=list)
 
 
 def file_histories(commits: list[git.Commit], wanted: Callable[[str], bool]) -> list[FileHistory]:

@@ -11,14 +11,12 @@ remote form (``repo: <url of ctxres>``, ``rev: <tag>``); a test keeps the two in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from ctxres.linters.commands.catalog import hook_regexes
 from ctxres.linters.rules.layers import PRECOMMIT_IDS
 from ctxres.linters.setup.machine import PRECOMMIT_COMMAND, precommit_entry
-from ctxres.records import FrozenRecord, init_field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
-
 
 # Where a hook checks something: at a commit or a merge (the staged files), at a push (`ctxres stale`
 # checks the commits being pushed), and when run by hand. append-only compares the index with HEAD:
@@ -27,40 +25,20 @@ STAGES = ("pre-commit", "pre-merge-commit", "pre-push", "manual")
 INDEX_STAGES = ("pre-commit", "pre-merge-commit", "manual")
 
 
-class PrecommitHook(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class PrecommitHook:
     """One hook: what pre-commit needs to run it (``files:`` comes from the artifact catalog)."""
-
-    __slots__ = ("always_run", "entry", "id", "name", "pass_filenames", "require_serial", "stages")
 
     id: str
     name: str
     entry: str  # the ctxres command (``ctxres ARGS``), as the remote form's ``entry:``
-    pass_filenames: bool
-    require_serial: bool
-    always_run: bool
-    stages: tuple[str, ...]  # the git hooks where it checks something; pre-commit skips it elsewhere
-
-    def __init__(
-        self,
-        id: str,
-        name: str,
-        entry: str,
-        pass_filenames: bool = True,
-        require_serial: bool = True,
-        always_run: bool = False,
-        stages: tuple[str, ...] = STAGES,
-    ) -> None:
-        init_field(self, "id", id)
-        init_field(self, "name", name)
-        init_field(self, "entry", entry)
-        init_field(self, "pass_filenames", pass_filenames)
-        init_field(self, "require_serial", require_serial)
-        init_field(self, "always_run", always_run)
-        init_field(self, "stages", stages)
+    pass_filenames: bool = True
+    require_serial: bool = True
+    always_run: bool = False
+    stages: tuple[str, ...] = STAGES  # the git hooks where it checks something; pre-commit skips it elsewhere
 
     def files(self) -> str:
         """The ``files:`` regular expression (one line) of the artifact kinds this hook checks."""
-        from ctxres.linters.commands.catalog import hook_regexes
 
         regexes = hook_regexes(self.id)
         return regexes[0] if len(regexes) == 1 else "(" + "|".join(regexes) + ")"

@@ -17,7 +17,9 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ctxres import git
 from ctxres.agent_memory import LineChange, append_only_violations
@@ -26,11 +28,6 @@ from ctxres.findings import Finding, Position
 from ctxres.globs import matches_any
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.agent_memory import REWRITTEN
-from ctxres.records import Record
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
 
 EXIT_OK, EXIT_BLOCKED, EXIT_USAGE = 0, 1, 2
 MAX_LINES_SHOWN = 10
@@ -58,19 +55,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
-class Verdict(Record):
+@dataclass(slots=True)
+class Verdict:
     """One staged event log: what it does to the committed lines (nothing when it only appends)."""
 
-    __slots__ = ("changes", "note", "path")
-
     path: str
-    note: str  # deleted / moved
-    changes: list[LineChange]
-
-    def __init__(self, path: str, note: str = "", changes: list[LineChange] | None = None) -> None:
-        self.path = path
-        self.note = note
-        self.changes = [] if changes is None else changes
+    note: str = ""  # deleted / moved
+    changes: list[LineChange] = field(default_factory=list)
 
     @property
     def blocked(self) -> bool:

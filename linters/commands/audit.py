@@ -16,7 +16,9 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES
@@ -30,11 +32,9 @@ from ctxres.linters.checking.commit_comparison import (
 from ctxres.linters.checking.file_histories import file_histories
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option
-from ctxres.records import Record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
+# `audit-history FILE` loads neither the configuration nor the rules' registry: imports inside functions
+# (docs/performance.md, "Start-up tricks").
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -81,27 +81,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
-class FileAudit(Record):
+@dataclass(slots=True)
+class FileAudit:
     """The verdict on every commit that changed one file."""
 
-    __slots__ = ("commits_checked", "notes", "path", "stale")
-
     path: str
-    commits_checked: int
-    stale: list[Comparison]
-    notes: list[Comparison]
-
-    def __init__(
-        self,
-        path: str,
-        commits_checked: int = 0,
-        stale: list[Comparison] | None = None,
-        notes: list[Comparison] | None = None,
-    ) -> None:
-        self.path = path
-        self.commits_checked = commits_checked
-        self.stale = [] if stale is None else stale
-        self.notes = [] if notes is None else notes
+    commits_checked: int = 0
+    stale: list[Comparison] = field(default_factory=list)
+    notes: list[Comparison] = field(default_factory=list)
 
 
 def audit_file(given: Path, root: Path, rev: str) -> FileAudit:
@@ -139,7 +126,7 @@ def _tally(path: str, results: list[Comparison | None]) -> FileAudit:
 def audit_repository(root: Path, rev: str, include_examples: bool | None) -> list[FileAudit]:
     """Every orchestration file of the history of ``rev`` (:func:`is_audited`), in one walk: one ``git log``
     of the YAML files, renames followed, and one comparison of all their changes (each version read once)."""
-    from ctxres.config import load_config  # (not for FILEs: the configuration costs start-up time)
+    from ctxres.config import load_config
 
     config = load_config(root).with_overrides(check_examples=include_examples)
     commits = git.log([rev], root, [f"*{suffix}" for suffix in YAML_SUFFIXES])
@@ -224,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         elif len(audits) > 1 or not args.files:
             print(summary(audits))
     else:
-        # The findings of rule S013, for github and sarif only (the rules' registry costs start-up time).
+        # The findings of rule S013, for github and sarif only.
         from ctxres.linters.reporters import print_findings
         from ctxres.linters.rules.stale_commits import stale_finding
 

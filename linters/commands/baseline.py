@@ -16,12 +16,16 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxres.config import load_config
 from ctxres.findings import Finding
+from ctxres.linters.checking import baseline, engine
+from ctxres.linters.checking.discovery import find_artifacts, one_listing
+from ctxres.linters.checking.finding_runs import release
 from ctxres.linters.commands import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from ctxres.linters.commands.check import default_jobs
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking import baseline
 
@@ -45,11 +49,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxres.linters.checking import baseline, engine
-    from ctxres.linters.checking.discovery import find_artifacts, one_listing
-    from ctxres.linters.checking.finding_runs import release
-    from ctxres.linters.commands.check import default_jobs
-
     paths = args.paths or [Path(".")]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:

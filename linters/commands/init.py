@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,9 +15,10 @@ from typing import Any
 import yaml
 
 from ctxres import protocol
-from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE
+from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE, render
 from ctxres.config import Config, load_config, project_folder, shadowed_warning
 from ctxres.formats.yamledit import EditError, append_item, replace_value, set_key
+from ctxres.linters.checking.discovery import discover
 from ctxres.linters.commands import elsewhere
 from ctxres.linters.commands._config_edit import option_change
 from ctxres.linters.commands._precommit_hooks import BY_ID, local_repo
@@ -32,6 +34,7 @@ from ctxres.linters.commands.install import (
     shown_path,
     write_changes,
 )
+from ctxres.linters.rules.conformance import schema_text
 from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, find_protocol, rule_files
 from ctxres.linters.rules.reinject import BUDGET, reminder_marker
 from ctxres.linters.rules.reinject import budget as reinject_budget
@@ -45,7 +48,7 @@ from ctxres.linters.setup.checkpoints_tracked import (
 from ctxres.linters.setup.machine import is_precommit_launcher, is_tracked
 from ctxres.linters.setup.precommit_setup import check_installed
 from ctxres.reinject import scan
-from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
+from ctxres.state.orchestration import ORCHESTRATION_PATTERNS, PROTOCOL_DOCS_FOLDER
 
 BUDGET_OPTION = BUDGET.name
 BUDGET_STEP = 50  # a raised budget is rounded up to this many tokens
@@ -313,8 +316,6 @@ def block_yaml(data: object) -> str:
 
 
 def plan_template(root: Path, force: bool) -> list[Change]:
-    from ctxres.linters.checking.discovery import discover
-
     target = root / TEMPLATE_PATH
     has_workflow = any(a.kind == "orchestration" for a in discover([root], load_config(root), cwd=root))
     if (has_workflow or target.exists()) and not force:
@@ -358,7 +359,6 @@ resumption:
 
 def editor_globs(config: Config) -> list[str]:
     """The workflow file patterns (configured, else the default) as globs from the repository's root."""
-    from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
     patterns = config.patterns.get("orchestration") or ORCHESTRATION_PATTERNS
     return [p if p.startswith("**/") or "/" in p else f"**/{p}" for p in patterns]
@@ -367,10 +367,6 @@ def editor_globs(config: Config) -> list[str]:
 def plan_editor(root: Path) -> list[Change]:
     """The exported schemas in ``.vscode/ctxres/`` and ``yaml.schemas`` in ``.vscode/settings.json`` (the YAML
     language server's setting: VS Code's YAML extension), other settings kept."""
-    import json
-
-    from ctxres.claude_settings import render
-    from ctxres.linters.rules.conformance import schema_text
 
     changes = []
     mapping = {}

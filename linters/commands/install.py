@@ -17,7 +17,9 @@ import os
 import shutil
 import sys
 import sysconfig
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ctxres.atomic import write_atomic
 from ctxres.claude_settings import (
@@ -35,14 +37,10 @@ from ctxres.claude_settings import (
     unset_env,
     wrapped_statusline,
 )
+from ctxres.config import project_folder
 from ctxres.hook_events import EVENTS
 from ctxres.linters.setup.machine import exclude_entry, found_without_env, is_ignored, is_tracked, user_settings
 from ctxres.linters.setup.statusline import ccstatusline_advice, has_segment
-from ctxres.records import FrozenRecord, init_field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
 
 BARE_COMMAND = "ctxres-hook"
 
@@ -126,19 +124,13 @@ def no_script_warning() -> str:
     )
 
 
-class Change(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Change:
     """One file a command would write: its path, new text, and what it does."""
-
-    __slots__ = ("action", "path", "text")
 
     path: Path
     text: str
     action: str
-
-    def __init__(self, path: Path, text: str, action: str) -> None:
-        init_field(self, "path", path)
-        init_field(self, "text", text)
-        init_field(self, "action", action)
 
 
 def local_settings(settings: Path) -> Path:
@@ -274,7 +266,6 @@ def plan_uninstall(settings: Path) -> tuple[list[Change], int]:
 def default_settings(cwd: Path) -> Path:
     """``.claude/settings.json`` of the project holding ``cwd`` (as the working folder shows it): the folder of
     its configuration file, else the top of its git work tree, else ``cwd``."""
-    from ctxres.config import project_folder
 
     return Path(shown_path(project_folder(cwd) / ".claude" / SETTINGS_FILE, cwd))
 

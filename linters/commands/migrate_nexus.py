@@ -25,18 +25,15 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from ctxres import nexus
 from ctxres.atomic import write_atomic
 from ctxres.formats import yamledit, yamlemit, yamlguard
-from ctxres.records import Record
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MANIFEST_VERSION = "1.0"
@@ -274,30 +271,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(handler=run)
 
 
-class Plan(Record):
+@dataclass(slots=True)
+class Plan:
     """What migrating one project does: files to write, files to move, notes for the user."""
 
-    __slots__ = ("error", "moves", "notes", "project", "writes")
-
     project: Path
-    writes: list[tuple[Path, str, str]]  # (path, text, what)
-    moves: list[tuple[Path, Path | None]]  # (legacy, backup; None: delete)
-    notes: list[str]
-    error: str
-
-    def __init__(
-        self,
-        project: Path,
-        writes: list[tuple[Path, str, str]] | None = None,
-        moves: list[tuple[Path, Path | None]] | None = None,
-        notes: list[str] | None = None,
-        error: str = "",
-    ) -> None:
-        self.project = project
-        self.writes = [] if writes is None else writes
-        self.moves = [] if moves is None else moves
-        self.notes = [] if notes is None else notes
-        self.error = error
+    writes: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, text, what)
+    moves: list[tuple[Path, Path | None]] = field(default_factory=list)  # (legacy, backup; None: delete)
+    notes: list[str] = field(default_factory=list)
+    error: str = ""
 
     @property
     def empty(self) -> bool:

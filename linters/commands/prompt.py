@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -29,10 +30,6 @@ from ctxres.prompts import (
 from ctxres.redact import redact, redact_value
 from ctxres.state import checkpoints as cp
 from ctxres.state import orchestration
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 

@@ -7,7 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from ctxres.linters.checking.registry import suggestion
 from ctxres.linters.commands import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from ctxres.linters.rules import all_rules, docs_drift, write_docs
 
 README = "README.md"
 TABLE_START = (
@@ -32,9 +34,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_rule(args: argparse.Namespace) -> int:
-    from ctxres.linters.checking.registry import suggestion
-    from ctxres.linters.rules import all_rules
-
     rules = all_rules()
     rule = rules.get(args.code.upper())
     if rule is None:
@@ -62,8 +61,6 @@ def run_rule(args: argparse.Namespace) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from ctxres.linters.rules import all_rules, docs_drift, write_docs
-
     rules = all_rules()
     if args.write_docs:
         for path in write_docs(args.write_docs):

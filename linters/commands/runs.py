@@ -33,7 +33,9 @@ from ctxres import timestamps
 from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.reporters import add_format_option, print_findings
-from ctxres.linters.rules.agent_memory import RUN_IDLE
+from ctxres.linters.rules.agent_memory import MISSING_ARTIFACT, RUN_IDLE, UNMAPPED
+from ctxres.linters.rules.conformance import MISSING
+from ctxres.linters.rules.parsing import SYNTAX
 
 EXIT_OK, EXIT_CHOOSE, EXIT_USAGE = 0, 1, 2
 DEFAULT_STALE_DAYS = 7
@@ -139,9 +141,6 @@ def findings(status: am.RunStatus) -> list[Finding]:
     """The warnings of a run's resume report as findings (severity warning, as in the report): an
     unreadable line P001, an event without type C001, an unknown event type M011, an unreadable or
     missing task graph P001, C001 or M009, an idle run M013 (at its newest event)."""
-    from ctxres.linters.rules.agent_memory import MISSING_ARTIFACT, UNMAPPED
-    from ctxres.linters.rules.conformance import MISSING
-    from ctxres.linters.rules.parsing import SYNTAX
 
     run = status.run
     graph = os.path.join(run.directory, am.TASK_GRAPH).replace(os.sep, "/")

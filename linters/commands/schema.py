@@ -1,4 +1,7 @@
-"""``ctxres schema``: export, list or show the JSON Schemas."""
+"""``ctxres schema``: export, list or show the JSON Schemas.
+
+Only ``export`` imports the pydantic models, inside its function: ``list`` and ``show`` read the exported
+files (docs/performance.md, "Start-up tricks")."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ import sys
 from pathlib import Path
 
 from ctxres.linters.commands import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from ctxres.linters.rules import schema_names
+from ctxres.linters.rules.conformance import schema_text
 
 DEFAULT_DIR = "schemas"
 """Where ``export`` writes without ``--dir``: ``./schemas`` in the current folder (never the
@@ -42,15 +47,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     if args.schema_command == "list":
-        from ctxres.linters.rules import schema_names
-
         for name in schema_names():
             print(name)
         return EXIT_OK
     if args.schema_command == "show":
-        from ctxres.linters.rules import schema_names
-        from ctxres.linters.rules.conformance import schema_text
-
         if args.name not in schema_names():
             print(f"ctxres: error: unknown schema {args.name!r}; `ctxres schema list` lists them", file=sys.stderr)
             return EXIT_ERROR
@@ -71,7 +71,7 @@ def _target(directory: Path) -> str | None:
 
 
 def _export(directory: Path, *, check: bool) -> int:
-    from ctxres.schemas import export  # imports pydantic: only for this command
+    from ctxres.schemas import export
 
     if check:
         if not directory.is_dir():

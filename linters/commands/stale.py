@@ -25,6 +25,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES
@@ -45,8 +46,8 @@ from ctxres.linters.checking.commit_comparison import (
 from ctxres.linters.checking.discovery import force_excluded
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option, print_findings
+from ctxres.linters.rules.stale_commits import stale_finding
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     pass
 
@@ -191,7 +192,6 @@ def _print_text(results: list[Comparison], range_mode: bool, scope: str = "", un
 
 def findings(results: list[Comparison], root: Path, range_mode: bool) -> list[Finding]:
     """S013 for every blocked change, at the stale part of its section (paths relative to here)."""
-    from ctxres.linters.rules.stale_commits import stale_finding  # history (the S013 rule) imports this module
 
     found = []
     for result in results:

@@ -26,17 +26,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from ctxres.formats.yamledit import EditError, set_key
 from ctxres.hook_events import EVENTS
-from ctxres.records import FrozenRecord, Record, init_field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
 
 STEPS_FILE = "steps.yaml"
 WORKSPACE = "workspace"
@@ -63,90 +60,43 @@ class FixtureError(Exception):
     """A fixture that cannot be replayed (missing file, malformed step); one line for the user."""
 
 
-class Edit(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class Edit:
     """A change the workflow made before a step: write a whole file, replace text once, set YAML keys
     (byte-preserving, ``ctxres.formats.yamledit``), or delete the file."""
 
-    __slots__ = ("content", "delete", "path", "replacements", "sets")
-
     path: str
-    content: str | None
-    replacements: tuple[tuple[str, str], ...]
-    sets: tuple[tuple[str, Any], ...]
-    delete: bool
-
-    def __init__(
-        self,
-        path: str,
-        content: str | None = None,
-        replacements: tuple[tuple[str, str], ...] = (),
-        sets: tuple[tuple[str, Any], ...] = (),
-        delete: bool = False,
-    ) -> None:
-        init_field(self, "path", path)
-        init_field(self, "content", content)
-        init_field(self, "replacements", replacements)
-        init_field(self, "sets", sets)
-        init_field(self, "delete", delete)
+    content: str | None = None
+    replacements: tuple[tuple[str, str], ...] = ()
+    sets: tuple[tuple[str, Any], ...] = ()
+    delete: bool = False
 
 
-class Step(FrozenRecord):
-    __slots__ = ("command", "edits", "event", "name", "note", "now", "stdin", "transcript")
-
+@dataclass(slots=True, frozen=True)
+class Step:
     name: str
     now: str
-    event: str | None
-    command: tuple[str, ...]
-    stdin: Any
-    edits: tuple[Edit, ...]
-    transcript: Mapping[str, int | tuple[Any, ...]]
-    note: str
-
-    def __init__(
-        self,
-        name: str,
-        now: str,
-        event: str | None = None,
-        command: tuple[str, ...] = (),
-        stdin: Any = None,
-        edits: tuple[Edit, ...] = (),
-        transcript: Mapping[str, int | tuple[Any, ...]] | None = None,
-        note: str = "",
-    ) -> None:
-        init_field(self, "name", name)
-        init_field(self, "now", now)
-        init_field(self, "event", event)
-        init_field(self, "command", command)
-        init_field(self, "stdin", stdin)
-        init_field(self, "edits", edits)
-        init_field(self, "transcript", {} if transcript is None else transcript)
-        init_field(self, "note", note)
+    event: str | None = None
+    command: tuple[str, ...] = ()
+    stdin: Any = None
+    edits: tuple[Edit, ...] = ()
+    transcript: Mapping[str, int | tuple[Any, ...]] = field(default_factory=dict)
+    note: str = ""
 
 
-class Fixture(FrozenRecord):
-    __slots__ = ("description", "root", "steps")
-
+@dataclass(slots=True, frozen=True)
+class Fixture:
     root: Path
     description: str
     steps: tuple[Step, ...]
 
-    def __init__(self, root: Path, description: str, steps: tuple[Step, ...]) -> None:
-        init_field(self, "root", root)
-        init_field(self, "description", description)
-        init_field(self, "steps", steps)
 
-
-class StepResult(Record):
+@dataclass(slots=True)
+class StepResult:
     """What a step produced, normalised: expected-file name -> bytes (``files/<path>`` for files)."""
-
-    __slots__ = ("name", "outputs")
 
     name: str
     outputs: dict[str, bytes]
-
-    def __init__(self, name: str, outputs: dict[str, bytes]) -> None:
-        self.name = name
-        self.outputs = outputs
 
 
 # ------------------------------------------------------------------------------------------ loading

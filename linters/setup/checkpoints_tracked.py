@@ -14,31 +14,25 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ctxres.config import Config
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
 from ctxres.linters.setup.precommit_setup import run_git
-from ctxres.records import FrozenRecord, init_field
 
 LAYER = "git keeps"  # the row of `ctxres doctor` (no longer than the other layers' names)
 SAMPLE = "cx-001-checkpoint.json"  # a checkpoint name: git answers for paths that do not exist yet
 _SECONDS = 10.0
 
 
-class IgnoreRule(FrozenRecord):
+@dataclass(slots=True, frozen=True)
+class IgnoreRule:
     """The line that makes git ignore a path: the file it is in (as git names it), its line and pattern."""
-
-    __slots__ = ("line", "pattern", "source")
 
     source: str
     line: int
     pattern: str
-
-    def __init__(self, source: str, line: int, pattern: str) -> None:
-        init_field(self, "source", source)
-        init_field(self, "line", line)
-        init_field(self, "pattern", pattern)
 
     def __str__(self) -> str:
         return f"{self.source}:{self.line}: {self.pattern}"

@@ -13,15 +13,12 @@ import re
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from ctxres.linters.rules.layers import MISCONFIGURED, MISSING, PRECOMMIT_IDS, PRESENT, UNVERIFIED, Layer
 from ctxres.linters.setup.machine import PRECOMMIT_COMMAND, is_precommit_launcher, resolve
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
 
 CONFIG = ".pre-commit-config.yaml"
 INSTALL_LAYER = "git hook"  # `pre-commit install` was run

@@ -8,12 +8,10 @@ a section); a project's own mappings (``phase_notes: {1: ...}``) are read by nob
 
 from __future__ import annotations
 
+from typing import Any
+
 from ctxres.formats.document import Document, JsonPath
 from ctxres.linters.rules.conformance import schema, targets
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _BRANCHES = ("anyOf", "oneOf", "allOf")
 
