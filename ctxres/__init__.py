@@ -7,6 +7,7 @@ It imports only the standard library and PyYAML so that hooks start fast.
 import os as _os
 import sys as _sys
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -36,8 +36,9 @@ from ctxres.state import checkpoints as cp
 from ctxres.state import orchestration
 from ctxres.state.resumption import detect_version
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 SECTION: JsonPath = ("resumption",)

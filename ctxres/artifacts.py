@@ -19,6 +19,8 @@ from ctxres.nexus import BUILDS_FOLDER, PROJECTS_FOLDER, manifest_workspace
 from ctxres.state.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 
 class Format(str, Enum):
     """How an artifact is stored."""

@@ -13,8 +13,9 @@ import os
 
 from ctxres.defaults import CONFIG_FILE, PYPROJECT
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 PROFILES = ("jerry", "nexus")

@@ -6,6 +6,8 @@ from enum import Enum
 
 from ctxres.records import FrozenRecord, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 
 class Severity(str, Enum):
     """How serious a finding is. Errors fail a check; warnings fail it only under ``--strict``."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ctxres.records import FrozenRecord, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable

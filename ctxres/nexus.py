@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import posixpath
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterator
     from typing import Any
 

@@ -7,6 +7,7 @@ import os
 
 from ctxres.filereading import within
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path

@@ -17,8 +17,9 @@ import os
 from ctxres.filereading import within
 from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, list_checkpoints
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 MAX_CHECKPOINT_BYTES = 1024 * 1024  # a checkpoint is a few KB; a bigger file is reported, not read

@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 
 from ctxres.tokens import estimate_tokens as estimate_tokens  # the one estimate; re-exported for the callers
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 WIDTH = 89  # the line width of the specification's populated examples

@@ -15,6 +15,8 @@ from enum import Enum
 
 from ctxres.records import FrozenRecord, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 
 class Urgency(str, Enum):
     """How binding a trigger is: NORMAL and URGENT must be followed; ADVISORY should be."""

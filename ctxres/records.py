@@ -1,4 +1,7 @@
-"""Records: small value classes that cost nothing to define.
+"""Records: small value classes that cost nothing to define, for the modules whose start-up is measured only.
+
+Those are the modules a hook process or ``ctxres check`` loads (docs/performance.md, "Start-up tricks");
+everywhere else a class is a plain ``@dataclass(slots=True)``.
 
 ``@dataclass`` writes each class's ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and, for a frozen
 class, ``__setattr__`` and ``__delattr__`` as source text and compiles them when the module is imported:
@@ -27,7 +30,7 @@ from operator import attrgetter
 __all__ = ["FrozenRecord", "Record", "init_field"]
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # a TypeVar bound by name compiles the name when it is made: 0.8 ms of every start
+if TYPE_CHECKING:
     from typing import Any, ClassVar, TypeVar
 
     R = TypeVar("R", bound="Record")

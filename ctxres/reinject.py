@@ -57,6 +57,8 @@ from collections.abc import Iterable, Sequence
 from ctxres.records import FrozenRecord, init_field
 from ctxres.tokens import estimate_tokens
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 KEYWORD = "L2-REINJECT"
 ATTRIBUTES: tuple[str, ...] = ("rank", "tokens", "content")
 """The attribute names, in canonical order."""

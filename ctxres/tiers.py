@@ -31,8 +31,9 @@ Standard library only, no imports: the hooks import this on every prompt.
 
 from __future__ import annotations
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: it would cost the hooks a few milliseconds
+if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import ClassVar
 

@@ -24,6 +24,7 @@ import os
 import re
 from operator import itemgetter
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - the checker reads the documented module
     import datetime as dt
@@ -72,7 +73,7 @@ def _canonical(text: str) -> dt.datetime | None:
     )
 
 
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import NamedTuple
 
     class _TimestampFields(NamedTuple):

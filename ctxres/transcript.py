@@ -28,8 +28,9 @@ import os
 from ctxres.filereading import open_regular
 from ctxres.tiers import fill_of
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: it would cost the hooks a few milliseconds
+if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any, BinaryIO
 

@@ -1,5 +1,7 @@
 """ctxres.hooks: the Claude Code hooks (``ctxres-hook EVENT``), one module per event (see ``main``)."""
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 
 def cli() -> int:
     """The ``ctxres-hook`` console script: a hook process from start to exit.

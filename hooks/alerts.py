@@ -18,8 +18,9 @@ from ctxres import prompt_data
 from ctxres.hooks.context import HookContext, HookError, find_workflow
 from ctxres.prompt_data import orchestration_reference
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 ALERT_MARKER = "<compaction-alert>"

@@ -16,8 +16,9 @@ import os
 
 from ctxres import defaults
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - for type checkers only, never imported at run time
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
     from collections.abc import Callable
     from typing import Any

@@ -33,8 +33,9 @@ import os
 from ctxres.hooks.monitor import SESSIONS_FOLDER as FOLDER  # the session files' folder and names: one definition
 from ctxres.hooks.monitor import session_file_name as record_name
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from ctxres.hooks.context import HookContext

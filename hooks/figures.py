@@ -17,8 +17,9 @@ import os
 
 from ctxres.hooks.monitor import FIGURE_MAX_AGE_SECONDS, MAX_FIGURE_BYTES, figure_path
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
 
 REFRESH_AFTER_SECONDS = FIGURE_MAX_AGE_SECONDS // 6

@@ -25,8 +25,9 @@ from ctxres.hook_events import HOOK_EVENTS, NEXUS_EVENTS
 from ctxres.hook_events import STATUSLINE as STATUSLINE
 from ctxres.hooks.context import HookError, make_context, warn
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 SILENT_WHEN_EMPTY = frozenset(event.name for event in HOOK_EVENTS if event.silent_when_empty)

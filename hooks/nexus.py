@@ -31,8 +31,9 @@ import os
 from ctxres import nexus
 from ctxres.hooks.context import HookContext, HookError, additional_context, iso, now, read_bytes, warn
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
     from typing import Any
 

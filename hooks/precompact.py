@@ -40,8 +40,9 @@ from ctxres.state.checkpoint_names import (
 )
 from ctxres.timestamps import parse_datetime
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
     from typing import Any
 

@@ -37,8 +37,9 @@ from ctxres.hooks.context import (
 from ctxres.prompt_data import template1_input as template1_input  # re-exported: the view Template 1 reads
 from ctxres.state import orchestration
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from ctxres.state.live import WorkflowChoice

@@ -23,8 +23,9 @@ import os
 
 from ctxres.hooks import context
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from ctxres.hooks.context import HookContext

@@ -45,8 +45,9 @@ import json
 import os
 import sys
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
     from typing import Any
 

@@ -47,8 +47,9 @@ from ctxres.hooks.context import (
 from ctxres.tiers import ALERT_TIERS, action_for, tier_for
 from ctxres.transcript import read_fill
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
     from typing import Any
 

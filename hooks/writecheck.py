@@ -9,8 +9,9 @@ import os
 from ctxres.hooks.context import additional_context, iso, now, read_bytes, warn
 from ctxres.hooks.posttooluse import has_resumption_key
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from ctxres.hooks.context import HookContext

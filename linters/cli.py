@@ -17,6 +17,8 @@ from ctxres.linters.commands import (
     command_modules,
 )
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 
 class SubCommandParser(argparse.ArgumentParser):
     """The parser of a sub-command: an argument it does not know is its own error.

@@ -17,8 +17,9 @@ from ctxres.findings import Position
 from ctxres.formats.document import JsonPath, LazyPositions, PositionMap
 from ctxres.records import Record
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")

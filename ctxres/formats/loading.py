@@ -17,6 +17,8 @@ from ctxres.formats.jsonpos import JsonPosError, parse_json, parse_json_quick
 from ctxres.formats.yamlpos import YamlPosError, parse_yaml
 from ctxres.records import FrozenRecord, Record, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_MAX_NODES = 50_000  # values added by alias expansion
 DEFAULT_MAX_DEPTH = 200

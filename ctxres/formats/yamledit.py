@@ -15,8 +15,9 @@ from ctxres.formats.document import JsonPath
 from ctxres.formats.yamlemit import flow, key_text, render, scalar
 from ctxres.formats.yamlguard import YamlGuardError, loader_for
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hook start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 C_SAFE_DEPTH = 1_000

@@ -28,8 +28,9 @@ from ctxres.formats.yamlguard import (
 )
 from ctxres.records import Record
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 _TAG = "tag:yaml.org,2002:"

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
 
 CHECKPOINTS_FOLDER = "checkpoints"

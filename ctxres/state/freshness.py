@@ -21,8 +21,9 @@ from operator import itemgetter
 from ctxres.defaults import STALENESS_MINUTES
 from ctxres.timestamps import Timestamp, format_duration, format_utc, parse_timestamp
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (hooks' start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
     from typing import ClassVar, NamedTuple
 else:

@@ -16,8 +16,9 @@ import os
 
 from ctxres.defaults import WORKFLOW_ENV
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterable
     from typing import Any
 

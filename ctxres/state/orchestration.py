@@ -32,8 +32,9 @@ from ctxres.state.live import unreadable_sentence as unreadable_sentence
 from ctxres.state.live import unreadable_text as unreadable_text
 from ctxres.state.live import workflow_files as workflow_files
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 # --- the status vocabulary -------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing costs start-up; the hooks import this module
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 # The seven sub-sections of a v2.0 section, in the order the specification lists them.

@@ -15,8 +15,9 @@ from operator import itemgetter
 from ctxres import timestamps
 from ctxres.timestamps import Timestamp, parse_timestamp
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
     from collections.abc import Callable, Iterator
     from typing import Any, NamedTuple

@@ -117,8 +117,9 @@ import re
 from ctxres.state.orchestration import is_not_started
 from ctxres.timestamps import parse_datetime
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - typing is not imported at run time (the hooks import this module)
+if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
     from collections.abc import Callable
     from typing import Any, NamedTuple
@@ -284,7 +285,7 @@ class Move(_MoveFields):
         return f"{self.unit} {self.field}: {before} -> {after}"
 
     def as_json(self) -> dict[str, Any]:
-        from ctxres.formats.document import format_json_path  # the CLI only: keeps the hooks' import light
+        from ctxres.formats.document import format_json_path  # the CLI only
 
         return {
             "path": format_json_path(self.path),

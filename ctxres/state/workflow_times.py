@@ -18,8 +18,9 @@ instants do, so the hooks can rank cached candidates without importing ``datetim
 
 from __future__ import annotations
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 # (section, key) pairs read for the content time; section "" is the top level of the file.

@@ -30,6 +30,8 @@ from ctxres.findings import Finding, Severity
 from ctxres.linters.rules.parsing import UNREAD_CODES
 from ctxres.records import FrozenRecord, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 FORMAT_VERSION = 1
 _NOTE = (
     "Findings of ctxres that existed when this project adopted it: `ctxres check` and `ctxres reinject` report "

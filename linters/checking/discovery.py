@@ -26,6 +26,8 @@ from ctxres.linters.checking.path_runs import PathRun, pack
 from ctxres.records import FrozenRecord, init_field
 from ctxres.state.orchestration import is_example_path
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 
 class Artifact(FrozenRecord):
     """A file to check: where it is (``fs_path``, as ``str(path)``), how to show its path, what it is. Compact:

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType

@@ -9,6 +9,7 @@ from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.finding_runs import SpilledFindings
 from ctxres.records import Record
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.baseline import Match

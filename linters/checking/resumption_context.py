@@ -21,8 +21,9 @@ from ctxres.linters.validation.schema_errors import dotted
 from ctxres.records import FrozenRecord, init_field
 from ctxres.state.resumption import detect_version
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     T = TypeVar("T")

@@ -17,6 +17,8 @@ import re
 from ctxres.config import ALL
 from ctxres.records import FrozenRecord, Record, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 _DIRECTIVE = re.compile(r"ctxres:\s*(ignore-file|ignore)\b(?:\[([^\]\n]*)\])?")
 _CODE = re.compile(r"[^,\s]+")
 EVERY_RULE = -1

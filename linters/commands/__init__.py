@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 # The main job first, then the rule documentation and the schemas; the rest by name.

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from ctxres.artifacts import CATALOG, OTHER_SCHEMAS, ArtifactKind
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 EXIT_OK, EXIT_DRIFT = 0, 1
 README = "README.md"
 HOOKS_FILE = ".pre-commit-hooks.yaml"

@@ -14,6 +14,7 @@ from ctxres.findings import Finding
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.config import Config

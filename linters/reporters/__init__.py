@@ -15,8 +15,9 @@ from importlib import import_module
 
 from ctxres.findings import Finding
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: `--output-format` is built at every start
+if TYPE_CHECKING:
     from typing import Protocol, TextIO
 
     from ctxres.linters.checking.report import Report

@@ -7,8 +7,9 @@ from ctxres.linters.checking.registry import RULES
 from ctxres.linters.checking.report import Report
 from ctxres.linters.reporters import json_stream
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import TextIO
 
 FORMAT_VERSION = 1

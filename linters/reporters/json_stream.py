@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import TextIO
 
 PLACEHOLDER = "\x00items\x00"  # a string no report holds (a NUL is escaped as \u0000 in JSON)

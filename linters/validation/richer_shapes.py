@@ -17,8 +17,9 @@ from __future__ import annotations
 from ctxres.formats.document import JsonPath
 from ctxres.records import FrozenRecord, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 SECTION: JsonPath = ("resumption",)

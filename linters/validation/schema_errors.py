@@ -16,6 +16,7 @@ from ctxres.linters.validation.close_match import close_match
 from ctxres.records import FrozenRecord, init_field
 from ctxres.timestamps import parse_datetime
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
