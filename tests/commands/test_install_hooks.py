@@ -32,12 +32,8 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_install_adds_one_entry_per_event_with_matchers_and_timeouts_in_seconds() -> None:
     merged = install(OTHERS)
     found = registrations(merged)
-    assert {e: r.matchers for e, r in found.items()} == {
-        "PreCompact": ("",),
-        "SessionStart": ("startup|resume|compact",),
-        "UserPromptSubmit": ("",),
-        "PostToolUse": ("Write|Edit",),
-    }
+    assert {e: r.matchers for e, r in found.items()} == {event.name: (event.matcher or "",) for event in HOOK_EVENTS}
+    assert found["SessionStart"].matchers == ("startup|resume|compact",)
     precompact = merged["hooks"]["PreCompact"][0]["hooks"][0]
     assert precompact == {"type": "command", "command": portable_command("PreCompact"), "timeout": 10}
     assert all(1 <= spec.timeout <= 60 for spec in HOOK_EVENTS)
@@ -49,13 +45,13 @@ def test_install_twice_is_idempotent_and_others_are_untouched() -> None:
     assert once["permissions"] == OTHERS["permissions"]
     assert once["hooks"]["Stop"] == OTHERS["hooks"]["Stop"]
     assert once["hooks"]["PostToolUse"][0] == OTHERS["hooks"]["PostToolUse"][0]
-    assert uninstall(once) == (OTHERS, 4)
+    assert uninstall(once) == (OTHERS, len(HOOK_EVENTS))
 
 
 def test_reinstall_with_another_command_replaces_ours() -> None:
     again = install(install(OTHERS), "/opt/venv/bin/ctxres-hook")
     commands = [h["command"] for groups in again["hooks"].values() for g in groups for h in g["hooks"]]
-    assert sum("ctxres-hook" in c for c in commands) == 4
+    assert sum("ctxres-hook" in c for c in commands) == len(HOOK_EVENTS)
     assert all(c.startswith("/opt/venv/bin/") for c in commands if "ctxres-hook" in c)
 
 

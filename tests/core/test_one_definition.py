@@ -282,11 +282,8 @@ def test_the_hook_events_are_listed_only_in_their_table() -> None:
 
 
 def test_the_event_guard_catches_a_second_list() -> None:
-    copy = ast.parse(
-        'EVENTS = ("PreCompact", "SessionStart", "UserPromptSubmit", "PostToolUse")\n'
-        'MODULES = {"PreCompact": "a", "SessionStart": "b", "UserPromptSubmit": "c", "PostToolUse": "d"}\n'
-        'SOME = ("PreCompact", "SessionStart")\n'
-    )
+    events = hook_events.EVENTS
+    copy = ast.parse(f"EVENTS = {events!r}\nMODULES = {dict.fromkeys(events, 'a')!r}\nSOME = {events[:-1]!r}\n")
     assert list(_event_lists(copy)) == [1, 2]
 
 

@@ -1,0 +1,411 @@
+"""Every recipe of docs/architecture.md ("Where to add…") is followed in a copy of the repository, and the
+suite's relevant part passes on the result.
+
+Each test copies the working tree (its tracked and new files, offline) and does what its recipe says: the
+code a person writes is written here (a module, a row of a table, a model), in the shape the recipe gives
+(the function a module defines is read from the recipe's text); every command the recipe says to run
+(`Run \\`python dev/...\\``, `run \\`ctxres ...\\``) is run as written. Then:
+
+- every file that changed is one the recipe's ``Files:`` line names (a recipe that forgets a file fails);
+- ``python dev/generate.py --check`` passes (a recipe that forgets to regenerate fails);
+- the tests of what the recipe touched pass, run in the copy with the copy's code.
+
+The copy runs in a virtual environment that sees this environment's packages but not its ctxres
+(``tests/installs.py``), with the copy on ``PYTHONPATH``: ``python -m pytest``, ``python -m
+ctxres.linters.cli`` and the processes the copy's tests start import the copy's package.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ROOT
+from ..installs import offline_venv, working_tree_copy
+
+ARCHITECTURE = "docs/architecture.md"
+HANG_GUARD = 600
+
+
+# --- the recipes, as the page writes them ---------------------------------------------------------
+
+
+def recipes(text: str) -> dict[str, str]:
+    """Each recipe of the "Where to add…" section, by its title (``A rule``, ``An output format``, ...)."""
+    section = text[text.index("## Where to add") :]
+    found = {}
+    for match in re.finditer(r"^\*\*(An? [^*]+?)\.\*\*\n(.*?)(?=^\*\*|\Z)", section, re.M | re.S):
+        found[match.group(1)] = match.group(2)
+    return found
+
+
+def files_named(recipe: str) -> list[str]:
+    """The paths of the recipe's ``Files:`` line (placeholders such as ``<event>`` kept)."""
+    line = next(line for line in recipe.splitlines() if line.startswith("- Files:"))
+    return re.findall(r"`([^`]+)`", line)
+
+
+def commands_named(recipe: str) -> list[str]:
+    """The commands the recipe says to run, in its order."""
+    return re.findall(r"\b[Rr]un `((?:python dev/|ctxres )[^`]*)`", recipe)
+
+
+def signature(recipe: str, step: str) -> tuple[str, str]:
+    """The name and parameters of the function the recipe's step (a line that contains ``step``) says to
+    define: ``def write(report, out)`` or ``write(report, out)``, in backticks."""
+    line = next(line for line in recipe.splitlines() if step in line)
+    match = re.search(r"`(?:def )?(\w+)\(([^`]*?)\)(?: -> [^`]+)?`", line)
+    assert match, f"the step {line!r} names no function"
+    return match.group(1), match.group(2)
+
+
+def named_by(path: str, files: list[str]) -> bool:
+    """Whether ``path`` is one of the recipe's files (a folder names what is in it; ``<x>`` is any name)."""
+    for entry in files:
+        pattern = re.sub(r"<[^>]+>", "*", entry)
+        if pattern.endswith("/") and path.startswith(pattern):
+            return True
+        if fnmatch.fnmatchcase(path, pattern):
+            return True
+    return False
+
+
+def test_the_recipe_reader_reads_the_page() -> None:
+    found = recipes((ROOT / ARCHITECTURE).read_text("utf-8"))
+    assert {"A rule", "An artifact kind", "A hook event", "An output format", "A command"} <= set(found)
+    assert named_by("schemas/hook-subagentstop-input.schema.json", ["schemas/hook-<event>-input.schema.json"])
+    assert named_by("tests/hooks/test_hook_subagentstop.py", ["tests/hooks/"])
+    assert not named_by("docs/architecture.md", ["hooks/<event>.py", "README.md"])
+
+
+# --- the copy ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An environment with this one's packages but not its ctxres."""
+    return offline_venv(tmp_path_factory.mktemp("recipes") / "venv")
+
+
+class Copy:
+    """A copy of the working tree, and what was done in it."""
+
+    def __init__(self, root: Path, python: Path) -> None:
+        self.root = root
+        self.python = python
+        self.before = self.digests()
+
+    def digests(self) -> dict[str, str]:
+        return {
+            path.relative_to(self.root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in self.root.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts
+        }
+
+    def changed(self) -> list[str]:
+        after = self.digests()
+        return sorted(name for name in self.before.keys() | after.keys() if self.before.get(name) != after.get(name))
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONPATH", "VIRTUAL_ENV", "PYTEST_"))}
+        env["PYTHONPATH"] = str(self.root)  # the copy's package, also for the processes its tests start
+        return subprocess.run(
+            [str(self.python), *args], cwd=self.root, capture_output=True, text=True, env=env, timeout=HANG_GUARD
+        )
+
+    def command(self, line: str) -> None:
+        """A command of the recipe, as written: ``python dev/...`` or ``ctxres ...``."""
+        words = line.split()
+        args = words[1:] if words[0] == "python" else ["-m", "ctxres.linters.cli", *words[1:]]
+        done = self.run(*args)
+        assert done.returncode == 0, f"`{line}` failed:\n{done.stdout}{done.stderr}"
+
+    def edit(self, name: str, old: str, new: str) -> None:
+        """``old`` (which must be there) replaced by ``new``, once, in the file ``name``."""
+        path = self.root / name
+        text = path.read_text("utf-8")
+        assert old in text, f"{name} has no {old!r}"
+        path.write_text(text.replace(old, new, 1), "utf-8")
+
+    def table_row(self, heading: str, row: str) -> None:
+        """A row added to the first table under ``heading`` of docs/architecture.md."""
+        path = self.root / ARCHITECTURE
+        text = path.read_text("utf-8")
+        end = text.index("\n", text.index("|---|", text.index(heading))) + 1
+        path.write_text(text[:end] + row + "\n" + text[end:], "utf-8")
+
+    def write(self, name: str, text: str) -> None:
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+
+
+def follow(python: Path, tmp_path: Path, title: str, steps: Callable[[Copy, str], list[str]]) -> None:
+    """Follow the recipe ``title`` in a copy: ``steps`` writes what a person writes and returns the tests to
+    run; then the recipe's commands, the check of its files, the generated files and those tests."""
+    copy = Copy(working_tree_copy(tmp_path / "repository"), python)
+    recipe = recipes((copy.root / ARCHITECTURE).read_text("utf-8"))[title]
+    tests = steps(copy, recipe)
+    for line in commands_named(recipe):
+        copy.command(line)
+    files = files_named(recipe)
+    unnamed = [name for name in copy.changed() if not named_by(name, files)]
+    assert not unnamed, f"{title}: the recipe's Files line does not name {unnamed}"
+    stale = copy.run("dev/generate.py", "--check")
+    assert stale.returncode == 0, f"{title}: generated files left stale:\n{stale.stderr}"
+    done = copy.run("-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0", *tests)
+    assert done.returncode == 0, f"{title}: the tests fail in the copy:\n{done.stdout[-4000:]}{done.stderr[-2000:]}"
+
+
+# --- an output format ----------------------------------------------------------------------------------
+
+TSV_TEST = """
+
+def test_tsv_writes_a_line_per_finding() -> None:
+    lines = render("tsv", report(err(), warn())).splitlines()
+    assert lines == ["a.json\\tC001\\tBad value", "b.yaml\\tC006\\tStale value"]
+"""
+
+
+def output_format(copy: Copy, recipe: str) -> list[str]:
+    name, parameters = signature(recipe, "linters/reporters/<module>.py")
+    writes = "out" in parameters
+    body = "out.write(text)" if writes else "return text"
+    copy.write(
+        "linters/reporters/tsv.py",
+        f'''"""Tab-separated values: a line per finding."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from ctxres.linters.checking.report import Report
+
+
+def {name}({parameters}) -> {"None" if writes else "str"}:
+    text = "".join(f"{{finding.path}}\\t{{finding.code}}\\t{{finding.message}}\\n" for finding, _ in report.marked())
+    {body}
+''',
+    )
+    copy.edit("linters/reporters/__init__.py", '"sarif": "sarif"}', '"sarif": "sarif", "tsv": "tsv"}')
+    copy.table_row("### `linters/reporters/`", "| `tsv` | tab-separated values, a line per finding |")
+    readme = (copy.root / "README.md").read_text("utf-8")
+    (copy.root / "README.md").write_text(re.sub(r"(--output-format\s+text(?:\|[a-z_]+)+)", r"\1|tsv", readme))
+    (copy.root / "tests/commands/test_reporters.py").open("a").write(TSV_TEST)
+    return ["tests/commands/test_reporters.py", "tests/core/test_architecture_doc.py"]
+
+
+# --- a hook event ----------------------------------------------------------------------------------
+
+STOP_ROW = """    HookEvent(
+        "SubagentStop",
+        "subagentstop",
+        None,
+        5,
+        "say nothing when a subagent finishes",
+        {},
+        role="end of a subagent",
+    ),
+"""
+STOP_MODELS = '''class SubagentStopInput(HookInput):
+    """stdin of the SubagentStop hook, which runs when a subagent finishes."""
+
+    hook_event_name: Literal["SubagentStop"] = Field(description="Always `SubagentStop` for this event.")
+    stop_hook_active: bool = Field(description="Whether the model goes on because a Stop hook said so.")
+
+
+class SubagentStopOutput(HookOutput):
+    """stdout of ctxres's SubagentStop hook: nothing to say."""
+
+
+'''
+STOP_TEST = '''"""SubagentStop: the real hook process answers an empty object."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .hook_project import payload, run_hook
+
+
+def test_subagentstop_answers_an_empty_object(tmp_path: Path) -> None:
+    done = run_hook("SubagentStop", tmp_path, payload(tmp_path, "SubagentStop"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "{}\\n", "")
+'''
+
+
+def hook_event(copy: Copy, recipe: str) -> list[str]:
+    copy.edit("ctxres/hook_events.py", "\n)\n\nEVENTS", "\n" + STOP_ROW.rstrip("\n") + "\n)\n\nEVENTS")
+    name, parameters = signature(recipe, "hooks/<event>.py")
+    copy.write(
+        "hooks/subagentstop.py",
+        f'''"""SubagentStop: nothing to say when a subagent finishes."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ctxres.hooks.context import HookContext
+
+
+def {name}({parameters.replace("ctx", "ctx: HookContext")}) -> dict[str, Any]:
+    return {{}}
+''',
+    )
+    models = re.search(r"`<Event>(\w+)` and `<Event>(\w+)`", recipe)
+    assert models, "the recipe does not say how the event's models are named"
+    copy.edit(
+        "schemas/hook_io.py",
+        "# " + "-" * 98 + "\n# Registries",
+        STOP_MODELS.replace("StopInput", f"Stop{models.group(1)}").replace("StopOutput", f"Stop{models.group(2)}")
+        + "# "
+        + "-" * 98
+        + "\n# Registries",
+    )
+    copy.edit(
+        "tests/hooks/test_schema_models_hooks.py",
+        "EXAMPLE_INPUTS: dict[str, str] = {\n",
+        'EXAMPLE_INPUTS: dict[str, str] = {\n    "SubagentStop": \'{"session_id":"abc123","transcript_path":"...",'
+        '"cwd":"/","hook_event_name":"SubagentStop","stop_hook_active":false}\',\n',
+    )
+    copy.table_row("### `hooks/`", "| `subagentstop` | SubagentStop: nothing to say when a subagent finishes |")
+    copy.write("tests/hooks/test_hook_subagentstop.py", STOP_TEST)
+    return [
+        "tests/hooks/test_hook_subagentstop.py",
+        "tests/core/test_one_definition.py",
+        "tests/hooks/test_schema_models_hooks.py",
+        "tests/commands/test_install_hooks.py",
+        "tests/core/test_architecture_doc.py",
+    ]
+
+
+# --- a command ---------------------------------------------------------------------------------------
+
+HELLO_TEST = '''"""ctxres hello."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxres.linters.cli import main
+
+
+def test_hello_greets(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hello"]) == 0
+    assert capsys.readouterr().out == "hello\\n"
+'''
+
+
+def command(copy: Copy, recipe: str) -> list[str]:
+    adds, _ = signature(recipe, "linters/commands/<name>.py")
+    handler = re.search(r"`set_defaults\(handler=(\w+)\)`", recipe)
+    assert handler, "the recipe does not say how the command's handler is set"
+    copy.write(
+        "linters/commands/hello.py",
+        f'''"""``ctxres hello``: a greeting."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def {adds}(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("hello", help="print a greeting", description="Print a greeting.")
+    parser.set_defaults(handler={handler.group(1)})
+
+
+def {handler.group(1)}(args: argparse.Namespace) -> int:
+    print("hello")
+    return 0
+''',
+    )
+    copy.edit(
+        "linters/commands/__init__.py", '    "stale": "stale",\n', '    "stale": "stale",\n    "hello": "hello",\n'
+    )
+    copy.edit(
+        "README.md",
+        "ctxres init / doctor / install-hooks",
+        "ctxres hello                       print a greeting\nctxres init / doctor / install-hooks",
+    )
+    copy.table_row("### `linters/commands/`", "| `hello` | `ctxres hello`: a greeting |")
+    copy.write("tests/commands/test_hello.py", HELLO_TEST)
+    return [
+        "tests/commands/test_hello.py",
+        "tests/commands/test_cli.py::test_a_sub_command_is_parsed_by_its_module_alone",
+        "tests/core/test_architecture_doc.py",
+    ]
+
+
+# --- an artifact kind ----------------------------------------------------------------------------------
+
+HANDOFF_KIND = """    ArtifactKind(
+        "handoff-note",
+        Format.JSON,
+        ("handoff-note.json",),
+        schemas=("handoff-note",),
+        description="hand-off note",
+        found_as="`handoff-note.json`",
+    ),
+"""
+HANDOFF_MODEL = '''"""The hand-off note a session leaves for the next one."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ctxres.schemas.base import StrictModel
+
+
+class HandoffNote(StrictModel):
+    """What a session leaves for the next one."""
+
+    next_step: str = Field(description="What the next session does first.")
+
+
+HANDOFF_SCHEMAS: dict[str, type[BaseModel]] = {"handoff-note": HandoffNote}
+'''
+
+
+def artifact_kind(copy: Copy, recipe: str) -> list[str]:
+    end = '\n)\n"""Every artifact kind'
+    copy.edit("ctxres/artifacts.py", end, "\n" + HANDOFF_KIND.rstrip("\n") + end)
+    copy.write("schemas/handoff.py", HANDOFF_MODEL)
+    if "schemas/export.py" in recipe:
+        copy.edit(
+            "schemas/export.py",
+            "from ctxres.schemas.checkpoint import CHECKPOINT_SCHEMAS\n",
+            "from ctxres.schemas.checkpoint import CHECKPOINT_SCHEMAS\n"
+            "from ctxres.schemas.handoff import HANDOFF_SCHEMAS\n",
+        )
+        copy.edit("schemas/export.py", "    **HOOK_SCHEMAS,\n", "    **HOOK_SCHEMAS,\n    **HANDOFF_SCHEMAS,\n")
+    copy.table_row("### `schemas/`", "| `handoff` | the hand-off note a session leaves for the next one |")
+    copy.edit(
+        "tests/core/test_catalog.py",
+        '    "rule-file": (',
+        '    "handoff-note": ("notes/handoff-note.json", \'{"next_step": "QG-2"}\\n\'),\n    "rule-file": (',
+    )
+    return ["tests/core/test_catalog.py", "tests/core/test_architecture_doc.py"]
+
+
+# --- the recipes, followed ------------------------------------------------------------------------------
+
+FOLLOWED: dict[str, Callable[[Copy, str], list[str]]] = {
+    "An output format": output_format,
+    "A hook event": hook_event,
+    "A command": command,
+    "An artifact kind": artifact_kind,
+}
+
+
+@pytest.mark.parametrize("title", FOLLOWED)
+def test_the_recipe_is_true(python: Path, tmp_path: Path, title: str) -> None:
+    follow(python, tmp_path, title, FOLLOWED[title])
