@@ -3,9 +3,8 @@
 Discovery (``ctxres.linters.checking.discovery``), the configuration's default patterns, conformance (which schemas
 validate a kind), the ``ctxres check`` help, the README's "What it checks" table and the ``files:``
 patterns of ``.pre-commit-hooks.yaml`` are all read or generated from :data:`CATALOG`
-(``ctxres catalog --write`` regenerates the files, ``ctxres catalog --check`` and a test catch drift).
-Adding a kind: one entry here, its schema in ``schemas/``, its branch in conformance if one file
-holds several schemas, then ``ctxres catalog --write``.
+(``python dev/generate.py --write`` regenerates the files, ``--check`` catches drift). Adding a kind:
+docs/architecture.md, "Where to add…" (and its branch in conformance if one file holds several schemas).
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ class Rule(FrozenRecord):
     """A rule's identity and documentation.
 
     ``explanation`` is Markdown: why the rule exists, an example that triggers it, and how to fix
-    it. ``docs/rules/<CODE>.md`` is generated from it (``ctxres rules --write-docs docs/rules``),
+    it. ``docs/rules/<CODE>.md`` is generated from it (``python dev/generate.py --write``),
     with the rule's ``options`` (its settings in ``[tool.ctxres]``) listed at the end.
     """
 

@@ -1,8 +1,8 @@
 """The severity policy: the cases that make a finding an error or a warning, and its page.
 
 Every rule names the case its default severity follows (``register(..., case=..., why=...)``);
-``docs/rules/severity.md`` is generated from this module and the rules (``ctxres rules
---write-docs docs/rules``), and each rule's page cites its case.
+``docs/rules/severity.md`` is generated from this module and the rules (``python dev/generate.py
+--write``), and each rule's page cites its case.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def run_rules(args: argparse.Namespace) -> int:
         for name in stale:
             print(f"{args.check_docs / name}: differs from the rule documentation", file=sys.stderr)
         if stale:
-            print("run `ctxres rules --write-docs docs/rules` to regenerate", file=sys.stderr)
+            print(f"run `ctxres rules --write-docs {args.check_docs}` to regenerate", file=sys.stderr)
         return EXIT_FINDINGS if stale else EXIT_OK
     if args.output_format == "json":
         print(
