@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 from ..git_sandbox import GitRepo
+from .demo_workflow import ADVANCED, ORCH, UPDATED, line_of
 
 SCHEMA_PATH = Path(__file__).parent.parent / "data" / "sarif-schema-2.1.0.json"
 ANNOTATION = re.compile(
@@ -24,35 +25,7 @@ ANNOTATION = re.compile(
 )
 
 ORCH_PATH = "orchestration/ORCHESTRATION.yaml"
-ORCH = """\
-schema_version: "2.0.0"
-workflow:
-  id: "demo-20260220-001"
-  status: "ACTIVE"
-pipelines:
-  main:
-    status: "PHASE_1_IN_PROGRESS"
-    current_phase: 1
-    phases:
-      - id: 1
-        name: "Build"
-        status: "IN_PROGRESS"
-        agents:
-          - id: "builder"
-            status: "IN_PROGRESS"
-resumption:
-  recovery_state:
-    current_phase: 1
-    workflow_status: "ACTIVE"
-    next_step: "Let the builder finish."
-    updated_at: "2026-02-20T09:00:00Z"
-"""
-UPDATED_AT_LINE = ORCH.splitlines().index('    updated_at: "2026-02-20T09:00:00Z"') + 1
-MOVED = ORCH.replace(
-    '          - id: "builder"\n            status: "IN_PROGRESS"',
-    '          - id: "builder"\n            status: "COMPLETE"',
-)
-MOVED_AND_UPDATED = MOVED.replace("2026-02-20T09:00:00Z", "2026-02-20T10:00:00Z")
+UPDATED_AT_LINE = line_of(ORCH, "updated_at:")
 
 LOG = ".agent-memory/runs/r1/events/executor/20260115-1030.jsonl"
 EVENTS = [
@@ -126,7 +99,7 @@ def assert_clean(repo: Repo, validator: Any, *args: str, **env: str) -> None:
 def test_stale_staged_change_is_an_s013_annotation_and_sarif_result(repo: Repo, validator: Any) -> None:
     repo.stage(ORCH_PATH, ORCH)
     repo.commit("first")
-    repo.stage(ORCH_PATH, MOVED)
+    repo.stage(ORCH_PATH, ADVANCED)
     github = repo.run("stale", "--output-format", "github")
     assert github.returncode == 1
     assert annotations(github) == [("error", ORCH_PATH, UPDATED_AT_LINE, "S013")]
@@ -141,14 +114,14 @@ def test_stale_staged_change_is_an_s013_annotation_and_sarif_result(repo: Repo, 
 def test_stale_clean_staged_change_prints_no_finding(repo: Repo, validator: Any) -> None:
     repo.stage(ORCH_PATH, ORCH)
     repo.commit("first")
-    repo.stage(ORCH_PATH, MOVED_AND_UPDATED)
+    repo.stage(ORCH_PATH, UPDATED)
     assert_clean(repo, validator, "stale")
 
 
 def test_stale_since_reports_each_commit(repo: Repo, validator: Any) -> None:
     repo.stage(ORCH_PATH, ORCH)
     base = repo.commit("first")
-    repo.stage(ORCH_PATH, MOVED)
+    repo.stage(ORCH_PATH, ADVANCED)
     short = repo.commit("moved")
     github = repo.run("stale", "--since", base, "--output-format", "github")
     assert github.returncode == 1
@@ -165,7 +138,7 @@ def test_stale_since_reports_each_commit(repo: Repo, validator: Any) -> None:
 def test_audit_history_reports_each_stale_commit(repo: Repo, validator: Any) -> None:
     repo.stage(ORCH_PATH, ORCH)
     repo.commit("first")
-    repo.stage(ORCH_PATH, MOVED)
+    repo.stage(ORCH_PATH, ADVANCED)
     short = repo.commit("moved")
     github = repo.run("audit-history", ORCH_PATH, "--output-format", "github")
     assert github.returncode == 1
@@ -179,7 +152,7 @@ def test_audit_history_reports_each_stale_commit(repo: Repo, validator: Any) -> 
 def test_audit_history_clean(repo: Repo, validator: Any) -> None:
     repo.stage(ORCH_PATH, ORCH)
     repo.commit("first")
-    repo.stage(ORCH_PATH, MOVED_AND_UPDATED)
+    repo.stage(ORCH_PATH, UPDATED)
     repo.commit("moved and updated")
     assert_clean(repo, validator, "audit-history", ORCH_PATH)
 

@@ -15,7 +15,7 @@ import yaml
 
 import ctxres
 
-from ..team_repository import NEW, Clone, with_section_updated_now
+from ..team_repository import stale_commit_is_blocked
 from .routes import (
     pipx_install,
     pre_commit_only,
@@ -41,21 +41,6 @@ ROUTES: dict[str, Callable[[Path, Path, Path], Path]] = {"pipx": pipx_install, "
 @pytest.fixture(scope="module")
 def wheels(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return wheelhouse(tmp_path_factory.mktemp("wheelhouse"), built_wheel)
-
-
-def assert_stale_commit_blocked(project: Clone) -> None:
-    """Moving the workflow's phase without its resumption section is blocked, naming the file; updating the
-    section lets the commit through."""
-    text = (project.root / NEW).read_text()
-    project.write(NEW, text.replace('status: "IN_PROGRESS"', 'status: "COMPLETE"', 1))
-    project.git("add", NEW)
-    blocked = project.commit("phase 1 done")
-    assert blocked.returncode != 0, blocked.stdout + blocked.stderr
-    assert NEW in blocked.stdout + blocked.stderr
-    project.write(NEW, with_section_updated_now((project.root / NEW).read_text()))
-    project.git("add", NEW)
-    passed = project.commit("phase 1 done, resumption section updated")
-    assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
@@ -87,7 +72,7 @@ def test_a_tool_install_then_init(route: str, built_wheel: Path, wheels: Path, t
     project.git("add", "-A")
     adopted = project.commit("Adopt ctxres")
     assert adopted.returncode == 0, adopted.stdout + adopted.stderr
-    assert_stale_commit_blocked(project)
+    stale_commit_is_blocked(project)
 
 
 def test_the_remote_pre_commit_form(wheels: Path, tmp_path: Path) -> None:
@@ -106,4 +91,4 @@ def test_the_remote_pre_commit_form(wheels: Path, tmp_path: Path) -> None:
     assert first.returncode == 0, first.stdout + first.stderr
     environments = list((project.home / "pre-commit").glob("repo*/py_env-*/bin/ctxres"))
     assert len(environments) == 1, "pre-commit did not install ctxres from the tagged repository"
-    assert_stale_commit_blocked(project)
+    stale_commit_is_blocked(project)
