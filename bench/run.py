@@ -2,7 +2,7 @@
 """Benchmark ctxres against baselines measured in the same run, and print one Markdown table.
 
 Every row is a scenario, its median, a baseline measured in the same run, the baseline's median,
-their ratio, and the goal DESIGN.md sets for it (if any) with whether it is met:
+their ratio, and its goal (if any; docs/performance.md, "What is measured, and why") with whether it is met:
 
 * Hooks: ``ctxres-hook EVENT`` on a PROJ-001 workspace at its QG-2 point (six realistic payloads
   over the four events; the prompt also with a ``.ctxres.toml``, and beside 34 more workflow files
@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# The byte-exact copy of the real corpus kept in the repository (../shared/corpus on development machines).
+# The byte-exact copy of the real corpus kept in the repository (tests/rules/test_corpus.py).
 DEFAULT_CORPUS = ROOT / "fixtures" / "corpus"
 SCHEMA_DIR = ROOT / "schemas"
 
@@ -311,7 +311,7 @@ HOOK_GOALS = {
     "PreCompact": _ratio_goal(1.3, "the minimal hook"),
     "SessionStart": _ratio_goal(1.3, "the minimal hook"),
 }
-# DESIGN.md: "reading the transcript must cost the same for 1 MB and 1 GB" (1.5×: timer noise on ~0.1 ms).
+# Reading the transcript must cost the same for 1 MB and 1 GB (1.5×: timer noise on ~0.1 ms).
 FILL_GOAL = _ratio_goal(1.5, "the smallest case")
 
 
@@ -628,7 +628,8 @@ def measure_check_scale(ctxres: str, corpus: Path, repeat: int, quick: bool) -> 
     return rows, notes
 
 
-# History: each history command against the git I/O it cannot avoid (issue 16: at most 10x).
+# History: each history command against the git I/O it cannot avoid (at most 10x;
+# docs/performance.md, "What is measured, and why").
 HISTORY_GOAL = _ratio_goal(10, "git I/O")
 
 
@@ -764,7 +765,8 @@ def measure_audit(
     return rows, notes
 
 
-# The whole-repository audit (issue 28: at most 10x git's own `git log -p -M` of the workflow files).
+# The whole-repository audit (at most 10x git's own `git log -p -M` of the workflow
+# files; docs/performance.md, "What is measured, and why").
 REPOSITORY_GOAL = _ratio_goal(10, "`git log -p -M`")
 
 

@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-WIDTH = 89  # the line width of the specification's populated examples
+WIDTH = 89  # the line width of the templates' populated examples (tests/core/test_templates.py)
 TEMPLATE1_BUDGET = (500, 1000)
 TEMPLATE2_BUDGET = (300, 400)
 TEMPLATE2_CEILING = 500

@@ -39,7 +39,7 @@ literally, they are examples. A marker swallowed by an earlier comment that is n
 reported (:func:`scan` returns it as a stray problem).
 
 Tokens are measured as the characters of the content (after escapes are resolved) divided by 4,
-rounded up: the estimate the specification uses for every budget. That estimate is not what a
+rounded up: the estimate every budget uses (docs/formats.md, "The two prompt templates"). That estimate is not what a
 tokenizer counts, so a declared ``tokens=`` is judged against the range real tokenizers give
 (:func:`token_range`: 3 to 6 characters per token), not against the point estimate.
 
@@ -97,13 +97,13 @@ _MARKUP = re.compile(
 )
 
 
-measure_tokens = estimate_tokens  # the specification's estimate: characters / 4, rounded up
+measure_tokens = estimate_tokens  # the budgets' estimate: characters / 4, rounded up
 
 
 class TokenRange(FrozenRecord):
     """What a content of ``characters`` characters may honestly be said to cost.
 
-    ``estimate`` is the specification's characters / 4; ``low``..``high`` the figures real
+    ``estimate`` is the budgets' characters / 4; ``low``..``high`` the figures real
     tokenizers give (``CHARS_PER_TOKEN_PROSE`` down to ``CHARS_PER_TOKEN_DENSE`` characters per
     token); ``lowest``..``highest`` that range widened by the configured tolerance. A declared
     figure inside ``lowest``..``highest`` cannot be called wrong without the model's tokenizer.
@@ -708,7 +708,7 @@ class Edit(FrozenRecord):
 def token_fix(marker: Marker, tolerance_percent: int) -> Edit | None:
     """The edit that makes the marker's ``tokens=`` right: a wrong value replaced, a missing one added.
 
-    Only the digits of a wrong value change (to the specification's estimate); a missing
+    Only the digits of a wrong value change (to the budgets' estimate, characters / 4); a missing
     ``tokens=N, `` is inserted before ``content``. None when the declared figure is inside the
     plausible range widened by the tolerance (:func:`token_range`), or the marker is malformed.
     """

@@ -83,7 +83,7 @@ def test_prompt_at_compaction_fill(workflow_session: Session) -> None:
 
 
 def test_monitor_shows_the_figure_the_client_shows(workflow_session: Session) -> None:
-    """The monitor's percentage is the client's own ``N% context used`` (issue 15, section 2, item 5)."""
+    """The monitor's percentage is the client's own ``N% context used``."""
     from e2e.scenario import client_percent
 
     for run, usage in ((1, WARNING_USAGE), (2, CRITICAL_USAGE), (5, COMPACTION_USAGE)):

@@ -17,8 +17,8 @@ from .process_marker import (
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-# A byte-exact copy of the real-world corpus (../shared/corpus), vendored so that the tests run
-# from any clone; test_corpus_copy_is_byte_exact keeps it identical to the original.
+# A byte-exact copy of a real project's files, vendored so that the tests run from any clone; where the
+# original is beside the repository (SHARED_CORPUS), test_corpus_copy_is_byte_exact keeps the copy identical.
 CORPUS = FIXTURES / "corpus"
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 

@@ -7,7 +7,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-# The seven sub-sections of a v2.0 section, in the order the specification lists them.
+# The seven sub-sections of a v2.0 section, in the order docs/formats.md lists them
+# (docs/formats.md, "Version 2.0 sub-sections").
 V2_SUBSECTIONS: tuple[str, ...] = (
     "recovery_state",
     "files_to_read",

@@ -12,7 +12,7 @@ PROJ-003, 3 transitions: 97b10396 started phase 1, completed its four agents and
 0.925 score, and 66652b24 moved to the supplemental pass (three agents COMPLETE_SUPPLEMENTAL,
 6 critic iterations, score 0.925 -> 0.953) -- both with the v1 section untouched: stale.
 4a4ab9e5 completed the workflow and rewrote the section: not stale.
-Re-reviewed for issue 12 (generic state: removed/added state keys, blocked_by, score lists): the
+With the generic state (removed/added state keys, blocked_by, score lists): the
 verdicts are unchanged; 66652b24 also lists `supplemental_pass.status: (absent) -> COMPLETE` (a key
 added to an existing agent), and 4a4ab9e5 (not stale) also lists the phases' and groups'
 `blocked_by` cleared or removed.

@@ -1,4 +1,4 @@
-"""`ctxres doctor` runs every configured hook command and checks that pre-commit can run (issue 14, item 7).
+"""`ctxres doctor` runs every configured hook command and checks that pre-commit can run.
 
 A hook command that is not found exits 127 and Claude Code only logs it in its debug log; a
 ``.pre-commit-config.yaml`` does nothing until ``pre-commit install`` is run, and a ``rev:`` that

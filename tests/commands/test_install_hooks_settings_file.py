@@ -1,5 +1,4 @@
-"""`ctxres install-hooks --settings` keeps the user's file as it is written and refuses a mistyped path
-(issue 14, item 8)."""
+"""`ctxres install-hooks --settings` keeps the user's file as it is written and refuses a mistyped path."""
 
 from __future__ import annotations
 

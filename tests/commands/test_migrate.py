@@ -510,7 +510,7 @@ def test_a_file_without_a_section_alone_exits_0(tmp_path: Path) -> None:
     assert main(["migrate", "--check", str(plain)]) == 0
 
 
-# --- issue 13, item 6: an already-stale file, and the v1.0 spelling last_checkpoint_id --------------------
+# --- an already-stale file, and the v1.0 spelling last_checkpoint_id ---------------------------------------
 
 STALE = """\
 workflow:

@@ -1,4 +1,4 @@
-"""Rule codes cannot be mistyped (issue 14, items 1, 2 and 8), through the real `ctxres` command.
+"""Rule codes cannot be mistyped, through the real `ctxres` command.
 
 An unknown code or prefix, wherever it is written (`--select`, `--extend-select`, `--ignore`, the
 configuration keys `select`, `extend-select`, `ignore`, `severity`, `per-file-ignores`), is a usage

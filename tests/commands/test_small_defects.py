@@ -1,4 +1,4 @@
-"""Issue 14, item 8: the small defects a new user meets, each through the real command.
+"""The small defects a new user meets, each through the real command.
 
 `ctxres schema export --dir NEW`, a misspelt option of a sub-command, `ctxres-hook --help`, a tab
 in YAML, the position in a JSON error message, SARIF paths run from a sub-folder, and

@@ -3,7 +3,7 @@
 A comment or docstring that points a reader somewhere must point at something they have: the
 repository's own docs (``docs/formats.md``, ``docs/protocol/...``), cited by document and heading:
 ``(docs/formats.md, "Staleness")``. These tests fail when a tracked ``.py``, ``.md`` or ``.json`` file
-outside ``fixtures/`` cites the specification documents by number (they are not in the repository),
+outside ``fixtures/`` cites the documents the project was designed from by number (they are not in the repository),
 and when a cited heading does not exist in the document it names.
 """
 

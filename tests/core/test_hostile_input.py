@@ -1,5 +1,5 @@
 """Hostile input: every command and hook answers a hostile file with a located finding or a one-line
-refusal, in bounded memory, without a traceback (issue 8, item 4; the bounds are in docs/limits.md).
+refusal, in bounded memory, without a traceback (the bounds: docs/limits.md, "Size and structure limits").
 
 Each case runs the real process in its own child; its peak resident memory is the ``ru_maxrss``
 that ``os.wait4`` returns for that one child (the per-process figure of ``getrusage``), so one case

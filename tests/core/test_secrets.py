@@ -1,4 +1,4 @@
-"""Secrets (issue 8, item 5): the recognizers of ctxres/redact.py on realistic FAKE credentials, their
+"""Secrets: the recognizers of ctxres/redact.py on realistic FAKE credentials, their
 near misses, redaction in every file and text the real hooks produce, and the linter rule X001.
 
 Every fake secret has the real format's prefix, length and alphabet (generated from a seeded random
@@ -600,7 +600,7 @@ def test_a_hook_warning_never_prints_a_secret(tmp_path: Path) -> None:
     assert token not in line and token[4:20] not in line
 
 
-# --- X001 on files rejected as binary, not UTF-8, too large or unparsable (issue 13, item 7) -------
+# --- X001 on files rejected as binary, not UTF-8, too large or unparsable -------------------------
 
 
 def _x001(case: Path) -> list[tuple[str, int, str]]:

@@ -1,4 +1,4 @@
-"""The generic state extraction of ctxres.state.statediff on the layouts of issue 12 (parts 2 and 4).
+"""The generic state extraction of ctxres.state.statediff on two layouts without pipelines.
 
 Two synthetic lineages under fixtures/state-model/, each version a commit:
 

@@ -1,4 +1,5 @@
-"""Template 1 and Template 2 reproduce the specification's populated examples, within budget."""
+"""Template 1 and Template 2 reproduce their populated examples (fixtures/templates/), within budget
+(docs/formats.md, "The two prompt templates")."""
 
 from __future__ import annotations
 

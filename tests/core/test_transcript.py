@@ -1,8 +1,7 @@
 """Context fill from the end of a Claude Code transcript (ctxres.transcript).
 
-The transcripts are synthetic but use the line shapes recorded in
-../shared/reference/claude-code-hooks.md §A.4 (assistant usage lines, compaction boundaries,
-hook attachments).
+The transcripts are synthetic but use the line shapes the real client writes (assistant usage lines,
+compaction boundaries, hook attachments), as the recorded sessions of fixtures/replay/ hold them.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from ctxres.transcript import (
 MIB = 1024 * 1024
 MARKER = "<compaction-alert>"
 
-# One real assistant line (reference §A.4, example 1), verbatim.
+# One real assistant line of the client's transcript, verbatim.
 REAL_ASSISTANT_LINE = (
     '{"parentUuid":"9a27c40f","isSidechain":false,"message":{"model":"claude-opus-4-7","id":"msg_01UwNt",'
     '"type":"message","role":"assistant","content":[],"stop_reason":"tool_use","usage":{"input_tokens":6,'
@@ -744,7 +743,7 @@ def test_import_pulls_in_only_json() -> None:
     assert new - {"ctxres.transcript", "ctxres.tiers", "ctxres.filereading"} <= {"__future__"}
 
 
-# --------------------------------------------------------------------------- real-client findings (issue 15)
+# ----------------------------------------------------------- what the real client was seen to do
 
 
 def test_right_after_a_compaction_an_older_reply_says_nothing(jsonl: Path) -> None:

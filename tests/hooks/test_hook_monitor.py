@@ -1,7 +1,6 @@
 """The context monitor's files and texts (ctxres.hooks.monitor).
 
-Transcripts are built with the line shapes recorded in ../shared/reference/claude-code-hooks.md
-§A.4, by the helpers of claude_session.py.
+Transcripts are built with the line shapes the real client writes, by the helpers of claude_session.py.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from ctxres.schemas.hook_io import (
 )
 from ctxres.schemas.monitor import MONITOR_SCHEMAS, FillSource, FillTier, MonitorState
 
-# Verbatim from reference/claude-code-hooks.md section A.1 ("Example inputs (verbatim from docs)").
+# Verbatim from the example inputs of Claude Code's hooks documentation.
 EXAMPLE_INPUTS: dict[str, str] = {
     "PreCompact": '{"session_id":"abc123","transcript_path":"/Users/.../.claude/projects/.../00893aaf-19fa-41d2-'
     '8238-13269b9b3ca0.jsonl","cwd":"/Users/...","hook_event_name":"PreCompact","trigger":"manual",'

@@ -407,7 +407,7 @@ def test_an_executing_run_without_its_artifacts_is_sent_back_to_produce_them(
     assert "task-graph.json has no `tasks` list: task states cannot be derived" in out
 
 
-# ------------------------------------------------------------------ the agent pack's vocabulary (issue 13, item 9)
+# ------------------------------------------------------------------ the agent pack's vocabulary
 
 PACK = FIXTURES / "agent-memory" / "pack-vocabulary"
 PACK_RUN_ID = "20260301-0900-invoice-export"

@@ -1,4 +1,4 @@
-"""Discovery that does not depend on where the check runs from (issue 13, item 8).
+"""Discovery that does not depend on where the check runs from.
 
 Legacy `_resume.md` manifests (N009) are found in every project folder under the checked paths, the
 archived ones too; a rule file is one the client or the L2 engine reads, wherever the check runs from.

@@ -304,7 +304,7 @@ def test_front_matter_normalisation_keeps_every_other_byte() -> None:
     assert normalise_front_text(text) == (text, [])
 
 
-# ------------------------------------------------------------------ finished projects and path bases (issue 13)
+# ------------------------------------------------------------------ finished projects and path bases
 
 
 def _manifest(phase: str, files: str, task: str = "4") -> str:

@@ -1,4 +1,4 @@
-"""Issue 13, items 1 and 5: a normal state is not an error, and one root cause is one error."""
+"""A normal state is not an error, and one root cause is one error."""
 
 from __future__ import annotations
 
