@@ -51,6 +51,10 @@ nox.options.sessions = ["tests", "lint", "typecheck", "schemas", "replay", "buil
 # A supported Python that is not installed is skipped, and nox says so in its summary; it is never
 # downloaded (nox's default is to fetch a standalone build of it).
 nox.options.download_python = "never"
+# Environments are made and filled by uv where it is installed (seconds instead of pip's half minute or more
+# per session), by virtualenv and pip elsewhere; uv never downloads a Python either.
+nox.options.default_venv_backend = "uv|virtualenv"
+os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
 
 RUFF = "ruff>=0.6"
 VULTURE = "vulture>=2.11"
@@ -108,7 +112,8 @@ def tests(session: nox.Session) -> None:
         session.log(f"Python {session.python}: the tests that start no process ({shown}); all of them on {MAIN_PYTHON}")
     else:
         session.log(f"Python {session.python}: the whole suite (the main interpreter)")
-    session.install("-e", ".[test]")
+    # pip too: the tests build wheels and fill other environments with it (an environment uv made has none).
+    session.install("-e", ".[test]", "pip")
     session.run("python", "-m", "pytest", "-n", "auto", *selection, *session.posargs)
 
 
