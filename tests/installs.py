@@ -10,11 +10,16 @@ index, and installs ctxres itself.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
 import shutil
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+
+import pytest
 
 from .conftest import ROOT
 
@@ -46,6 +51,30 @@ def build_wheel(target: Path) -> Path:
     )
     (wheel,) = wheels.glob("ctxres-*.whl")
     return wheel
+
+
+def shared_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of the working tree, built once per test run and tree content, for every test module and
+    every xdist worker that installs ctxres: under the run's temporary root (which the workers share), in a
+    folder named by the digest of the tree's files; the first to ask builds it under a lock, the others wait
+    for it and reuse it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # each worker's root is a folder of the run's root
+    folder = base / f"ctxres-wheel-{tree_digest()[:16]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = sorted((folder / "wheels").glob("ctxres-*.whl"))
+        return built[0] if built else build_wheel(folder)
+
+
+def tree_digest() -> str:
+    """The sha256 of the working tree as a clone would have it: each git-tracked or new file's name and bytes."""
+    digest = hashlib.sha256()
+    for name in _tree_files():
+        digest.update(name.encode() + b"\0" + (ROOT / name).read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def offline_venv(folder: Path, beside: Path | None = None) -> Path:
@@ -103,14 +132,18 @@ def _env() -> dict[str, str]:
 
 def working_tree_copy(source: Path) -> Path:
     """A copy of the working tree at ``source``: its git-tracked and new files, as a clone would have them."""
+    for name in _tree_files():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    return source
+
+
+def _tree_files() -> list[str]:
+    """The working tree's git-tracked and new (not ignored) files, sorted, ``/``-separated."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout.split(b"\0")
-    for name in filter(None, (item.decode() for item in listed)):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
-    return source
+    return sorted(name for name in filter(None, (item.decode() for item in listed)) if (ROOT / name).is_file())

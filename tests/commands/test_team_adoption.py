@@ -19,7 +19,7 @@ from ctxres.claude_settings import HOOK_ENV
 from ctxres.linters.setup.hook_runs import settings_environment
 
 from ..git_sandbox import executable
-from ..installs import build_wheel
+from ..installs import shared_wheel
 from ..team_repository import NEW, Clone, new_workflow, other_venv, stale_commit_is_blocked, team_repository
 
 
@@ -31,7 +31,7 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> tuple[Clone, Clone]:
     subprocess.run(["git", "clone", "-q", "--bare", str(work.root), str(origin)], check=True, env=work.env)
     first = Clone(base / "alice" / "repo", Path(executable("ctxres")).parent)
     subprocess.run(["git", "clone", "-q", str(origin), str(first.root)], check=True, env=first.env)
-    wheel = build_wheel(base / "wheel")
+    wheel = shared_wheel(tmp_path_factory)
     return first, Clone(base / "bob-at-another-path" / "work" / "repo", other_venv(base / "bob-venv", wheel))
 
 

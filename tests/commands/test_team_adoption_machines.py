@@ -26,7 +26,7 @@ from ctxres.linters.setup.machine import PRECOMMIT_NOT_FOUND
 
 from ..cli_process import MINIMAL_PATH
 from ..git_sandbox import executable
-from ..installs import build_wheel
+from ..installs import shared_wheel
 from ..team_repository import (
     NEW,
     Clone,
@@ -135,7 +135,7 @@ def statusline(clone: Clone, **env: str) -> subprocess.CompletedProcess[str]:
 def team(tmp_path_factory: pytest.TempPathFactory) -> Team:
     """Alice adopts ctxres (her ctxres in the project's `.venv`), commits and pushes a live workflow."""
     base = tmp_path_factory.mktemp("machines")
-    team = Team(base, team_origin(base), build_wheel(base / "wheel"))
+    team = Team(base, team_origin(base), shared_wheel(tmp_path_factory))
     alice = team.clone("alice")
     team.in_project_venv(alice)
     init = alice.run("ctxres", "init")

@@ -22,7 +22,7 @@ from ..cli_process import MINIMAL_PATH
 from ..conftest import FIXTURES
 from ..git_sandbox import executable
 from ..hooks.claude_session import fill_transcript
-from ..installs import build_wheel
+from ..installs import shared_wheel
 from ..team_repository import NEW, Clone, new_workflow, other_venv, team_repository
 
 TEAM_COMMAND = 'python3 "$CLAUDE_PROJECT_DIR/tools/cx_writer.py"'
@@ -86,7 +86,7 @@ def adopted(origin: Path, folder: Path) -> Clone:
 def team(tmp_path_factory: pytest.TempPathFactory) -> tuple[Clone, Clone]:
     base = tmp_path_factory.mktemp("team-writers")
     alice = adopted(origin_with_writer(base), base / "alice" / "repo")
-    bob = Clone(base / "bob-elsewhere" / "repo", other_venv(base / "bob-venv", build_wheel(base / "wheel")))
+    bob = Clone(base / "bob-elsewhere" / "repo", other_venv(base / "bob-venv", shared_wheel(tmp_path_factory)))
     return alice, bob
 
 
