@@ -53,8 +53,9 @@ ALLOWED: dict[str, str] = {
 }
 """Names vulture reports as unused, and what uses them."""
 
-DECORATORS = ("@field_validator", "@model_validator")
-"""Pydantic calls the functions these decorate when it validates a model."""
+DECORATORS = ("@field_validator", "@model_validator", "@document_check", "@section_check", "@workspace_check")
+"""Pydantic calls the functions the first two decorate when it validates a model; the engine calls the rule
+checks the others declare (ctxres.linters.checking.registry)."""
 
 DISPATCHED: dict[str, tuple[str, str]] = {
     "linters/validation/schema_validity.py": (

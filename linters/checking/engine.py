@@ -1,4 +1,4 @@
-"""Running the checks: discover artifacts, load them, apply every rule, filter the findings."""
+"""Running the checks: discover artifacts, load them, call the checks of the selected rules, filter the findings."""
 
 from __future__ import annotations
 
@@ -18,11 +18,12 @@ from ctxres.linters.checking.discovery import Artifact, Compared, Found, find_ar
 from ctxres.linters.checking.finding_runs import FindingRuns
 from ctxres.linters.checking.finished_work import quieted
 from ctxres.linters.checking.path_runs import PathRun, RunWriter, common_tail
-from ctxres.linters.checking.registry import RULES, matches
+from ctxres.linters.checking.registry import RULES, Check, declared_checks, matches
 from ctxres.linters.checking.report import Report
-from ctxres.linters.rules import parsing, rule_modules, suppression_comments
+from ctxres.linters.checking.resumption_context import Context, context
+from ctxres.linters.rules import parsing, suppression_comments
 from ctxres.linters.rules import secrets as security
-from ctxres.records import FrozenRecord, Record, init_field
+from ctxres.records import Record
 
 TYPE_CHECKING = False
 if not TYPE_CHECKING:  # typing is not imported at run time (about 2 ms of every start)
@@ -32,10 +33,6 @@ if not TYPE_CHECKING:  # typing is not imported at run time (about 2 ms of every
 
 else:
     from typing import Any, overload
-
-    DocumentCheck = Callable[[Document, Config], list[Finding]]
-    WorkspaceCheck = Callable[["Workspace"], list[Finding]]
-    Collect = Callable[[Document, Config], tuple[Any, list[Finding]]]
 
 
 Progress = Callable[[int, int], None]
@@ -98,9 +95,10 @@ class Workspace(Record):
     """What one run keeps of the files it checked, for rules that compare several files.
 
     The documents are not all held: ``documents`` has a stub (path, kind, place on disk) of each loaded
-    file, and the whole document only for the kinds a rule module lists in ``WORKSPACE_KINDS``. A rule
-    module that needs a little of many files defines ``collect(doc, config) -> (fact, findings)``, run
-    while the file is loaded (in a worker process with ``--jobs``); ``facts_of(module)`` lists its facts.
+    file, and the whole document only for the kinds a selected workspace check declares
+    (:func:`~ctxres.linters.checking.registry.workspace_check`). A check that needs a little of many files
+    declares ``collect(doc, config) -> (fact, findings)``, run while the file is loaded (in a worker process
+    with ``--jobs``); ``facts_of(module)`` lists its facts.
     """
 
     __slots__ = ("config", "cwd", "documents", "facts", "roots")
@@ -135,47 +133,82 @@ class Workspace(Record):
         return self.facts.get(module, [])
 
 
-class _Checks(FrozenRecord):
-    __slots__ = ("collectors", "per_document", "per_workspace", "workspace_kinds")
+class _Plan:
+    """The checks a run calls, from their declarations (:class:`~ctxres.linters.checking.registry.Check`): those
+    with at least one selected code, by the kind of document they read (computed once per kind)."""
 
-    per_document: list[DocumentCheck]
-    per_workspace: list[WorkspaceCheck]
-    collectors: list[tuple[str, Collect]]
+    __slots__ = ("by_kind", "collectors", "per_document", "per_workspace", "workspace_kinds")
+
+    per_document: list[Check]  # document and section checks, in the order they are declared
+    per_workspace: list[Check]
+    collectors: list[Check]  # the workspace checks that collect something of each file
     workspace_kinds: frozenset[str]
+    by_kind: dict[str, list[Check]]
 
-    def __init__(
-        self,
-        per_document: list[DocumentCheck],
-        per_workspace: list[WorkspaceCheck],
-        collectors: list[tuple[str, Collect]],
-        workspace_kinds: frozenset[str],
-    ) -> None:
-        init_field(self, "per_document", per_document)
-        init_field(self, "per_workspace", per_workspace)
-        init_field(self, "collectors", collectors)
-        init_field(self, "workspace_kinds", workspace_kinds)
+    def __init__(self, checks: list[Check]) -> None:
+        self.per_document = [check for check in checks if check.reads != "workspace"]
+        self.per_workspace = [check for check in checks if check.reads == "workspace"]
+        self.collectors = [check for check in self.per_workspace if check.collect is not None]
+        self.workspace_kinds = frozenset(kind for check in self.per_workspace for kind in check.kinds or ())
+        self.by_kind = {}
 
-
-@lru_cache(maxsize=1)
-def _all_checks() -> _Checks:
-    """A rule module takes part through ``check_document(doc, config)`` and/or ``check_workspace(ws)``
-    (with ``collect`` and ``WORKSPACE_KINDS`` for what the latter needs of each file)."""
-    checks = _Checks([], [], [], frozenset())
-    kinds: set[str] = set()
-    for module in rule_modules():
-        if hasattr(module, "check_document"):
-            checks.per_document.append(module.check_document)
-        if hasattr(module, "check_workspace"):
-            checks.per_workspace.append(module.check_workspace)
-        if hasattr(module, "collect"):
-            checks.collectors.append((module.__name__, module.collect))
-        kinds.update(getattr(module, "WORKSPACE_KINDS", ()))
-    return checks.replace(workspace_kinds=frozenset(kinds))
+    def of_kind(self, kind: str) -> list[Check]:
+        checks = self.by_kind.get(kind)
+        if checks is None:
+            checks = [check for check in self.per_document if check.kinds is None or kind in check.kinds]
+            self.by_kind[kind] = checks
+        return checks
 
 
-def _checks() -> tuple[list[DocumentCheck], list[WorkspaceCheck]]:
-    checks = _all_checks()
-    return checks.per_document, checks.per_workspace
+def _plan(config: Config) -> _Plan:
+    return _plan_of(config.select, config.extend_select, config.ignore)
+
+
+@lru_cache(maxsize=8)
+def _plan_of(select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]) -> _Plan:
+    """A check runs when the configuration selects one of its codes. Auditing suppression comments (I002) needs
+    every finding (a comment that silences a finding of any rule is used), so a run that selects I002 calls
+    every check, and selection filters their findings afterwards."""
+    checks = declared_checks()
+    chosen = (*select, *extend_select)
+    if _chosen(suppression_comments.UNUSED.code, chosen, ignore):
+        return _Plan(checks)
+    return _Plan([check for check in checks if any(_chosen(code, chosen, ignore) for code in check.codes)])
+
+
+def _run_checks(checks: list[Check], document: Document, config: Config) -> list[Finding]:
+    """What ``checks`` find in ``document``, in their order; the S checks share one resumption context."""
+    findings: list[Finding] = []
+    section: Context | bool | None = False  # False: not built yet
+    for check in checks:
+        if check.reads == "section":
+            if section is False:
+                section = context(document, config)
+            if section is None:
+                continue
+            found = check.function(section)
+        else:
+            found = check.function(document, config)
+        assert all(finding.code in check.codes for finding in found), _undeclared(check, found)
+        findings += found
+    return findings
+
+
+def planned_checks(kind: str, config: Config) -> list[Check]:
+    """The document and section checks a run with ``config`` calls on a file of ``kind``, in order."""
+    return _plan(config).of_kind(kind)
+
+
+def document_findings(document: Document, config: Config) -> list[Finding]:
+    """What the document and section checks of the rules ``config`` selects find in ``document``, in the order
+    they are declared: findings of other rules too (a check declares several), before suppression comments,
+    per-file ignores and finished-work quieting."""
+    return _run_checks(planned_checks(document.kind, config), document, config)
+
+
+def _undeclared(check: Check, found: list[Finding]) -> str:
+    codes = sorted({finding.code for finding in found} - check.codes)
+    return f"{check.name} reported {', '.join(codes)}, which it does not declare"
 
 
 def _reported_issues(doc: Document | None, issues: list[LoadIssue]) -> list[LoadIssue]:
@@ -197,8 +230,7 @@ def check_artifact(artifact: Artifact, config: Config) -> tuple[Document | None,
     result = load_file(artifact.fs_path, artifact.kind, artifact.format, limits, artifact.display)
     findings = parsing.findings_for(artifact.display, _reported_issues(result.document, result.issues))
     if result.document is not None:
-        for rule_check in _checks()[0]:
-            findings += rule_check(result.document, config)
+        findings += document_findings(result.document, config)
         findings = quieted(findings, result.document)  # finished work: no shape or convention warnings
     return result.document, findings
 
@@ -212,7 +244,7 @@ class FileResult(Record):
     display: str
     findings: list[Finding]
     comments: suppression.Suppressions | None  # its suppression comments, when it has any
-    document: Document | None  # loaded: a stub, or the whole document for WORKSPACE_KINDS
+    document: Document | None  # loaded: a stub, or the whole document for the kinds a workspace check reads
     facts: dict[str, Any]  # rule module -> what its collect kept
 
     def __init__(
@@ -238,13 +270,15 @@ def check_file(artifact: Artifact, config: Config) -> FileResult:
     if document is not None:
         if artifact.format.value not in ("json", "jsonl"):  # JSON has no comments: no suppression in its text
             text = document.text
-        checks = _all_checks()
-        for module, collect in checks.collectors:
-            fact, more = collect(document, config)
+        plan = _plan(config)
+        for check in plan.collectors:
+            assert check.collect is not None
+            fact, more = check.collect(document, config)
+            assert all(finding.code in check.codes for finding in more), _undeclared(check, more)
             result.findings += more
             if fact is not None:
-                result.facts[module] = fact
-        result.document = document.settle() if document.kind in checks.workspace_kinds else document.stub()
+                result.facts[check.collect.__module__] = fact
+        result.document = document.settle() if document.kind in plan.workspace_kinds else document.stub()
     elif found:
         # Not parsed (binary, not UTF-8, too large, a syntax error): its text still serves suppression
         # comments (YAML) and the secrets rule. A key is leaked whatever else is wrong with the file, so
@@ -260,11 +294,14 @@ def check_file(artifact: Artifact, config: Config) -> FileResult:
 
 
 def selected(code: str, config: Config) -> bool:
-    chosen = (*config.select, *config.extend_select)
+    return _chosen(code, (*config.select, *config.extend_select), config.ignore)
+
+
+def _chosen(code: str, chosen: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
     if not matches(code, chosen):
         return False
     # A more specific selector wins over a broader ignore, as in ruff.
-    ignoring = [sel for sel in config.ignore if sel == ALL or code.startswith(sel)]
+    ignoring = [sel for sel in ignore if sel == ALL or code.startswith(sel)]
     if not ignoring:
         return True
     picking = [sel for sel in chosen if sel == ALL or code.startswith(sel)]
@@ -417,8 +454,10 @@ def _run(
         if progress is not None:
             progress(done, total)
     later: list[Finding] = []
-    for workspace_check in _checks()[1]:
-        later += workspace_check(workspace)
+    for check in _plan(config).per_workspace:
+        found = check.function(workspace)
+        assert all(finding.code in check.codes for finding in found), _undeclared(check, found)
+        later += found
     # (finish asks only about the files with suppression comments: not a set of every path)
     loaded = {path for path in workspace.documents.paths() if path in policy.comments}
     findings = policy.finish(later, loaded)
@@ -430,7 +469,7 @@ def _run(
 def _results(artifacts: Found, config: Config, jobs: int) -> Iterator[FileResult]:
     """The result of each artifact, in order: here, or from ``jobs`` worker processes for many files. The
     artifacts are let go as they are handed out (a check holds none it is done with)."""
-    _all_checks()  # imported before the workers start (a forked worker inherits the rule modules)
+    _plan(config)  # the rule modules imported before the workers start (a forked worker inherits them)
     if jobs <= 1 or len(artifacts) < POOL_MIN_FILES:
         for artifact in artifacts.drain():
             yield check_file(artifact, config)

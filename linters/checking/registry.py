@@ -27,12 +27,17 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
+from collections.abc import Callable
 
 from ctxres import config
 from ctxres.config import ALL, Option
-from ctxres.findings import Severity
+from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.records import FrozenRecord, init_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+    from typing import TypeVar
 
 FAMILIES: dict[str, str] = {
     "P": "Parsing",
@@ -157,6 +162,105 @@ def register(
     rule = Rule(code, name, summary, severity, explanation, tuple(map(config.declare, options)), case, why)
     RULES[code] = rule
     return rule
+
+
+class Check(FrozenRecord):
+    """One check of the engine, declared beside its rules (:func:`document_check`, :func:`section_check`,
+    :func:`workspace_check`): the function, the codes it may report, the artifact kinds it reads.
+
+    ``reads`` is ``"document"`` (``function(doc, config)``, once per file of ``kinds``; every kind when
+    ``kinds`` is None), ``"section"`` (``function(ctx)``, once per orchestration file with a resumption
+    section, on the :class:`~ctxres.linters.checking.resumption_context.Context` the engine builds once for
+    every such check) or ``"workspace"`` (``function(ws)``, once per run, after every file: the engine keeps
+    the whole documents of ``kinds`` and, when given, what ``collect(doc, config) -> (fact, findings)`` keeps
+    of each file it loads, for ``ws.facts_of(module)``).
+    """
+
+    __slots__ = ("codes", "collect", "function", "kinds", "reads")
+
+    function: Callable[..., list[Finding]]
+    codes: frozenset[str]
+    kinds: frozenset[str] | None
+    reads: str
+    collect: Callable[..., tuple[object, list[Finding]]] | None
+
+    def __init__(
+        self,
+        function: Callable[..., list[Finding]],
+        codes: frozenset[str],
+        kinds: frozenset[str] | None,
+        reads: str,
+        collect: Callable[..., tuple[object, list[Finding]]] | None = None,
+    ) -> None:
+        init_field(self, "function", function)
+        init_field(self, "codes", codes)
+        init_field(self, "kinds", kinds)
+        init_field(self, "reads", reads)
+        init_field(self, "collect", collect)
+
+    @property
+    def name(self) -> str:
+        return f"{self.function.__module__}.{self.function.__qualname__}"
+
+
+CHECKS: list[Check] = []
+"""Every declared check, in the order the rule modules declare them."""
+
+if TYPE_CHECKING:
+    F = TypeVar("F", bound=Callable[..., list[Finding]])
+
+
+def _declare(
+    rules: tuple[Rule, ...], kinds: tuple[str, ...] | None, reads: str, collect: object = None
+) -> Callable[[F], F]:
+    if not rules:
+        raise ValueError("a check declares the rules it reports")
+    for rule in rules:
+        if RULES.get(rule.code) is not rule:
+            raise ValueError(f"a check declares {rule.code}, which is not a registered rule")
+
+    def record(function: F) -> F:
+        CHECKS.append(
+            Check(
+                function,
+                frozenset(rule.code for rule in rules),
+                None if kinds is None else frozenset(kinds),
+                reads,
+                collect,  # type: ignore[arg-type]
+            )
+        )
+        return function
+
+    return record
+
+
+def document_check(*rules: Rule, kinds: tuple[str, ...] | None) -> Callable[[F], F]:
+    """Declare ``function(doc, config) -> findings``, run on each file of ``kinds`` (None: every kind) when
+    the configuration selects at least one of ``rules`` (the only codes it may report)."""
+    return _declare(rules, kinds, "document")
+
+
+def section_check(*rules: Rule) -> Callable[[F], F]:
+    """Declare ``function(ctx) -> findings`` (an S rule), run on the resumption section of each orchestration
+    file when the configuration selects at least one of ``rules``."""
+    return _declare(rules, ("orchestration",), "section")
+
+
+def workspace_check(
+    *rules: Rule,
+    kinds: tuple[str, ...] = (),
+    collect: Callable[..., tuple[object, list[Finding]]] | None = None,
+) -> Callable[[F], F]:
+    """Declare ``function(ws) -> findings``, run once after every file is checked, when the configuration
+    selects at least one of ``rules``; the workspace holds the whole documents of ``kinds`` and what
+    ``collect(doc, config)`` kept of each file (its findings are of ``rules`` too)."""
+    return _declare(rules, tuple(kinds), "workspace", collect)
+
+
+def declared_checks() -> list[Check]:
+    """Every check, with every rule module loaded."""
+    _load_rule_options()
+    return CHECKS
 
 
 def family_option(family: str, option: Option) -> Option:

@@ -1,8 +1,9 @@
 """What the S rule families share: their view of a resumption section, and how their messages name things.
 
 Each S family (:mod:`~ctxres.linters.rules.update_times`, ``checkpoint_position``, ``phase_position``,
-``quality_trajectory``, ``agent_summaries``, ``prose_position``) runs its checks on a :class:`Context`
-built once per orchestration file that has a resumption section (:func:`findings_of`). Ids are matched
+``quality_trajectory``, ``agent_summaries``, ``prose_position``) declares its checks with
+:func:`~ctxres.linters.checking.registry.section_check`; the engine builds one :class:`Context` per
+orchestration file that has a resumption section (:func:`context`) and hands it to each of them. Ids are matched
 ignoring case and punctuation (:func:`id_key`); places are written `` `workflow.status` on line 16``
 (:func:`place`), values as JSON (:func:`shown`), long lists as their first few items (:func:`some`).
 """
@@ -70,9 +71,6 @@ class Context(FrozenRecord):
         return Finding(self.doc.path, rule.code, message, rule.severity, position, format_json_path(path), fix)
 
 
-RuleCheck = Callable[[Context], list[Finding]]
-
-
 def context(doc: Document, config: Config) -> Context | None:
     """The rules' view of an orchestration file with a resumption section; None for anything else."""
     if doc.kind != "orchestration" or not isinstance(doc.data, dict):
@@ -81,14 +79,6 @@ def context(doc: Document, config: Config) -> Context | None:
     if not isinstance(section, dict):
         return None
     return Context(doc, config, section, detect_version(section))
-
-
-def findings_of(checks: tuple[RuleCheck, ...], doc: Document, config: Config) -> list[Finding]:
-    """What ``checks`` find in ``doc``, in their order (nothing for a file without a resumption section)."""
-    ctx = context(doc, config)
-    if ctx is None:
-        return []
-    return [finding for check in checks for finding in check(ctx)]
 
 
 def id_key(value: Any) -> str:

@@ -18,7 +18,7 @@ from ctxres.config import Config
 from ctxres.findings import ORIGIN, Finding, Position
 from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.globs import is_ignored, parse_ignore
-from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.registry import Rule, register, workspace_check
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside
@@ -186,16 +186,6 @@ def collect(doc: Document, config: Config) -> tuple[_Section | None, list[Findin
     if section is None:
         return None, []
     return section, _check_references(section, doc, config)
-
-
-def check_workspace(ws: Workspace) -> list[Finding]:
-    findings: list[Finding] = []
-    by_state_dir: dict[Path, list[_Section]] = {}
-    for section in ws.facts_of(__name__):
-        by_state_dir.setdefault(Path(section.state_dir), []).append(section)
-    for state_dir, sections in sorted(by_state_dir.items()):
-        findings += _check_unmerged(state_dir, sections)
-    return findings
 
 
 def _git_ignored(path: Path, root: Path) -> bool:
@@ -603,3 +593,14 @@ def _unmerged(section: _Section, paths: list[Path], acknowledged: bool, *, sever
         fix,
         related=_related(paths),
     )
+
+
+@workspace_check(MISSING_FILE, OUTSIDE, ID_MISMATCH, ACK_MISMATCH, NOT_REACHED, UNMERGED, collect=collect)
+def check_workspace(ws: Workspace) -> list[Finding]:
+    findings: list[Finding] = []
+    by_state_dir: dict[Path, list[_Section]] = {}
+    for section in ws.facts_of(__name__):
+        by_state_dir.setdefault(Path(section.state_dir), []).append(section)
+    for state_dir, sections in sorted(by_state_dir.items()):
+        findings += _check_unmerged(state_dir, sections)
+    return findings

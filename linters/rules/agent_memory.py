@@ -17,7 +17,7 @@ from ctxres.config import Config, Option
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.formats.loading import load_file
-from ctxres.linters.checking.registry import Rule, family_option, register
+from ctxres.linters.checking.registry import Rule, document_check, family_option, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
 
 TYPE_CHECKING = False
@@ -353,12 +353,14 @@ def _check_log(doc: Document, config: Config) -> list[Finding]:
     return findings
 
 
-def check_document(doc: Document, config: Config) -> list[Finding]:
-    if doc.kind == "task-graph":
-        return _check_graph(doc)
-    if doc.kind == "event-log":
-        return _check_log(doc, config)
-    return []
+@document_check(DUPLICATE_TASK, DANGLING, CYCLE, kinds=("task-graph",))
+def check_graph(doc: Document, _config: Config) -> list[Finding]:
+    return _check_graph(doc)
+
+
+@document_check(ACTOR_FOLDER, NO_TASK_ID, SPELLING, UNMAPPED, kinds=("event-log",))
+def check_log(doc: Document, config: Config) -> list[Finding]:
+    return _check_log(doc, config)
 
 
 # --------------------------------------------------------------------------- whole runs
@@ -579,10 +581,7 @@ def _check_artifacts(run: am.Run, checked: dict[str, Document]) -> list[Finding]
     ]
 
 
-# The kinds whose whole documents check_workspace reads (the engine keeps only a stub of the others).
-WORKSPACE_KINDS = frozenset({"task-graph", "event-log"})
-
-
+@workspace_check(UNKNOWN_TASK, NOT_STARTED, AFTER_COMPLETION, MISSING_ARTIFACT, kinds=("task-graph", "event-log"))
 def check_workspace(ws: Workspace) -> list[Finding]:
     runs: dict[str, tuple[list[Document], list[Document]]] = {}
     for doc in ws.documents:

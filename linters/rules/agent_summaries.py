@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from ctxres.config import Config
 from ctxres.findings import Finding, Severity
-from ctxres.formats.document import Document, JsonPath
-from ctxres.linters.checking.registry import register
+from ctxres.formats.document import JsonPath
+from ctxres.linters.checking.registry import register, section_check
 from ctxres.linters.checking.resumption_context import (
     Context,
-    findings_of,
     id_key,
     key_line,
     place,
@@ -93,6 +91,7 @@ SUMMARY_UNFINISHED = register(
 )
 
 
+@section_check(SUMMARY_UNFINISHED)
 def check_summary_unfinished(ctx: Context) -> list[Finding]:
     summaries = ctx.summaries
     if not summaries:
@@ -151,6 +150,7 @@ SUMMARIES_MISSING = register(
 )
 
 
+@section_check(SUMMARIES_MISSING)
 def check_summaries_missing(ctx: Context) -> list[Finding]:
     summaries = ctx.summaries
     if summaries is None:
@@ -172,7 +172,3 @@ def check_summaries_missing(ctx: Context) -> list[Finding]:
             key=True,
         )
     ]
-
-
-def check_document(doc: Document, config: Config) -> list[Finding]:
-    return findings_of((check_summary_unfinished, check_summaries_missing), doc, config)

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import re
 
-from ctxres.config import Config
 from ctxres.findings import Finding, Severity
-from ctxres.formats.document import Document, JsonPath
-from ctxres.linters.checking.registry import register
+from ctxres.formats.document import JsonPath
+from ctxres.linters.checking.registry import register, section_check
 from ctxres.linters.checking.resumption_context import (
     RS,
     Context,
-    findings_of,
     id_key,
     place,
     short_path,
@@ -182,6 +180,7 @@ CHECKPOINTS_UNUSED = register(
 )
 
 
+@section_check(LAST_CHECKPOINT, CHECKPOINTS_UNUSED)
 def check_last_checkpoint(ctx: Context) -> list[Finding]:
     holder: JsonPath = RS if ctx.version == "2.0" else ("resumption",)
     owner = ctx.doc.get(holder)
@@ -309,6 +308,7 @@ LATEST_BEHIND_FOLDER = register(
 )
 
 
+@section_check(LATEST_BEHIND_FOLDER)
 def check_latest_behind_folder(ctx: Context) -> list[Finding]:
     entries = state.checkpoint_entries(ctx.doc.data)
     if entries is None or not isinstance(entries.latest, str):
@@ -326,7 +326,3 @@ def check_latest_behind_folder(ctx: Context) -> list[Finding]:
             "Record the later checkpoint in checkpoints.entries and set latest_id (and last_checkpoint) to it.",
         )
     ]
-
-
-def check_document(doc: Document, config: Config) -> list[Finding]:
-    return findings_of((check_last_checkpoint, check_latest_behind_folder), doc, config)

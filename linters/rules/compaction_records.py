@@ -12,7 +12,7 @@ from pathlib import Path
 from ctxres.config import Config
 from ctxres.findings import Finding
 from ctxres.formats.document import Document, JsonPath
-from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.acknowledgement import (
@@ -31,18 +31,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def check_document(doc: Document, config: Config | None = None) -> list[Finding]:
-    if doc.kind == "checkpoint":
-        return _check_checkpoint(doc)
-    owner = compaction_events(doc)
-    if owner is None:
-        return []
-    return [*_check_count(doc, owner), *_check_ids(doc, config), *_check_event_times(doc)]
-
-
-def _others_numbers(doc: Document, config: Config | None) -> frozenset[int]:
+def _others_numbers(doc: Document, config: Config) -> frozenset[int]:
     """The numbers another writer's checkpoints hold in the state folder of ``doc`` (none without one)."""
-    if config is None or not doc.fs_path:
+    if not doc.fs_path:
         return frozenset()
     path = Path(doc.fs_path)
     return cp.other_writers_numbers(cp.checkpoints_dir(cp.find_state_dir(path, root_of(path), config.state_dir)))
@@ -162,7 +153,7 @@ SEQUENCE = register(
 )
 
 
-def _check_ids(doc: Document, config: Config | None = None) -> list[Finding]:
+def _check_ids(doc: Document, config: Config) -> list[Finding]:
     findings = []
     seen: dict[int, int] = {}
     previous = 0
@@ -398,3 +389,16 @@ def _check_recovery_data(doc: Document, data: dict[str, Any]) -> list[Finding]:
             key=True,
         )
     ]
+
+
+@document_check(COUNT, DUPLICATE, SEQUENCE, ACK_AT, ACK_BEFORE, kinds=("orchestration",))
+def check_document(doc: Document, config: Config) -> list[Finding]:
+    owner = compaction_events(doc)
+    if owner is None:
+        return []
+    return [*_check_count(doc, owner), *_check_ids(doc, config), *_check_event_times(doc)]
+
+
+@document_check(ID_MISMATCH, NO_RECOVERY_DATA, ACK_AT, ACK_BEFORE, kinds=("checkpoint",))
+def check_checkpoint(doc: Document, _config: Config) -> list[Finding]:
+    return _check_checkpoint(doc)

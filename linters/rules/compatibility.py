@@ -13,7 +13,7 @@ import json
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.formats.yamlemit import scalar
-from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.registry import Rule, document_check, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.validation.schema_errors import dotted
 from ctxres.migration.migration_marks import phases_in_prose, placeholders, status_from_prose
@@ -23,6 +23,8 @@ from ctxres.state.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
     from typing import Any
+
+    from ctxres.config import Config
 
 SECTION = "resumption"
 
@@ -396,18 +398,6 @@ def _phase_hint(data: Any) -> str:
     )
 
 
-def check_document(doc: Document, _config: object = None) -> list[Finding]:
-    if doc.kind != "orchestration" or not isinstance(doc.data, dict):
-        return []
-    section = doc.data.get(SECTION)
-    if not isinstance(section, dict) or not section:
-        return []
-    if detect_version(section) == "1.0":
-        finished = workflow_status_of(doc.data) == "COMPLETE"  # never resumed again: no migration hint
-        return ([] if finished else _v1_section(doc, section)) + _placeholders(doc, section)
-    return _leftovers(doc, section) + _decisions(doc, section) + _empty_view(doc, section) + _placeholders(doc, section)
-
-
 def owned_paths(data: Any) -> frozenset[JsonPath]:
     """Where a V rule reports a problem that the schema would also flag, with a more precise message.
 
@@ -425,3 +415,16 @@ def owned_paths(data: Any) -> frozenset[JsonPath]:
         if name in MOVED_TO_RECOVERY_STATE and not (isinstance(state, dict) and name in state):
             owned.add((SECTION, "recovery_state", name))
     return frozenset(owned)
+
+
+@document_check(V1_SECTION, LEFTOVER, CONFLICT, ALIAS, BOTH, EMPTY_VIEW, PLACEHOLDER, kinds=("orchestration",))
+def check_document(doc: Document, _config: Config) -> list[Finding]:
+    if not isinstance(doc.data, dict):
+        return []
+    section = doc.data.get(SECTION)
+    if not isinstance(section, dict) or not section:
+        return []
+    if detect_version(section) == "1.0":
+        finished = workflow_status_of(doc.data) == "COMPLETE"  # never resumed again: no migration hint
+        return ([] if finished else _v1_section(doc, section)) + _placeholders(doc, section)
+    return _leftovers(doc, section) + _decisions(doc, section) + _empty_view(doc, section) + _placeholders(doc, section)

@@ -11,7 +11,7 @@ from ctxres.artifacts import BY_KIND
 from ctxres.config import Config, Option
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
-from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.registry import Rule, document_check, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.rules.compatibility import owned_paths
 from ctxres.linters.validation.richer_shapes import VARIANT, VARIANT_BLOCKING, under, variants
@@ -455,11 +455,12 @@ NO_SECTION = register(
 )
 
 
-def missing_section(doc: Document, config: Config | None) -> list[Finding]:
+@document_check(NO_SECTION, kinds=("orchestration",))
+def missing_section(doc: Document, config: Config) -> list[Finding]:
     """C008: an orchestration file without a `resumption` key, where the project requires one."""
-    if config is None or not config.option(REQUIRE_RESUMPTION.name):
+    if not config.option(REQUIRE_RESUMPTION.name):
         return []
-    if doc.kind != "orchestration" or not isinstance(doc.data, dict) or "resumption" in doc.data:
+    if not isinstance(doc.data, dict) or "resumption" in doc.data:
         return []
     return [
         Finding(
@@ -475,8 +476,9 @@ def missing_section(doc: Document, config: Config | None) -> list[Finding]:
     ]
 
 
-def check_document(doc: Document, config: Config | None = None) -> list[Finding]:
-    findings = missing_section(doc, config)
+@document_check(MISSING, WRONG_TYPE, BAD_VALUE, BAD_FORMAT, OUT_OF_RANGE, UNKNOWN_KEY, OTHER_SHAPE, kinds=None)
+def check_document(doc: Document, _config: Config) -> list[Finding]:
+    findings: list[Finding] = []
     for problem, others in problems(doc):
         rule = _RULE_OF_KIND[problem.kind]
         key_like = problem.kind in ("missing", MISSING_IDENTITY, "unknown", "shape", VARIANT, VARIANT_BLOCKING)

@@ -6,25 +6,18 @@ import re
 
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
-from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.severity_policy import Case
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time (start-up cost)
     from typing import Any
 
+    from ctxres.config import Config
+
 SECTION = "resumption"
 LOGS = ("decision_log", "decisions")  # `decisions`: the old name (V004)
 _ID = re.compile(r"^([A-Z][A-Z0-9]*)-\d{3,}$")
-
-
-def check_document(doc: Document, _config: object = None) -> list[Finding]:
-    if doc.kind != "orchestration" or not isinstance(doc.data, dict):
-        return []
-    section = doc.data.get(SECTION)
-    if not isinstance(section, dict):
-        return []
-    return [f for name in LOGS for f in _mixed(doc, (SECTION, name), section.get(name))]
 
 
 def prefixes(entries: Any) -> list[tuple[int, str]]:
@@ -112,3 +105,13 @@ def _mixed(doc: Document, path: JsonPath, entries: Any) -> list[Finding]:
             fix,
         )
     ]
+
+
+@document_check(MIXED_PREFIXES, kinds=("orchestration",))
+def check_document(doc: Document, _config: Config) -> list[Finding]:
+    if not isinstance(doc.data, dict):
+        return []
+    section = doc.data.get(SECTION)
+    if not isinstance(section, dict):
+        return []
+    return [f for name in LOGS for f in _mixed(doc, (SECTION, name), section.get(name))]

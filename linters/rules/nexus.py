@@ -20,7 +20,7 @@ from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.formats.loading import load_file
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.discovery import find_named
-from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.registry import Rule, document_check, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside
 
@@ -559,12 +559,22 @@ def _size(doc: Document) -> int:
     return len(doc.text.encode("utf-8"))
 
 
-def check_document(doc: Document, _config: Config) -> list[Finding]:
-    if doc.kind in ("resume-context", "build-manifest"):
-        return _check_manifest(doc)
-    if doc.kind == "precompact-state":
-        return _check_state(doc)
-    return []
+@document_check(
+    LEGACY_VERSION,
+    VERSION_NUMBER,
+    UNQUOTED_TIME,
+    OUTSIDE,
+    MISSING_FILE,
+    DUPLICATION,
+    kinds=("resume-context", "build-manifest"),
+)
+def check_manifest(doc: Document, _config: Config) -> list[Finding]:
+    return _check_manifest(doc)
+
+
+@document_check(NESTED_STATE, STATE_SIZE, kinds=("precompact-state",))
+def check_state(doc: Document, _config: Config) -> list[Finding]:
+    return _check_state(doc)
 
 
 # --------------------------------------------------------------------------- legacy _resume.md
@@ -740,6 +750,7 @@ def _finished_manifest(path: str) -> bool:
     return document is not None and isinstance(document.data, dict) and nexus.is_finished("", document.data)
 
 
+@workspace_check(LEGACY_FILE)
 def check_workspace(ws: Workspace) -> list[Finding]:
     findings = []
     base = _display_base(ws)

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import re
 
-from ctxres.config import Config
 from ctxres.findings import Finding
 from ctxres.formats.document import Document, JsonPath
-from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.registry import register, section_check
 from ctxres.linters.checking.resumption_context import (
     LISTED,
     RS,
     Context,
-    findings_of,
     id_key,
     place,
     short_path,
@@ -154,6 +152,7 @@ WORKFLOW_STATUS = register(
 )
 
 
+@section_check(WORKFLOW_STATUS)
 def check_workflow_status(ctx: Context) -> list[Finding]:
     mine = normalize_status(ctx.recovery.get("workflow_status"))
     if mine not in WORKFLOW_STATUSES:
@@ -404,6 +403,7 @@ def _name_and_activity_findings(ctx: Context, mine: int, pipelines: list[state.P
     return [ctx.finding(CURRENT_PHASE, problems[0][1], "; ".join(p for p, _path in problems), fix)]
 
 
+@section_check(CURRENT_PHASE)
 def check_current_phase(ctx: Context) -> list[Finding]:
     mine = phase_number(ctx.recovery.get("current_phase"))
     if mine is None or isinstance(ctx.recovery.get("current_phase"), str):
@@ -460,7 +460,3 @@ def phase_is(ctx: Context, phase: state.Phase) -> str:
     """``phase 1 "Research" (`pipelines.main.phases[0]` on line 30) is COMPLETE``."""
     name = f" {shown(phase.name)}" if phase.name else ""
     return f"phase {phase.number}{name} ({place(ctx.doc, phase.path)}) is {phase.status}"
-
-
-def check_document(doc: Document, config: Config) -> list[Finding]:
-    return findings_of((check_workflow_status, check_current_phase), doc, config)

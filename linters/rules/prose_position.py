@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import re
 
-from ctxres.config import Config
 from ctxres.findings import Finding
-from ctxres.formats.document import Document, JsonPath
-from ctxres.linters.checking.registry import register
+from ctxres.formats.document import JsonPath
+from ctxres.linters.checking.registry import register, section_check
 from ctxres.linters.checking.resumption_context import (
     RS,
     Context,
-    findings_of,
     key_line,
     place,
     shown,
@@ -285,6 +283,7 @@ V1_PROSE = register(
 )
 
 
+@section_check(V1_PROSE)
 def check_v1_prose(ctx: Context) -> list[Finding]:
     if ctx.version != "1.0":
         return []
@@ -427,6 +426,7 @@ OPEN_WORK = register(
 )
 
 
+@section_check(OPEN_WORK)
 def check_open_work(ctx: Context) -> list[Finding]:
     if ctx.version != "2.0":
         return []
@@ -445,7 +445,3 @@ def check_open_work(ctx: Context) -> list[Finding]:
             "and the prose (what was done; the next step after completion).",
         )
     ]
-
-
-def check_document(doc: Document, config: Config) -> list[Finding]:
-    return findings_of((check_v1_prose, check_open_work), doc, config)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from ctxres.config import Config
 from ctxres.findings import Finding
-from ctxres.formats.document import Document
-from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.registry import register, section_check
 from ctxres.linters.checking.resumption_context import (
     QT,
     RS,
     Context,
-    findings_of,
     id_key,
     place,
     shown,
@@ -93,6 +90,7 @@ TRAJECTORY_GATES = register(
 )
 
 
+@section_check(TRAJECTORY_GATES)
 def check_trajectory_gates(ctx: Context) -> list[Finding]:
     trajectory = ctx.trajectory
     gates = state.gates(ctx.doc.data)
@@ -186,6 +184,7 @@ TRAJECTORY_SCORES = register(
 )
 
 
+@section_check(TRAJECTORY_SCORES)
 def check_trajectory_scores(ctx: Context) -> list[Finding]:
     history = ctx.trajectory.get("score_history")
     gates = state.gates(ctx.doc.data)
@@ -251,6 +250,7 @@ TRAJECTORY_ITERATIONS = register(
 )
 
 
+@section_check(TRAJECTORY_ITERATIONS)
 def check_trajectory_iterations(ctx: Context) -> list[Finding]:
     used = ctx.trajectory.get("total_iterations_used")
     used = used if isinstance(used, int) and not isinstance(used, bool) else None
@@ -308,6 +308,7 @@ TRAJECTORY_OPEN = register(
 )
 
 
+@section_check(TRAJECTORY_OPEN)
 def check_trajectory_open(ctx: Context) -> list[Finding]:
     if normalize_status(ctx.recovery.get("workflow_status")) != "COMPLETE":
         return []
@@ -330,11 +331,3 @@ def check_trajectory_open(ctx: Context) -> list[Finding]:
             "if the workflow is not complete, correct workflow_status instead.",
         )
     ]
-
-
-def check_document(doc: Document, config: Config) -> list[Finding]:
-    return findings_of(
-        (check_trajectory_gates, check_trajectory_scores, check_trajectory_iterations, check_trajectory_open),
-        doc,
-        config,
-    )

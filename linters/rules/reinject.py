@@ -28,7 +28,7 @@ from ctxres import protocol
 from ctxres.config import Config, Option
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document
-from ctxres.linters.checking.registry import Rule, register
+from ctxres.linters.checking.registry import Rule, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside, project_root
 from ctxres.records import FrozenRecord, init_field
@@ -696,10 +696,18 @@ CONVENTION_MARKERS = 2
 """How many markers make leaving ``tokens=`` out a project's convention rather than one marker's omission."""
 
 
-# The kinds whose whole documents check_workspace reads (the engine keeps only a stub of the others).
-WORKSPACE_KINDS = frozenset({RULE_FILE_KIND})
-
-
+@workspace_check(
+    MALFORMED,
+    NON_CANONICAL,
+    TOKEN_MISMATCH,
+    MISSING_TOKENS,
+    TOO_LONG,
+    MARKUP,
+    DUPLICATE_RANK,
+    OVER_BUDGET,
+    MISSING_REMINDER,
+    kinds=(RULE_FILE_KIND,),
+)
 def check_workspace(ws: Workspace) -> list[Finding]:
     return check_rule_files(ws.of_kind(RULE_FILE_KIND), ws.config)
 

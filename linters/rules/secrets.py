@@ -14,7 +14,7 @@ import itertools
 from ctxres.config import Config
 from ctxres.findings import Finding, Position
 from ctxres.formats.document import Document
-from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.redact import Secret, find_secrets, masked
 
@@ -188,5 +188,6 @@ def forget() -> None:
     _CLEARED.clear()
 
 
-def check_document(doc: Document, config: Config) -> list[Finding]:
+@document_check(SECRET, kinds=None)
+def check_document(doc: Document, _config: Config) -> list[Finding]:
     return findings_in(doc)

@@ -12,7 +12,7 @@ import os
 from ctxres.config import Config
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document
-from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.prompts import (
     TEMPLATE1_BUDGET,
@@ -172,9 +172,11 @@ def _template2_findings(doc: Document) -> list[Finding]:
     return []
 
 
-def check_document(doc: Document, _config: Config) -> list[Finding]:
-    if doc.kind == "orchestration":
-        return _template1_findings(doc)
-    if doc.kind == "checkpoint":
-        return _template2_findings(doc)
-    return []
+@document_check(TEMPLATE1_OVER, kinds=("orchestration",))
+def check_template1(doc: Document, _config: Config) -> list[Finding]:
+    return _template1_findings(doc)
+
+
+@document_check(TEMPLATE2_OVER_TARGET, TEMPLATE2_OVER_CEILING, kinds=("checkpoint",))
+def check_template2(doc: Document, _config: Config) -> list[Finding]:
+    return _template2_findings(doc)

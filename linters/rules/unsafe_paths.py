@@ -14,7 +14,7 @@ from pathlib import Path
 from ctxres.config import Config
 from ctxres.findings import Finding
 from ctxres.formats.document import Document, JsonPath, format_json_path
-from ctxres.linters.checking.registry import register
+from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside
@@ -118,7 +118,8 @@ def _finding(doc: Document, where: JsonPath, shown: str, problem: str) -> Findin
     )
 
 
-def check_document(doc: Document, config: Config) -> list[Finding]:
+@document_check(READ_OUTSIDE, kinds=tuple(LISTS))
+def check_document(doc: Document, _config: Config) -> list[Finding]:
     where = LISTS.get(doc.kind)
     entries = doc.get(where) if where is not None and isinstance(doc.data, dict) else None
     if where is None or not isinstance(entries, list):

@@ -12,14 +12,12 @@ import re
 from datetime import timedelta
 from functools import cache
 
-from ctxres.config import Config
 from ctxres.findings import Finding, Severity
-from ctxres.formats.document import Document, JsonPath
-from ctxres.linters.checking.registry import register
+from ctxres.formats.document import JsonPath
+from ctxres.linters.checking.registry import register, section_check
 from ctxres.linters.checking.resumption_context import (
     RS,
     Context,
-    findings_of,
     key_line,
     place,
     shown,
@@ -74,6 +72,7 @@ NOT_A_TIME = register(
 )
 
 
+@section_check(NOT_A_TIME)
 def check_not_a_time(ctx: Context) -> list[Finding]:
     value = ctx.recovery.get("updated_at")
     if not isinstance(value, str) or not _updated_at_pattern().search(value):
@@ -117,6 +116,7 @@ IN_FUTURE = register(
 )
 
 
+@section_check(IN_FUTURE)
 def check_in_future(ctx: Context) -> list[Finding]:
     stamp = _updated_at(ctx)
     if stamp is None:
@@ -206,6 +206,7 @@ BEHIND_FILE = register(
 )
 
 
+@section_check(BEHIND_FILE)
 def check_behind_file(ctx: Context) -> list[Finding]:
     """An error when another section records a later change; a warning when only the resumption
     section itself does (an entry logged in it, `updated_at` not bumped: the section holds the change)."""
@@ -239,7 +240,3 @@ def check_behind_file(ctx: Context) -> list[Finding]:
         f"{key_line(ctx.doc, inside.path)} records).",
     )
     return [finding.replace(severity=Severity.WARNING)]
-
-
-def check_document(doc: Document, config: Config) -> list[Finding]:
-    return findings_of((check_not_a_time, check_in_future, check_behind_file), doc, config)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from ctxres.config import Config
 from ctxres.formats.document import Document, format_json_path
 from ctxres.formats.loading import Format, parse_text
 from ctxres.formats.yamledit import top_level_span
@@ -114,7 +115,7 @@ def test_migrating_every_v1_corpus_file(source: Path, tmp_path: Path, capsys: py
 
     # the v2 conformance rules pass, except for the fields reported as not inferred
     doc = _doc(after)
-    for finding in conformance.check_document(doc):
+    for finding in conformance.check_document(doc, Config()):
         if finding.json_path in gaps:
             continue
         if finding.code == "C006":
@@ -133,7 +134,9 @@ def test_migrating_every_v1_corpus_file(source: Path, tmp_path: Path, capsys: py
         else:
             pytest.fail(f"unexpected conformance finding: {finding}")
     # the only compatibility findings left are the placeholders
-    assert {(f.code, f.json_path) for f in compatibility.check_document(doc)} == {("V007", p) for p in written}
+    assert {(f.code, f.json_path) for f in compatibility.check_document(doc, Config())} == {
+        ("V007", p) for p in written
+    }
 
     # a second run changes nothing
     capsys.readouterr()
@@ -546,7 +549,6 @@ def test_a_stale_file_gets_no_self_contradicting_status_but_a_placeholder_that_s
     assert any("already stale" in note for note in result.notes)
     # The migrated section no longer contradicts itself (no S005/S010), only the placeholders to set; what the
     # prose says still contradicts workflow.status, and stays reported (S017, as S014 reported it in v1.0).
-    from ctxres.config import Config
 
     from ..rules.s_families import s_findings
 
@@ -554,7 +556,7 @@ def test_a_stale_file_gets_no_self_contradicting_status_but_a_placeholder_that_s
     found = s_findings(doc, Config(root=Path(".")))
     assert [f.code for f in found] == ["S017"]
     assert found[0].message.endswith('`recovery_state.current_activity` says "Phase 2 ready: waiting for QG-2"')
-    assert {f.code for f in compatibility.check_document(doc)} == {"V007"}
+    assert {f.code for f in compatibility.check_document(doc, Config())} == {"V007"}
 
 
 def test_near_miss_a_complete_file_that_agrees_is_still_migrated_as_complete() -> None:

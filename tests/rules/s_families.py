@@ -10,22 +10,13 @@ from ctxres.config import Config
 from ctxres.findings import Finding
 from ctxres.formats.document import Document
 from ctxres.formats.loading import Format, parse_text
-from ctxres.linters.rules import (
-    agent_summaries,
-    checkpoint_position,
-    phase_position,
-    prose_position,
-    quality_trajectory,
-    update_times,
-)
+from ctxres.linters.checking.engine import document_findings
 from ctxres.timestamps import parse_datetime
-
-S_FAMILIES = (update_times, checkpoint_position, phase_position, quality_trajectory, agent_summaries, prose_position)
 
 
 def s_findings(doc: Document, config: Config) -> list[Finding]:
-    """Every S rule's findings on ``doc``, in the order `ctxres check` reports them."""
-    return [finding for family in S_FAMILIES for finding in family.check_document(doc, config)]
+    """Every S rule's findings on ``doc``, in the order `ctxres check` runs their checks."""
+    return document_findings(doc, config.replace(select=("S",), extend_select=(), ignore=()))
 
 
 def at(text: str) -> dt.datetime:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from ctxres.config import Config
 from ctxres.findings import Severity
 from ctxres.formats.document import Document
 from ctxres.formats.loading import Format, parse_text
+from ctxres.linters.checking.engine import document_findings
 from ctxres.linters.rules import all_rules, compatibility
 from ctxres.migration.migrate import PLACEHOLDER
 from ctxres.state.resumption import detect_version, v1_leftovers, v1_view, v1_view_paths
@@ -46,7 +48,7 @@ def _doc(text: str, kind: str = "orchestration") -> Document:
 
 
 def _found(text: str) -> list[tuple[str, int, str]]:
-    return [(f.code, f.position.line, f.json_path) for f in compatibility.check_document(_doc(text))]
+    return [(f.code, f.position.line, f.json_path) for f in compatibility.check_document(_doc(text), Config())]
 
 
 def _add(text: str, after: str, lines: str) -> str:
@@ -72,14 +74,14 @@ def test_clean_v2_section_has_no_finding() -> None:
 
 
 def test_v1_section_gets_a_migrate_hint_whatever_the_schema_version() -> None:
-    findings = compatibility.check_document(_doc(V1))
+    findings = compatibility.check_document(_doc(V1), Config())
     assert [(f.code, f.position.line, f.position.col) for f in findings] == [("V001", 2, 1)]
     assert findings[0].severity is Severity.WARNING
     assert "ctxres migrate --write ORCHESTRATION.yaml" in findings[0].fix
 
 
 def test_other_artifacts_and_sections_are_ignored() -> None:
-    assert compatibility.check_document(_doc(V1, kind="checkpoint")) == []
+    assert document_findings(_doc(V1, kind="checkpoint"), Config(select=("V",))) == []
     assert _found("workflow: {}\n") == []
     assert _found("resumption:\n") == []
     assert _found("resumption: [1]\n") == []
@@ -90,7 +92,7 @@ def test_v1_leftovers_in_a_v2_section() -> None:
     text = _add(
         text, "  decision_log: []\n", '  next_step: "Re-score the deliverables."\n  ephemeral_references: false\n'
     )
-    findings = compatibility.check_document(_doc(text))
+    findings = compatibility.check_document(_doc(text), Config())
     assert [(f.code, f.position.line, f.position.col) for f in findings] == [
         ("V002", 12, 3),
         ("V002", 16, 3),
@@ -106,7 +108,7 @@ def test_v1_leftovers_in_a_v2_section() -> None:
 def test_v1_fields_that_contradict_their_v2_location() -> None:
     text = _add(V2, '  files_to_read: ["ORCHESTRATION.yaml"]\n', '  last_checkpoint: "CP-000"\n')
     text = _add(text, "  decision_log: []\n", '  current_state: "WORKFLOW COMPLETE."\n')
-    found = compatibility.check_document(_doc(text))
+    found = compatibility.check_document(_doc(text), Config())
     assert [(f.code, f.position.line, f.position.col) for f in found] == [("V003", 12, 20), ("V003", 16, 18)]
     assert '"CP-000" but `resumption.recovery_state.last_checkpoint` is "CP-001"' in found[0].message
     assert "says the workflow is COMPLETE but `recovery_state.workflow_status` is ACTIVE" in found[1].message
@@ -126,7 +128,7 @@ def test_keys_with_v1_names_outside_the_section_are_not_leftovers() -> None:
 
 def test_decisions_alias_and_both_names() -> None:
     alias = V2.replace("  decision_log: []\n", '  decisions:\n    - {id: "RD-001", decision: "Align"}\n')
-    found = compatibility.check_document(_doc(alias))
+    found = compatibility.check_document(_doc(alias), Config())
     assert [(f.code, f.position.line, f.severity) for f in found] == [("V004", 14, Severity.WARNING)]
     assert found[0].fix == "rename `decisions` to `decision_log`"
     both = _add(V2, "  decision_log: []\n", '  decisions: [{id: "RD-001", decision: "Align"}]\n')
@@ -159,7 +161,7 @@ def test_placeholders_are_reported_where_they_are() -> None:
     text = V2.replace('updated_at: "2026-02-17T11:40:00Z"', f'updated_at: "{PLACEHOLDER}"')
     text = text.replace("current_phase: 2", f'current_phase: "{PLACEHOLDER}"')
     text = text.replace("agent_summaries: {}", f'agent_summaries: {{a: "{PLACEHOLDER}"}}')
-    found = compatibility.check_document(_doc(text))
+    found = compatibility.check_document(_doc(text), Config())
     assert [(f.code, f.position.line, f.position.col, f.json_path) for f in found] == [
         ("V007", 5, 20, "$.resumption.recovery_state.current_phase"),
         ("V007", 10, 17, "$.resumption.recovery_state.updated_at"),
