@@ -9,6 +9,7 @@ docs/architecture.md, "Where to add…" (and its branch in conformance if one fi
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -17,8 +18,6 @@ from enum import Enum
 from ctxres.nexus import BUILDS_FOLDER, PROJECTS_FOLDER, manifest_workspace
 from ctxres.state.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
-
-# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 
 
 class Format(str, Enum):
@@ -108,7 +107,6 @@ def has_run_shape(raw: bytes) -> bool:
     """Whether a JSON file is shaped like a run's task graph: an object whose ``tasks`` list holds a task
     with the ``dependencies`` key, or whose ``metadata`` names a ``run_id`` (not a map keyed by task name,
     nor a list whose tasks say ``depends_on`` or ``dependsOn``)."""
-    import json
 
     try:
         data = json.loads(raw)

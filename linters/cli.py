@@ -17,8 +17,6 @@ from ctxres.linters.commands import (
     command_modules,
 )
 
-# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
-
 
 class SubCommandParser(argparse.ArgumentParser):
     """The parser of a sub-command: an argument it does not know is its own error.
@@ -40,6 +38,10 @@ class SubCommandParser(argparse.ArgumentParser):
 
     def option_strings(self) -> list[str]:
         return [option for action in self._actions for option in action.option_strings]
+
+
+# A mistyped command or option imports difflib in the function that answers it: `audit-history` loads no more
+# than it uses (docs/performance.md, "Start-up tricks").
 
 
 def unrecognized_message(extras: Sequence[str], options: Sequence[str], command: str = "") -> str:

@@ -23,11 +23,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from ctxres import git
 from ctxres.atomic import write_atomic
 from ctxres.config import Config
 from ctxres.filereading import within
 from ctxres.findings import Finding, Severity
 from ctxres.linters.rules.parsing import UNREAD_CODES
+from ctxres.linters.rules.reinject import PER_PROJECT
 from ctxres.records import FrozenRecord, init_field
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
@@ -111,7 +113,6 @@ def project_root(config: Config, start: Path) -> Path:
     work tree holding ``start``, else ``start``'s folder."""
     if config.source is not None:
         return Path(os.path.abspath(config.root))
-    from ctxres import git
 
     folder = start if start.is_dir() else start.parent
     try:
@@ -321,7 +322,6 @@ def judged_by(
     was not only read to compare (``compared``: shown paths), and the check reports the entry's rule there.
     Only such an entry can be *fixed*: a check of one folder says nothing of the entries of another, nor of the
     rules that compare every rule file of the project (``PER_PROJECT``) unless it covers the project's root."""
-    from ctxres.linters.rules.reinject import PER_PROJECT
 
     given = [os.path.abspath(path) for path in paths]
     whole = any(within(places.root, os.path.realpath(top)) for top in given)

@@ -10,6 +10,7 @@ below (the order of ``ctxres --help``); a module that is not listed is registere
 from __future__ import annotations
 
 import importlib
+import os
 from types import ModuleType
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
@@ -63,7 +64,6 @@ def command_module(command: str) -> ModuleType | None:
 def elsewhere(root: object) -> str | None:
     """``ctxres: project at ../..`` when a command that acts on the whole project (``root``) runs from another
     folder, so that its paths are read from the right place; None when run at the project's top."""
-    import os
 
     here = os.path.realpath(os.getcwd())
     top = os.path.realpath(str(root))

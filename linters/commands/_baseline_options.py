@@ -9,6 +9,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from ctxres.linters.checking import engine
+from ctxres.linters.checking.baseline import Match, Places, baseline_file, judged_by, project_root, read
+
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +51,6 @@ class Baseline:
 def read_baseline(args: argparse.Namespace, paths: list[Path], config: Config) -> Baseline | None:
     """The baseline to apply (None: ``--no-baseline``, or no file where the default or setting says);
     :class:`~ctxres.linters.checking.baseline.BaselineError` when it cannot be read."""
-    from ctxres.linters.checking.baseline import Places, baseline_file, project_root, read
 
     if args.no_baseline:
         return None
@@ -72,8 +74,6 @@ def match(
     (only of the files and rules this run judged: ``compared`` are files read only to compare with; ``ran``,
     when given, says which files (shown paths) and rules the command ran at all: ``ctxres reinject`` runs the
     R rules on rule files, and says nothing of the other entries)."""
-    from ctxres.linters.checking import engine
-    from ctxres.linters.checking.baseline import Match, judged_by
 
     def reported(path: str, code: str) -> bool:
         return (ran is None or ran(path, code)) and engine.rule_reported(path, code, config)

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 from ctxres.artifacts import CATALOG, OTHER_SCHEMAS, ArtifactKind
-
-# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+from ctxres.config import project_folder
 
 EXIT_OK, EXIT_DRIFT = 0, 1
 README = "README.md"
@@ -183,8 +182,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     if args.root is None:
-        from ctxres.config import project_folder
-
         args.root = Path(os.path.relpath(project_folder(Path.cwd())))
     if args.check:
         stale = drift(args.root)

@@ -11,8 +11,18 @@ from pathlib import Path
 
 from ctxres.config import load_config, shadowed_warning
 from ctxres.findings import Finding
+from ctxres.git import GitError
+from ctxres.linters.checking import engine
+from ctxres.linters.checking.baseline import BaselineError
+from ctxres.linters.checking.discovery import discover, find_artifacts, one_listing, skipped_files
+from ctxres.linters.checking.finding_runs import release
+from ctxres.linters.checking.progress import Progress
+from ctxres.linters.checking.registry import RULES, selector_problem
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
+from ctxres.linters.commands.catalog import check_description
+from ctxres.linters.reporters import add_format_option, write
+from ctxres.linters.rules.stale_commits import range_findings
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -51,9 +61,6 @@ def _given(codes: list[str] | None) -> tuple[str, ...] | None:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ctxres.linters.commands.catalog import check_description
-    from ctxres.linters.reporters import add_format_option
-
     check = sub.add_parser(
         "check",
         help="check resumption artifacts under the given paths",
@@ -118,7 +125,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _code_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the first code of ``--select``, ``--extend-select`` or ``--ignore`` that selects no
     rule (``c003``, ``Z999``), or None."""
-    from ctxres.linters.checking.registry import selector_problem
 
     for option in ("select", "extend_select", "ignore"):
         for code in getattr(args, option) or ():
@@ -155,10 +161,6 @@ _YOUNG_THRESHOLD = 50_000
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxres.linters.checking import engine
-    from ctxres.linters.checking.discovery import discover
-    from ctxres.linters.checking.finding_runs import release
-
     _fewer_collections()
 
     paths = args.paths or [Path(".")]
@@ -185,7 +187,6 @@ def run(args: argparse.Namespace) -> int:
     shadowed = shadowed_warning(config)
     if shadowed:
         print(shadowed, file=sys.stderr)
-    from ctxres.linters.checking.baseline import BaselineError
 
     try:
         baseline = read_baseline(args, paths, config)
@@ -193,15 +194,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"ctxres: error: baseline {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.list_files:
-        from ctxres.linters.checking.discovery import skipped_files
-
         for artifact in discover(paths, config):
             print(f"{artifact.display}\t{artifact.kind}")
         for skipped, why in skipped_files(paths, config):  # on stderr: stdout lists what is checked
             print(f"ctxres: skipped {skipped}: {why}", file=sys.stderr)
         return EXIT_OK
-    from ctxres.linters.checking.discovery import find_artifacts, one_listing
-    from ctxres.linters.checking.progress import Progress
 
     jobs = args.jobs or default_jobs()
     try:
@@ -231,14 +228,8 @@ def _report(
 ) -> int:
     """Write ``report`` (with the findings of ``--since``, matched against ``baseline``) as asked; the exit
     code."""
-    from ctxres.linters.checking import engine
-    from ctxres.linters.checking.finding_runs import release
-    from ctxres.linters.reporters import write
 
     if args.since is not None:
-        from ctxres.git import GitError
-        from ctxres.linters.rules.stale_commits import range_findings
-
         try:
             history = range_findings(args.since, paths, config)
         except GitError as exc:
@@ -262,7 +253,6 @@ def _report(
 
 def _statistics(report: Report, output_format: str) -> str:
     """``--statistics``: the number of findings of each rule, most frequent first."""
-    from ctxres.linters.checking.registry import RULES
     from ctxres.linters.reporters.text import render_statistics, statistics
 
     names = {code: rule.name for code, rule in RULES.items()}

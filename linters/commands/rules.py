@@ -101,8 +101,6 @@ def run_rules(args: argparse.Namespace) -> int:
 
 def markdown_table() -> str:
     """The README's rule table: every rule's code, name, default severity and summary."""
-    from ctxres.linters.rules import all_rules
-
     rows = ["| code | name | default | summary |\n", "|---|---|---|---|\n"]
     for rule in all_rules().values():
         summary = rule.summary.replace("|", "\\|")
