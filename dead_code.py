@@ -37,8 +37,7 @@ ALLOWED: dict[str, str] = {
     "do_GET": "called by http.server.BaseHTTPRequestHandler for each GET request",
     "do_HEAD": "called by http.server.BaseHTTPRequestHandler for each HEAD request",
     "do_POST": "called by http.server.BaseHTTPRequestHandler for each POST request",
-    # Registered by being defined.
-    "RUN_STALE_AFTER_DAYS": "family_option() registers the option when the rule module is imported",
+    "__class_getitem__": "Python calls it for `Generic[T]` in the bases of ctxres.config.Option",
     # Read by the tests, which hold the code or a document to them.
     "TIERS": "the tests hold ctxres.tiers to the monitor-state schema's FillTier with it",
     "TRIGGERS": "the resumption update protocol as data; the tests hold its bundled document to it",

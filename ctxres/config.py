@@ -4,16 +4,24 @@ The nearest file upwards from the checked path wins (``.ctxres.toml`` before ``p
 in the same folder, as ruff does with ``ruff.toml``). Keys use kebab-case; unknown keys are an
 error so a typo never silently disables a check.
 
-The core settings (those the hooks read too) are fields of :class:`Config`. A rule's own options
-are declared beside the rule (:class:`Option`, ``ctxres.linters.checking.registry.register(options=...)``),
-checked here generically and read with :meth:`Config.option`. The hooks never import the rules:
-without them the loader keeps the other keys as written (the hooks read none of them).
+The core settings (those the hooks read too) are fields of :class:`Config`. What the loader knows of the
+rules, it knows without importing them, from the table below: every rule code (:data:`CODES`), the families
+(:data:`FAMILIES`) and every rule option (:data:`OPTIONS`: ``Option[int]``, ``Option[bool]``,
+``Option[str]``, with default, bounds or choices and help). The rule codes a configuration names and the
+rule options it sets are checked against it when it loads, whatever else was imported; a rule reads its
+option typed with :meth:`Config.value`. The rules are registered beside their checks in
+``ctxres.linters.rules``: registering a code this table does not list, or an option that is not one of
+:data:`OPTIONS`, is an error, and a test keeps the two equal (``python dev/new_rule.py`` adds a new rule's
+code here).
+
+A selector (in ``--select``, the configuration, a suppression comment) is ``ALL``, a rule code or a prefix
+of one (``C``, ``C0``, ``S01``), case-sensitive: :func:`selector_problem` says what is wrong with any other,
+with a "did you mean" when a code or family is close.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 from ctxres import config_file, defaults
@@ -21,42 +29,87 @@ from ctxres.artifacts import DEFAULT_PATTERNS
 from ctxres.defaults import SKIPPED_FOLDERS
 from ctxres.project import work_tree_top
 from ctxres.records import FrozenRecord, init_field
+from ctxres.reinject import DEFAULT_BUDGET, DEFAULT_TOLERANCE_PERCENT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import Any
+    from typing import Any, Generic, TypeVar
+
+    T = TypeVar("T", bool, int, str)
+else:
+
+    class Generic:  # the type parameter of Option is for the type checker only
+        __slots__ = ()
+
+        def __class_getitem__(cls, _item: object) -> type:
+            return cls
+
+    T = None
 
 DEFAULT_EXCLUDE = SKIPPED_FOLDERS
+ConfigError = config_file.ConfigError
+
+# --- what the loader knows of the rules without importing them -------------------------------------------
+
 ALL = "ALL"
 """The selector of every rule: in ``select``, ``ignore``, ``--select`` and suppression comments."""
 
+FAMILIES: dict[str, str] = {
+    "P": "Parsing",
+    "C": "Conformance",
+    "V": "Version compatibility",
+    "A": "Acknowledgement",
+    "S": "Staleness",
+    "R": "Reinject markers",
+    "L": "Layers",
+    "T": "Templates",
+    "M": "agent-memory",
+    "N": "Nexus",
+    "X": "Security",
+    "I": "Inline suppressions",
+}
+"""The rule families by letter, in the order the rules are documented."""
 
-ConfigError = config_file.ConfigError
+
+def _listed(text: str) -> frozenset[str]:
+    return frozenset(text.split())
 
 
-class Option(FrozenRecord):
+CODES = _listed(
+    """
+    P001 P002 P003 P004 P005 P006 P007 P008 P009
+    C001 C002 C003 C004 C005 C006 C007 C008 C009
+    V001 V002 V003 V004 V005 V006 V007
+    A001 A002 A003 A004 A005 A006 A007 A008 A009 A010 A011 A012
+    S001 S002 S003 S004 S005 S006 S007 S008 S009 S010 S011 S012 S013 S014 S015 S016 S017
+    R001 R002 R003 R004 R005 R006 R007 R008 R009
+    L001 L002
+    T001 T002 T003
+    M001 M002 M003 M004 M005 M006 M007 M008 M009 M010 M011 M012 M013
+    N001 N002 N003 N004 N005 N006 N007 N008 N009
+    X001 X002
+    I001 I002
+    """
+)
+"""Every rule code (a family letter and three digits), one family a line."""
+
+
+class Option(FrozenRecord, Generic[T]):
     """A rule option: its key in ``[tool.ctxres]`` (kebab-case), default, allowed values and help.
 
-    The kind follows the default: a bool is true or false, an int is an integer >= ``minimum``, a
-    string is one of ``choices``.
+    Its type is that of the default (``Option[int]``, read with ``Config.value`` as an ``int``): a bool is
+    true or false, an int is an integer >= ``minimum``, a string is one of ``choices``.
     """
 
     __slots__ = ("choices", "default", "help", "minimum", "name")
 
     name: str
-    default: bool | int | str
+    default: T
     help: str
     minimum: int
     choices: tuple[str, ...]
 
-    def __init__(
-        self,
-        name: str,
-        default: bool | int | str,
-        help: str,
-        minimum: int = 0,
-        choices: tuple[str, ...] = (),
-    ) -> None:
+    def __init__(self, name: str, default: T, help: str, minimum: int = 0, choices: tuple[str, ...] = ()) -> None:
         init_field(self, "name", name)
         init_field(self, "default", default)
         init_field(self, "help", help)
@@ -79,12 +132,13 @@ class Option(FrozenRecord):
             return isinstance(value, int) and not isinstance(value, bool) and value >= self.minimum
         return value in self.choices
 
-    def check(self, value: Any, where: Path | str, key: str = "") -> Any:
+    def check(self, value: Any, where: Path | str, key: str = "") -> T:
         """``value`` if it is allowed, else a :class:`ConfigError` naming the key (as written) and what
         it must be."""
         if not self.valid(value):
             raise ConfigError(f"{where}: `{key or self.name}` must be {self.expected}")
-        return value
+        result: T = value
+        return result
 
     def toml(self) -> str:
         """The default as it is written in ``[tool.ctxres]``."""
@@ -95,51 +149,92 @@ class Option(FrozenRecord):
         return f"{self.name} = {self.default}"
 
 
-OPTIONS: dict[str, Option] = {}
-"""Every declared rule option, by key: filled by the rule modules when they are imported."""
+# --- the rule options, by the rules that read them (``register(options=...)``) -------------------------
 
-_rule_loader: Callable[[], object] | None = None
+REQUIRE_RESUMPTION = Option(
+    "require-resumption",
+    False,
+    "every orchestration file (found by its name) must have a `resumption` section (C008)",
+)
+REINJECT_BUDGET = Option(
+    "reinject-budget", DEFAULT_BUDGET, "tokens all L2-REINJECT markers of a project may measure", 1
+)
+REINJECT_TOKEN_TOLERANCE = Option(
+    "reinject-token-tolerance",
+    DEFAULT_TOLERANCE_PERCENT,
+    "percent that widens the plausible range of a marker's `tokens=` (characters/6 to characters/3)",
+)
+REINJECT_MAX_MARKER_TOKENS = Option(
+    "reinject-max-marker-tokens", 0, "tokens one marker may measure; 0: no per-marker cap (opt-in)"
+)
+ENFORCE_UPDATE_PROTOCOL = Option(
+    "enforce-update-protocol", False, "require the marker that reminds of the resumption update protocol"
+)
+SPELLINGS = ("any", "underscore", "hyphen")
+EVENT_TYPE_SPELLING = Option("event-type-spelling", "any", "the spelling every event type must use", choices=SPELLINGS)
+RUN_STALE_AFTER_DAYS = Option("run-stale-after-days", 7, "`ctxres runs` warns about a run idle for longer than this", 1)
+
+OPTIONS: dict[str, Option[Any]] = {
+    option.name: option
+    for option in (
+        REQUIRE_RESUMPTION,
+        REINJECT_BUDGET,
+        REINJECT_TOKEN_TOLERANCE,
+        REINJECT_MAX_MARKER_TOKENS,
+        ENFORCE_UPDATE_PROTOCOL,
+        EVENT_TYPE_SPELLING,
+        RUN_STALE_AFTER_DAYS,
+    )
+}
+"""Every rule option, by key."""
 
 
-def declare(option: Option) -> Option:
-    """Add a rule option (the rule registry does, for the options of the rules it registers)."""
-    if option.name.replace("-", "_") in _CORE:
-        raise ValueError(f"rule option `{option.name}` is a core setting")
-    if not option.valid(option.default):
-        raise ValueError(f"the default of rule option `{option.name}` is not {option.expected}")
-    if OPTIONS.setdefault(option.name, option) != option:
-        raise ValueError(f"rule option `{option.name}` declared twice, differently")
-    return option
+# --- selectors ---------------------------------------------------------------------------------------------
 
 
-def use_rule_options(loader: Callable[[], object]) -> None:
-    """Check rule options against the declarations; ``loader`` imports every rule module.
-
-    The linters call this when they are imported; until then (the hooks) the loader keeps the keys it
-    does not know unchecked in :attr:`Config.options`.
-    """
-    global _rule_loader
-    _rule_loader = loader
+def selects_any(selector: str) -> bool:
+    """``ALL``, a rule code, or a prefix of at least one (case-sensitive)."""
+    return selector == ALL or (bool(selector) and any(code.startswith(selector) for code in CODES))
 
 
-_code_check: Callable[[str, bool], str | None] | None = None
+def selector_problem(selector: str, *, exact: bool = False) -> str | None:
+    """None when ``selector`` selects a rule (``exact``: when it is a rule code), else what is wrong,
+    with "did you mean" when a rule code or family is close (``c003``: ``C003``)."""
+    if (selector in CODES) if exact else selects_any(selector):
+        return None
+    if exact and selects_any(selector):
+        return f"{selector!r} is a prefix, not a rule code; write each code ({_example(selector)})"
+    what = "rule code" if exact else "rule code or prefix"
+    hint = suggestion(selector, exact=exact)
+    tail = f"; did you mean {hint!r}?" if hint else " (`ctxres rules` lists the codes)"
+    return f"unknown {what} {selector!r}{tail}"
 
 
-def use_code_check(check: Callable[[str, bool], str | None]) -> None:
-    """Check every rule code the configuration names: ``check(selector, exact)`` says what is wrong with
-    it (``exact``: a rule code, not a prefix), or None. The linters set it; the hooks read no code."""
-    global _code_check
-    _code_check = check
+def _example(prefix: str) -> str:
+    codes = sorted(code for code in CODES if code.startswith(prefix) or prefix == ALL)
+    return ", ".join(codes[:3]) + (", ..." if len(codes) > 3 else "")
+
+
+def suggestion(selector: str, *, exact: bool = False) -> str | None:
+    """The rule code, family letter or ``ALL`` that ``selector`` was probably meant to be."""
+    import difflib  # only for a selector that is wrong
+
+    upper = selector.strip().upper()
+    candidates = sorted(CODES) if exact else [*sorted(CODES), *FAMILIES, ALL]
+    if upper != selector and ((upper in CODES) if exact else selects_any(upper)):
+        return upper
+    close = difflib.get_close_matches(upper, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+# --- the configuration ---------------------------------------------------------------------------------
 
 
 def _check_codes(codes: Any, key: str, where: Path, *, exact: bool = False) -> None:
     """A :class:`ConfigError` naming the file (and line, when the code is written once) and the key, for
     the first code that selects no rule."""
-    check = _code_check
-    if check is None:
-        return
     for code in codes:
-        problem = check(code, exact)
+        problem = selector_problem(code, exact=exact)
         if problem:
             raise ConfigError(f"{_located(where, code)}: `{key}`: {problem}")
 
@@ -153,14 +248,6 @@ def _located(path: Path, token: str) -> str:
     pattern = re.compile(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])")
     hits = [(n, m.start() + 1) for n, line in enumerate(lines, 1) for m in pattern.finditer(line.split("#")[0])]
     return f"{path}:{hits[0][0]}:{hits[0][1]}" if len(hits) == 1 else str(path)
-
-
-def _declared() -> dict[str, Option] | None:
-    """The declared rule options, or None when the rules are not loaded (the hooks)."""
-    if _rule_loader is None:
-        return None
-    _rule_loader()
-    return OPTIONS
 
 
 class Config(FrozenRecord):
@@ -277,14 +364,11 @@ class Config(FrozenRecord):
     def with_overrides(self, **changes: Any) -> Config:
         return self.replace(**{k: v for k, v in changes.items() if v is not None})
 
-    def option(self, name: str) -> Any:
-        """The rule option ``name`` (kebab-case): as configured, else its declared default."""
-        spec = OPTIONS.get(name) or (_declared() or {}).get(name)
-        if spec is None:
-            raise KeyError(f"no rule declares the option `{name}`")
-        if name not in self.options:
-            return spec.default
-        return spec.check(self.options[name], self.source or "configuration")
+    def value(self, option: Option[T]) -> T:
+        """The rule option ``option`` (one of :data:`OPTIONS`): as configured, else its default."""
+        if option.name not in self.options:
+            return option.default
+        return option.check(self.options[option.name], self.source or "configuration")
 
 
 _TUPLE_KEYS = {"exclude", "extend_exclude", "select", "extend_select", "ignore"}
@@ -353,23 +437,20 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
 def check_options(table: dict[str, tuple[str, Any]], source: Path) -> dict[str, Any]:
     """The rule options of a configuration (key: (key as written, value)), checked against their
     declarations: an undeclared key is unknown, a value of the wrong kind names what it must be."""
-    declared = _declared()
-    if declared is None:  # the hooks: no rule is loaded, and they read no rule option
-        return {key: value for key, (_, value) in table.items()}
     checked: dict[str, Any] = {}
     for key, (raw_key, value) in table.items():
-        spec = declared.get(key)
+        spec = OPTIONS.get(key)
         if spec is None:
-            raise ConfigError(f"{source}: unknown setting `{raw_key}` in ctxres configuration{_nearest(key, declared)}")
+            raise ConfigError(f"{source}: unknown setting `{raw_key}` in ctxres configuration{_nearest(key)}")
         checked[key] = spec.check(value, source, raw_key)
     return checked
 
 
-def _nearest(key: str, declared: dict[str, Option]) -> str:
+def _nearest(key: str) -> str:
     """``; did you mean `reinject-budget`?`` for a misspelt setting, among the core settings and the rule options."""
     import difflib
 
-    known = sorted({name.replace("_", "-") for name in _CORE} | set(declared))
+    known = sorted({name.replace("_", "-") for name in _CORE} | set(OPTIONS))
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
     return f"; did you mean `{close[0]}`?" if close else ""
 

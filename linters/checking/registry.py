@@ -1,6 +1,6 @@
 """The rule registry: every rule has a stable code, a default severity, a summary and a doc page.
 
-Codes are a family letter and three digits. Families:
+Codes are a family letter and three digits. Families (``ctxres.config.FAMILIES``):
 
 ====== =========================================================
 ``P``  Parsing: the file cannot be read, or is read with a problem
@@ -17,42 +17,26 @@ Codes are a family letter and three digits. Families:
 ``I``  Inline suppression comments
 ====== =========================================================
 
-A selector (in ``--select``, the configuration, a suppression comment) is ``ALL``, a registered code
-or a prefix of one (``C``, ``C0``, ``S01``), case-sensitive: :func:`selector_problem` says what is
-wrong with any other, with a "did you mean" when a code or family is close.
+A rule's code and options are listed in ``ctxres.config`` too, where the configuration loader reads them
+without importing the rules; :func:`register` refuses a code or an option that table does not hold. Each
+check is declared beside its rules (:func:`document_check`, :func:`section_check`, :func:`workspace_check`)
+with the codes it may report and the kinds it reads; the engine reads :data:`CHECKS`.
 """
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 from collections.abc import Callable
 
-from ctxres import config
-from ctxres.config import ALL, Option
+from ctxres.config import ALL, CODES, FAMILIES, OPTIONS, Option
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.records import FrozenRecord, init_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
-    from typing import TypeVar
-
-FAMILIES: dict[str, str] = {
-    "P": "Parsing",
-    "C": "Conformance",
-    "V": "Version compatibility",
-    "A": "Acknowledgement",
-    "S": "Staleness",
-    "R": "Reinject markers",
-    "L": "Layers",
-    "T": "Templates",
-    "M": "agent-memory",
-    "N": "Nexus",
-    "X": "Security",
-    "I": "Inline suppressions",
-}
+    from typing import Any, TypeVar
 
 _CODE = re.compile(r"^[A-Z]\d{3}$")
 
@@ -72,7 +56,7 @@ class Rule(FrozenRecord):
     summary: str
     severity: Severity
     explanation: str
-    options: tuple[Option, ...]
+    options: tuple[Option[Any], ...]
     case: Case | None
     why: str
 
@@ -83,7 +67,7 @@ class Rule(FrozenRecord):
         summary: str,
         severity: Severity,
         explanation: str = "",
-        options: tuple[Option, ...] = (),
+        options: tuple[Option[Any], ...] = (),
         case: Case | None = None,
         why: str = "",
     ) -> None:
@@ -145,7 +129,7 @@ def register(
     summary: str,
     severity: Severity = Severity.ERROR,
     explanation: str = "",
-    options: tuple[Option, ...] = (),
+    options: tuple[Option[Any], ...] = (),
     case: Case | None = None,
     why: str = "",
 ) -> Rule:
@@ -157,9 +141,14 @@ def register(
         raise ValueError(f"bad rule code {code!r}")
     if code in RULES:
         raise ValueError(f"rule code {code} registered twice")
+    for option in options:
+        if OPTIONS.get(option.name) is not option:
+            raise ValueError(f"rule {code} reads `{option.name}`, which is not one of OPTIONS of ctxres/config.py")
     if case is not None and case.severity is not severity:
         raise ValueError(f"rule {code} is a {severity.value} but its case {case.value} makes a {case.severity.value}")
-    rule = Rule(code, name, summary, severity, explanation, tuple(map(config.declare, options)), case, why)
+    if code not in CODES:
+        raise ValueError(f"rule code {code} is not listed in CODES of ctxres/config.py")
+    rule = Rule(code, name, summary, severity, explanation, options, case, why)
     RULES[code] = rule
     return rule
 
@@ -259,69 +248,13 @@ def workspace_check(
 
 def declared_checks() -> list[Check]:
     """Every check, with every rule module loaded."""
-    _load_rule_options()
+    _load_rules()
     return CHECKS
 
 
-def family_option(family: str, option: Option) -> Option:
-    """Declare an option a rule family's module reads outside one rule (a command of the family)."""
-    if family not in FAMILIES:
-        raise ValueError(f"unknown rule family {family!r}")
-    return config.declare(option)
-
-
-def _load_rule_options() -> None:
-    """Import every rule module, so that every rule option is declared."""
+def _load_rules() -> None:
+    """Import every rule module, so that every rule and check is registered."""
     importlib.import_module("ctxres.linters.rules").rule_modules()
-
-
-def registered() -> dict[str, Rule]:
-    """Every rule, with every rule module loaded."""
-    _load_rule_options()
-    return RULES
-
-
-def selects_any(selector: str) -> bool:
-    """``ALL``, a registered code, or a prefix of at least one (case-sensitive)."""
-    return selector == ALL or (bool(selector) and any(code.startswith(selector) for code in registered()))
-
-
-def selector_problem(selector: str, *, exact: bool = False) -> str | None:
-    """None when ``selector`` selects a rule (``exact``: when it is a registered code), else what is wrong,
-    with "did you mean" when a registered code or family is close (``c003``: ``C003``)."""
-    if (selector in registered()) if exact else selects_any(selector):
-        return None
-    if exact and selects_any(selector):
-        return f"{selector!r} is a prefix, not a rule code; write each code ({_example(selector)})"
-    what = "rule code" if exact else "rule code or prefix"
-    hint = suggestion(selector, exact=exact)
-    tail = f"; did you mean {hint!r}?" if hint else " (`ctxres rules` lists the codes)"
-    return f"unknown {what} {selector!r}{tail}"
-
-
-def _example(prefix: str) -> str:
-    codes = sorted(code for code in registered() if code.startswith(prefix) or prefix == ALL)
-    return ", ".join(codes[:3]) + (", ..." if len(codes) > 3 else "")
-
-
-def suggestion(selector: str, *, exact: bool = False) -> str | None:
-    """The registered code, family letter or ``ALL`` that ``selector`` was probably meant to be."""
-    upper = selector.strip().upper()
-    candidates = sorted(registered()) if exact else [*sorted(registered()), *FAMILIES, ALL]
-    if upper != selector and ((upper in registered()) if exact else selects_any(upper)):
-        return upper
-    close = difflib.get_close_matches(upper, candidates, n=1, cutoff=0.6)
-    return close[0] if close else None
-
-
-def _config_problem(selector: str, exact: bool) -> str | None:
-    return selector_problem(selector, exact=exact)
-
-
-# With the linters loaded, the configuration checks every rule option against its declaration, and every
-# rule code it names against the registry.
-config.use_rule_options(_load_rule_options)
-config.use_code_check(_config_problem)
 
 
 def get(code: str) -> Rule:

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from ctxres.config import load_config, shadowed_warning
+from ctxres.config import load_config, selector_problem, shadowed_warning
 from ctxres.findings import Finding
 from ctxres.git import GitError
 from ctxres.linters.checking import engine
@@ -17,7 +17,7 @@ from ctxres.linters.checking.baseline import BaselineError
 from ctxres.linters.checking.discovery import discover, find_artifacts, one_listing, skipped_files
 from ctxres.linters.checking.finding_runs import release
 from ctxres.linters.checking.progress import Progress
-from ctxres.linters.checking.registry import RULES, selector_problem
+from ctxres.linters.checking.registry import RULES
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
 from ctxres.linters.commands.catalog import check_description

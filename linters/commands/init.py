@@ -16,7 +16,7 @@ import yaml
 
 from ctxres import protocol
 from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE, render
-from ctxres.config import Config, load_config, project_folder, shadowed_warning
+from ctxres.config import REINJECT_BUDGET, Config, load_config, project_folder, shadowed_warning
 from ctxres.formats.yamledit import EditError, append_item, replace_value, set_key
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.commands import elsewhere
@@ -36,8 +36,8 @@ from ctxres.linters.commands.install import (
 )
 from ctxres.linters.rules.conformance import schema_text
 from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, find_protocol, rule_files
-from ctxres.linters.rules.reinject import BUDGET, reminder_marker
 from ctxres.linters.rules.reinject import budget as reinject_budget
+from ctxres.linters.rules.reinject import reminder_marker
 from ctxres.linters.setup.checkpoints_tracked import (
     check_checkpoints_tracked,
     checkpoint_sample,
@@ -50,7 +50,7 @@ from ctxres.linters.setup.precommit_setup import check_installed
 from ctxres.reinject import scan
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS, PROTOCOL_DOCS_FOLDER
 
-BUDGET_OPTION = BUDGET.name
+BUDGET_OPTION = REINJECT_BUDGET.name
 BUDGET_STEP = 50  # a raised budget is rounded up to this many tokens
 STEPS = ("L1", "L2", "hooks", "gitignore", "pre-commit", "template")
 OPT_IN_STEPS = ("editor",)  # run only when named with --only: they write editor settings

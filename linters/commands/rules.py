@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ctxres.linters.checking.registry import suggestion
+from ctxres.config import suggestion
 from ctxres.linters.commands import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from ctxres.linters.rules import all_rules, docs_drift, write_docs
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ctxres import agent_memory as am
 from ctxres import timestamps
-from ctxres.config import ConfigError, load_config, project_folder
+from ctxres.config import RUN_STALE_AFTER_DAYS, ConfigError, load_config, project_folder
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.agent_memory import MISSING_ARTIFACT, RUN_IDLE, UNMAPPED
@@ -82,7 +82,7 @@ def _stale_after(args: argparse.Namespace, root: Path) -> dt.timedelta:
         if args.stale_after_days <= 0:
             raise ValueError("--stale-after-days must be a positive number")
         return dt.timedelta(days=args.stale_after_days)
-    return dt.timedelta(days=load_config(root).option("run-stale-after-days"))
+    return dt.timedelta(days=load_config(root).value(RUN_STALE_AFTER_DAYS))
 
 
 def _parse_words(words: list[str]) -> str | None:

@@ -6,7 +6,8 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
-from ctxres.linters.checking.registry import FAMILIES, RULES, Rule
+from ctxres.config import FAMILIES
+from ctxres.linters.checking.registry import RULES, Rule
 
 # Importing a rule module registers its rules.
 RULE_MODULES = (

@@ -13,27 +13,21 @@ import os
 
 from ctxres import agent_memory as am
 from ctxres.artifacts import Format
-from ctxres.config import Config, Option
+from ctxres.config import EVENT_TYPE_SPELLING, RUN_STALE_AFTER_DAYS, Config
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.formats.loading import load_file
-from ctxres.linters.checking.registry import Rule, document_check, family_option, register, workspace_check
+from ctxres.linters.checking.registry import Rule, document_check, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace
 
-SPELLINGS = ("any", "underscore", "hyphen")
-EVENT_TYPE_SPELLING = Option("event-type-spelling", "any", "the spelling every event type must use", choices=SPELLINGS)
-RUN_STALE_AFTER_DAYS = family_option(
-    "M", Option("run-stale-after-days", 7, "`ctxres runs` warns about a run idle for longer than this", 1)
-)
-
 
 def spelling_setting(config: Config) -> str:
     """``event-type-spelling`` from the configuration (checked there: any, underscore or hyphen)."""
-    return str(config.option(EVENT_TYPE_SPELLING.name))
+    return config.value(EVENT_TYPE_SPELLING)
 
 
 def _finding(doc: Document, rule: Rule, message: str, path: JsonPath, fix: str = "", *, key: bool = False) -> Finding:
@@ -656,4 +650,5 @@ RUN_IDLE = register(
     Review the plan and the code it touches before resuming the run, or record that the run was
     cancelled (a `run_cancelled` event) when it will not be resumed.
     """,
+    options=(RUN_STALE_AFTER_DAYS,),
 )

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from functools import cache
 
 from ctxres.artifacts import BY_KIND
-from ctxres.config import Config, Option
+from ctxres.config import REQUIRE_RESUMPTION, Config
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.linters.checking.registry import Rule, document_check, register
@@ -265,11 +265,6 @@ OTHER_SHAPE = register(
     """,
 )
 
-REQUIRE_RESUMPTION = Option(
-    "require-resumption",
-    False,
-    "every orchestration file (found by its name) must have a `resumption` section (C008)",
-)
 
 _RULE_OF_KIND: dict[str, Rule] = {
     "missing": MISSING,
@@ -458,7 +453,7 @@ NO_SECTION = register(
 @document_check(NO_SECTION, kinds=("orchestration",))
 def missing_section(doc: Document, config: Config) -> list[Finding]:
     """C008: an orchestration file without a `resumption` key, where the project requires one."""
-    if not config.option(REQUIRE_RESUMPTION.name):
+    if not config.value(REQUIRE_RESUMPTION):
         return []
     if not isinstance(doc.data, dict) or "resumption" in doc.data:
         return []

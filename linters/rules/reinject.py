@@ -25,7 +25,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ctxres import protocol
-from ctxres.config import Config, Option
+from ctxres.config import (
+    ENFORCE_UPDATE_PROTOCOL,
+    REINJECT_BUDGET,
+    REINJECT_MAX_MARKER_TOKENS,
+    REINJECT_TOKEN_TOLERANCE,
+    Config,
+)
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document
 from ctxres.linters.checking.registry import Rule, register, workspace_check
@@ -35,8 +41,6 @@ from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import (
     CHARS_PER_TOKEN_DENSE,
     CHARS_PER_TOKEN_PROSE,
-    DEFAULT_BUDGET,
-    DEFAULT_TOLERANCE_PERCENT,
     FAR_FACTOR,
     KEYWORD,
     RULE_FILE_KIND,
@@ -56,19 +60,6 @@ if TYPE_CHECKING:
 
 # --- options (declared with the rules that read them below) -------------------------------------
 
-BUDGET = Option("reinject-budget", DEFAULT_BUDGET, "tokens all L2-REINJECT markers of a project may measure", 1)
-TOLERANCE = Option(
-    "reinject-token-tolerance",
-    DEFAULT_TOLERANCE_PERCENT,
-    "percent that widens the plausible range of a marker's `tokens=` (characters/6 to characters/3)",
-)
-MAX_MARKER_TOKENS = Option(
-    "reinject-max-marker-tokens", 0, "tokens one marker may measure; 0: no per-marker cap (opt-in)"
-)
-ENFORCE_UPDATE_PROTOCOL = Option(
-    "enforce-update-protocol", False, "require the marker that reminds of the resumption update protocol"
-)
-
 
 def reminder_marker(rank: int = protocol.RESUMPTION_MARKER_RANK) -> str:
     """The protocol's L2 reminder, in canonical form, with its measured size."""
@@ -80,19 +71,19 @@ def reminder_marker(rank: int = protocol.RESUMPTION_MARKER_RANK) -> str:
 
 
 def budget(config: Config) -> int:
-    return int(config.option(BUDGET.name))
+    return config.value(REINJECT_BUDGET)
 
 
 def tolerance(config: Config) -> int:
-    return int(config.option(TOLERANCE.name))
+    return config.value(REINJECT_TOKEN_TOLERANCE)
 
 
 def max_marker_tokens(config: Config) -> int:
-    return int(config.option(MAX_MARKER_TOKENS.name))
+    return config.value(REINJECT_MAX_MARKER_TOKENS)
 
 
 def protocol_enforced(config: Config) -> bool:
-    return bool(config.option(ENFORCE_UPDATE_PROTOCOL.name))
+    return config.value(ENFORCE_UPDATE_PROTOCOL)
 
 
 # --- per file ---------------------------------------------------------------------------------
@@ -280,7 +271,7 @@ TOKEN_MISMATCH = register(
     names (`tokens=16`). `ctxres reinject --fix` writes the estimate in place of every figure
     outside the range and changes nothing else.
     """,
-    options=(TOLERANCE,),
+    options=(REINJECT_TOKEN_TOLERANCE,),
 )
 
 
@@ -384,7 +375,7 @@ TOO_LONG = register(
     Shorten the content to the essential instruction, or split it into two markers with ranks of
     their own.
     """,
-    options=(MAX_MARKER_TOKENS,),
+    options=(REINJECT_MAX_MARKER_TOKENS,),
 )
 
 
@@ -579,7 +570,7 @@ OVER_BUDGET = register(
     Shorten or merge markers, or remove the least important ones. If a larger per-prompt cost is
     intended, raise `reinject-budget` in `[tool.ctxres]`.
     """,
-    options=(BUDGET,),
+    options=(REINJECT_BUDGET,),
 )
 
 
@@ -613,7 +604,7 @@ def _over_budget(group: list[RuleFile], config: Config) -> list[Finding]:
 
 def _budget_origin(config: Config, limit: int) -> str:
     """``default budget of 600 tokens (`reinject-budget`)`` or where the project set it (pure)."""
-    if BUDGET.name not in config.options:
+    if REINJECT_BUDGET.name not in config.options:
         return f"default budget of {limit} tokens (setting `reinject-budget`)"
     where = f" in {config.source.name}" if config.source else ""
     return f"budget of {limit} tokens (`reinject-budget`{where})"

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from ctxres.config import selector_problem
 from ctxres.findings import Finding, Position, Severity
-from ctxres.linters.checking.registry import RULES, register, selector_problem
+from ctxres.linters.checking.registry import RULES, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.checking.suppression import EVERY_RULE, Directive, Suppressions
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ctxres.config import load_config
+from ctxres.config import REINJECT_BUDGET, load_config
 from ctxres.linters.commands._config_edit import option_change, set_option
 from ctxres.linters.commands._precommit_hooks import BY_ID, HOOKS, local_repo
 from ctxres.linters.commands.init import free_rank, plan_precommit
@@ -89,7 +89,7 @@ def test_the_setting_is_read_back_from_the_file_it_went_to(tmp_path: Path, exist
     path, text = option_change(tmp_path, "reinject-budget", "850", "raised by ctxres init")
     path.write_text(text)
     assert path.name == (existing or ".ctxres.toml")
-    assert load_config(tmp_path).option("reinject-budget") == 850
+    assert load_config(tmp_path).value(REINJECT_BUDGET) == 850
 
 
 @pytest.mark.parametrize("line", [".jerry/", "/.jerry/", ".jerry", "/.jerry", ".jerry/**"])

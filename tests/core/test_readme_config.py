@@ -2,7 +2,7 @@
 else, and its example is a configuration the loader accepts.
 
 The model: the fields of :class:`ctxres.config.Config` that a file sets (every core setting), the
-rule options the rules declare (``config.declare``, listed by ``ctxres rule CODE``), and the
+rule options (``ctxres.config.OPTIONS``, listed by ``ctxres rule CODE``), and the
 artifact kinds of ``[tool.ctxres.patterns]``. A setting added to the model without a line in the
 README (or a README line for a setting that does not exist) fails here.
 """
@@ -22,6 +22,7 @@ else:  # pragma: no cover - Python 3.10 only
 
 from ctxres import config
 from ctxres.artifacts import DEFAULT_PATTERNS
+from ctxres.config import OPTIONS
 
 from ..conftest import ROOT
 
@@ -59,12 +60,7 @@ def core_settings() -> set[str]:
 
 
 def rule_options() -> set[str]:
-    # The rule options are declared when the rule modules are imported (through the registry).
-    import ctxres.linters.checking.registry  # noqa: F401
-
-    declared = config._declared()
-    assert declared, "no rule option is declared: the rules were not loaded"
-    return set(declared)
+    return set(OPTIONS)
 
 
 def test_the_readme_lists_every_setting_of_the_model_and_no_other() -> None:
@@ -83,9 +79,7 @@ def test_the_readme_lists_every_artifact_kind_of_patterns() -> None:
 
 def test_the_rule_option_values_in_the_readme_are_their_defaults() -> None:
     table = readme_table()
-    rule_options()
-    declared = config._declared() or {}
-    assert {name: table[name] for name in declared} == {name: spec.default for name, spec in declared.items()}
+    assert {name: table[name] for name in OPTIONS} == {name: spec.default for name, spec in OPTIONS.items()}
 
 
 def test_the_core_values_in_the_readme_are_the_defaults_except_the_examples() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.config import Config, load_config, parse
+from ctxres.config import REINJECT_MAX_MARKER_TOKENS, Config, load_config, parse
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document
 from ctxres.linters import cli
@@ -180,7 +180,7 @@ def test_r003_is_a_warning_outside_the_range_and_an_error_far_outside(declared: 
 def test_r007_is_opt_in() -> None:
     text = '<!-- L2-REINJECT: rank=1, tokens=113, content="' + "x" * 450 + '" -->'
     doc = _doc(text)
-    assert Config(root=Path(".")).option("reinject-max-marker-tokens") == 0
+    assert Config(root=Path(".")).value(REINJECT_MAX_MARKER_TOKENS) == 0
     assert rules.check_file(rules.RuleFile.of(doc), Config(root=Path("."))) == []
     capped = rules.check_file(
         rules.RuleFile.of(doc), Config(root=Path("."), options={"reinject-max-marker-tokens": 100})

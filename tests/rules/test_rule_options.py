@@ -1,4 +1,5 @@
-"""Rule options: declared beside their rules, checked generically by the configuration loader."""
+"""Rule options: declared in ctxres.config with their types, attached to the rules that read them, checked
+when the configuration loads (whatever was imported) and read typed."""
 
 from __future__ import annotations
 
@@ -9,8 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from ctxres import config as config_module
-from ctxres.config import OPTIONS, Config, ConfigError, Option, load_config, parse
+from ctxres.config import (
+    CODES,
+    OPTIONS,
+    REINJECT_BUDGET,
+    RUN_STALE_AFTER_DAYS,
+    Config,
+    ConfigError,
+    Option,
+    load_config,
+    parse,
+)
+from ctxres.linters.checking import registry
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.rules import agent_memory, all_rules, reinject
 
@@ -34,9 +45,8 @@ def _parse(table: dict[str, object], tmp_path: Path) -> Config:
 
 
 def test_every_rule_option_is_declared_with_its_former_default() -> None:
-    all_rules()
     assert {name: spec.default for name, spec in OPTIONS.items()} == DEFAULTS
-    assert all(Config().option(name) == default for name, default in DEFAULTS.items())
+    assert all(Config().value(OPTIONS[name]) == default for name, default in DEFAULTS.items())
 
 
 def test_options_are_declared_with_the_rules_that_read_them() -> None:
@@ -48,8 +58,8 @@ def test_options_are_declared_with_the_rules_that_read_them() -> None:
         "enforce-update-protocol": "R009",
         "event-type-spelling": "M010",
         "require-resumption": "C008",
+        "run-stale-after-days": "M013",  # read by `ctxres runs`, which reports M013
     }
-    assert agent_memory.RUN_STALE_AFTER_DAYS.name == "run-stale-after-days"  # `ctxres runs` (a family option)
 
 
 def test_the_core_config_has_no_field_per_rule_option() -> None:
@@ -69,7 +79,6 @@ def test_rule_pages_list_their_options_with_the_defaults() -> None:
 
 def test_readme_configuration_lists_every_rule_option_with_its_default() -> None:
     section = (ROOT / "README.md").read_text("utf-8").split("## Configuration", 1)[1].split("\n## ", 1)[0]
-    all_rules()
     for option in OPTIONS.values():
         assert option.toml() in section, option.name
 
@@ -85,12 +94,12 @@ def test_configured_options_are_stored_and_read(tmp_path: Path) -> None:
     }
     config = _parse(table, tmp_path)
     assert config.options == table
-    assert all(config.option(key) == value for key, value in table.items())
+    assert all(config.value(OPTIONS[key]) == value for key, value in table.items())
     assert reinject.budget(config) == 800 and reinject.tolerance(config) == 0
     assert reinject.max_marker_tokens(config) == 100 and reinject.protocol_enforced(config)
     assert agent_memory.spelling_setting(config) == "hyphen"
     # snake_case keys were accepted before; they still are
-    assert _parse({"reinject_budget": 700}, tmp_path).option("reinject-budget") == 700
+    assert _parse({"reinject_budget": 700}, tmp_path).value(REINJECT_BUDGET) == 700
 
 
 def test_the_same_configuration_file_gives_the_same_values(tmp_path: Path) -> None:
@@ -100,7 +109,7 @@ def test_the_same_configuration_file_gives_the_same_values(tmp_path: Path) -> No
     config = load_config(tmp_path)
     assert (config.state_dir, config.strict) == (".s", True)
     assert (reinject.budget(config), reinject.protocol_enforced(config)) == (450, True)
-    assert config.option("event-type-spelling") == "any"
+    assert config.value(agent_memory.EVENT_TYPE_SPELLING) == "any"
 
 
 @pytest.mark.parametrize(
@@ -126,34 +135,63 @@ def test_wrong_options_name_the_key_and_what_it_must_be(tmp_path: Path, table: d
 
 def test_an_option_set_directly_is_checked_when_read() -> None:
     with pytest.raises(ConfigError, match="`reinject-budget` must be a positive integer"):
-        Config(options={"reinject-budget": -1}).option("reinject-budget")
-    with pytest.raises(KeyError, match="no rule declares the option `no-such-option`"):
-        Config().option("no-such-option")
+        Config(options={"reinject-budget": -1}).value(REINJECT_BUDGET)
+    assert Config(options={"run-stale-after-days": 3}).value(RUN_STALE_AFTER_DAYS) == 3
 
 
-def test_declarations_are_checked() -> None:
-    with pytest.raises(ValueError, match="is a core setting"):
-        config_module.declare(Option("state-dir", 1, "x"))
-    with pytest.raises(ValueError, match="declared twice, differently"):
-        config_module.declare(Option("reinject-budget", 1, "x"))
-    with pytest.raises(ValueError, match="is not an integer >= 0"):
-        config_module.declare(Option("test-only-option", -1, "x"))
-    assert "test-only-option" not in OPTIONS
-    assert config_module.declare(reinject.BUDGET) is reinject.BUDGET  # the same declaration again is fine
+def test_every_option_has_a_valid_default_and_is_no_core_setting() -> None:
+    core = {name.replace("_", "-") for name in Config.fields()}
+    for name, option in OPTIONS.items():
+        assert option.name == name and name not in core
+        assert option.valid(option.default), name
 
 
-def test_loading_a_configuration_without_the_linters_imports_no_rule(tmp_path: Path) -> None:
-    """The hooks load the configuration without the linters: the rule options stay as written."""
-    (tmp_path / ".ctxres.toml").write_text('state-dir = ".st"\nreinject-budget = 800\nreinject-budgt = 1\n')
+def test_the_table_lists_every_registered_rule_and_option() -> None:
+    assert set(all_rules()) == CODES
+    assert {option.name for rule in all_rules().values() for option in rule.options} == set(OPTIONS)
+
+
+def test_registering_a_code_or_an_option_the_table_does_not_hold_is_an_error() -> None:
+    with pytest.raises(ValueError, match=r"S999 is not listed in CODES of ctxres/config\.py"):
+        registry.register("S999", "not-listed", "a rule the table does not list")
+    stray = Option("reinject-budget", 1, "a second declaration of the option")
+    with pytest.raises(ValueError, match="`reinject-budget`, which is not one of OPTIONS"):
+        registry.register("S998", "not-listed", "a rule with an option the table does not hold", options=(stray,))
+    assert "S999" not in RULES and "S998" not in RULES
+
+
+def test_loading_a_configuration_checks_it_without_importing_a_rule(tmp_path: Path) -> None:
+    """What the loader validates does not depend on what was imported: a process that imports no rule (as a
+    hook does) gets the same errors as `ctxres check`, with file:line:col and "did you mean"."""
     code = (
-        "import json, sys; from pathlib import Path; from ctxres.hooks.context import load_settings; "
-        "from ctxres.config import load_config; s = load_settings(sys.argv[1]); c = load_config(Path(sys.argv[1])); "
-        "print(json.dumps([s.state_dir, c.options, sorted(m for m in sys.modules if m.startswith('ctxres.linters'))]))"
+        "import json, sys; from pathlib import Path; from ctxres.config import ConfigError, load_config\n"
+        "try:\n    c = load_config(Path(sys.argv[1])); out = c.options\n"
+        "except ConfigError as exc:\n    out = str(exc)\n"
+        "print(json.dumps([out, sorted(m for m in sys.modules if m.startswith('ctxres.linters'))]))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True, cwd=tmp_path
-    )
-    assert json.loads(out.stdout) == [".st", {"reinject-budget": 800, "reinject-budgt": 1}, []]
+
+    def loaded(text: str) -> list[object]:
+        (tmp_path / ".ctxres.toml").write_text(text)
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True, cwd=tmp_path
+        )
+        result: list[object] = json.loads(out.stdout)
+        return result
+
+    assert loaded('state-dir = ".st"\nreinject-budget = 800\n') == [{"reinject-budget": 800}, []]
+    assert loaded("reinject-budgt = 1\n") == [
+        f"{tmp_path / '.ctxres.toml'}: unknown setting `reinject-budgt` in ctxres configuration; "
+        "did you mean `reinject-budget`?",
+        [],
+    ]
+    assert loaded("reinject-budget = 0\n") == [
+        f"{tmp_path / '.ctxres.toml'}: `reinject-budget` must be a positive integer",
+        [],
+    ]
+    assert loaded('select = ["C003"]\nignore = ["c004"]\n') == [
+        f"{tmp_path / '.ctxres.toml'}:2:12: `ignore`: unknown rule code or prefix 'c004'; did you mean 'C004'?",
+        [],
+    ]
 
 
 @pytest.mark.parametrize("command", [["check", "."], ["runs"], ["doctor"]])
