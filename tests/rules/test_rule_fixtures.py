@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.config import load_config
+from ctxres.config import ALL, Config, load_config
 from ctxres.linters.checking import engine
 from ctxres.linters.rules import all_rules
 
@@ -119,3 +119,28 @@ def test_command_rules_name_tests_that_exist() -> None:
 def test_every_rule_has_a_triggering_fixture() -> None:
     missing = [code for code in all_rules() if code not in COMMAND_RULES and not list((RULE_DIR / code).glob("bad*"))]
     assert not missing, f"rules without a fixture that triggers them: {missing}"
+
+
+def _every_rule(case: Path) -> Config:
+    return load_config(case).replace(select=(ALL,), extend_select=(), ignore=(), per_file_ignores={})
+
+
+@pytest.mark.parametrize("case", _cases("bad"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_bad_fixture_yields_only_the_codes_it_declares_on_each_line(case: Path) -> None:
+    """With every rule selected, each finding of a bad fixture is declared (its code, on its line): two rules
+    that report one defect at one place fail here, whichever rule the fixture is for. And a run that selects
+    only the fixture's rule finds what the run of every rule finds of it (the engine calls only the checks of
+    the selected rules)."""
+    full = engine.run([case], _every_rule(case), cwd=case).findings
+    expected = _expected(case)
+    undeclared = [
+        (f.path, f.position.line, f.code)
+        for f in full
+        if not any(e[0] == f.path and _code(e[3]) == f.code and e[1] in (None, f.position.line) for e in expected)
+    ]
+    assert not undeclared, f"findings the fixture does not declare (`expect:` marker or EXPECTED line): {undeclared}"
+    code = case.parent.name
+    if code == "I002":
+        return  # a code of a comment is unused only when the run selects its rule: I002 depends on the others
+    only = _every_rule(case).replace(select=(code,))
+    assert engine.run([case], only, cwd=case).findings == [f for f in full if f.code == code]
