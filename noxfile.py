@@ -46,6 +46,10 @@ MAIN_PYTHON = _main_python()
 # The tests that start no process (tests/process_marker.py sets the `processes` marker): what the other
 # interpreters run. The real ctxres and ctxres-hook, git and pre-commit run on the main interpreter only.
 IN_PROCESS_SELECTION = "not processes"
+# Coverage is measured on the newest supported Python, where coverage traces with sys.monitoring at a
+# fraction of the cost of the tracing function the older ones need (README.md, "Development": the figure
+# and the floor). Its tests session is the tests that start no process (unless it is the main interpreter).
+COVERAGE_PYTHON = PYTHONS[-1]
 
 nox.options.sessions = ["tests", "lint", "typecheck", "schemas", "replay", "build"]
 # A supported Python that is not installed is skipped, and nox says so in its summary; it is never
@@ -105,6 +109,8 @@ def tests(session: nox.Session) -> None:
     """The test suite on each Python: all of it on the main one, the tests that start no process on the others.
 
     The README's command (``python -m pytest -n auto``, one worker per core); ``nox -s tests-3.12`` runs one.
+    On ``COVERAGE_PYTHON`` it runs under coverage, and the report fails below the floor of
+    ``[tool.coverage.report]`` when none of the tests was named after ``--``.
     """
     selection = pytest_selection(str(session.python))
     if selection:
@@ -114,7 +120,15 @@ def tests(session: nox.Session) -> None:
         session.log(f"Python {session.python}: the whole suite (the main interpreter)")
     # pip too: the tests build wheels and fill other environments with it (an environment uv made has none).
     session.install("-e", ".[test]", "pip")
-    session.run("python", "-m", "pytest", "-n", "auto", *selection, *session.posargs)
+    if str(session.python) != COVERAGE_PYTHON:
+        session.run("python", "-m", "pytest", "-n", "auto", *selection, *session.posargs)
+        return
+    session.log(f"Python {session.python}: under coverage (sys.monitoring)")
+    env = {"COVERAGE_CORE": "sysmon"}
+    session.run("python", "-m", "coverage", "erase")
+    session.run("python", "-m", "coverage", "run", "-m", "pytest", "-n", "auto", *selection, *session.posargs, env=env)
+    session.run("python", "-m", "coverage", "combine", "--quiet")
+    session.run("python", "-m", "coverage", "report", *(["--fail-under", "0"] if session.posargs else []))
 
 
 @nox.session(python=MAIN_PYTHON)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,13 @@ from .process_marker import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Under coverage (`nox -s tests` on noxfile.py's COVERAGE_PYTHON), an xdist worker is measured: it was started
+# with coverage's variable. The ctxres, hook, git and pre-commit processes the tests start are not: each would
+# load coverage at start-up and write a data file of its own (several times the cost of the process), and the
+# start-up tests would see coverage's modules. CTXRES_COVERAGE_PROCESSES=1 measures them too.
+if os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("CTXRES_COVERAGE_PROCESSES"):
+    os.environ.pop("COVERAGE_PROCESS_CONFIG", None)
 FIXTURES = ROOT / "fixtures"
 # A byte-exact copy of a real project's files, vendored so that the tests run from any clone; where the
 # original is beside the repository (SHARED_CORPUS), test_corpus_copy_is_byte_exact keeps the copy identical.

@@ -22,6 +22,8 @@ else:  # Python 3.10: the backport, a dependency of ctxres there
 pytestmark = pytest.mark.processes
 
 PYTEST = ["python", "-m", "pytest", "-n", "auto"]
+# The same command under coverage (on COVERAGE_PYTHON).
+COVERED = ["python", "-m", "coverage", "run", "-m", "pytest", "-n", "auto"]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +56,7 @@ class RecordingSession:
 def pytest_command(noxfile: ModuleType, python: str) -> list[str]:
     session = RecordingSession(python)
     noxfile.tests(session)
-    (command,) = [command for command in session.commands if command[:3] == PYTEST[:3]]
+    (command,) = [command for command in session.commands if "pytest" in command]
     return command
 
 
@@ -68,8 +70,27 @@ def test_the_tests_session_covers_every_python_pyproject_claims(noxfile: ModuleT
     assert noxfile.MAIN_PYTHON in noxfile.PYTHONS
 
 
-def test_the_main_interpreter_runs_every_test(noxfile: ModuleType) -> None:
+def test_the_main_interpreter_runs_every_test(noxfile: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(noxfile, "COVERAGE_PYTHON", "none")
     assert pytest_command(noxfile, noxfile.MAIN_PYTHON) == PYTEST
+
+
+def test_coverage_is_measured_on_the_newest_python(noxfile: ModuleType) -> None:
+    assert noxfile.PYTHONS[-1] == noxfile.COVERAGE_PYTHON
+    session = RecordingSession(noxfile.COVERAGE_PYTHON)
+    noxfile.tests(session)
+    selection = [] if noxfile.COVERAGE_PYTHON == noxfile.MAIN_PYTHON else ["-m", noxfile.IN_PROCESS_SELECTION]
+    assert pytest_command(noxfile, noxfile.COVERAGE_PYTHON) == [*COVERED, *selection]
+    assert session.commands[-2:] == [
+        ["python", "-m", "coverage", "combine", "--quiet"],
+        ["python", "-m", "coverage", "report"],  # the floor of pyproject.toml applies when no test is named
+    ]
+
+
+def test_the_coverage_floor_is_the_one_the_readme_states() -> None:
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["coverage"]["report"]["fail_under"]
+    assert floor > 0
+    assert f"fails below {floor}%" in (ROOT / "README.md").read_text("utf-8")
 
 
 def test_the_other_interpreters_run_the_tests_without_the_marker(noxfile: ModuleType) -> None:
@@ -77,7 +98,9 @@ def test_the_other_interpreters_run_the_tests_without_the_marker(noxfile: Module
     others = [python for python in noxfile.PYTHONS if python != noxfile.MAIN_PYTHON]
     assert len(others) == len(noxfile.PYTHONS) - 1
     for python in others:
-        assert pytest_command(noxfile, python) == [*PYTEST, "-m", noxfile.IN_PROCESS_SELECTION]
+        command = pytest_command(noxfile, python)
+        selection = ["-m", noxfile.IN_PROCESS_SELECTION]
+        assert command == [*(COVERED if python == noxfile.COVERAGE_PYTHON else PYTEST), *selection]
 
 
 def test_an_absent_python_is_skipped_and_never_downloaded(noxfile: ModuleType) -> None:
