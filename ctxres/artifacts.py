@@ -107,7 +107,6 @@ def has_run_shape(raw: bytes) -> bool:
     """Whether a JSON file is shaped like a run's task graph: an object whose ``tasks`` list holds a task
     with the ``dependencies`` key, or whose ``metadata`` names a ``run_id`` (not a map keyed by task name,
     nor a list whose tasks say ``depends_on`` or ``dependsOn``)."""
-
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):

@@ -21,6 +21,7 @@ with a "did you mean" when a code or family is close.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -31,8 +32,9 @@ from ctxres.project import work_tree_top
 from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import DEFAULT_BUDGET, DEFAULT_TOLERANCE_PERCENT
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any, Generic, TypeVar
 
     T = TypeVar("T", bool, int, str)
@@ -513,7 +515,6 @@ def shadowed_warning(config: Config, cwd: Path | None = None) -> str | None:
     ignored = shadowed_pyproject(config)
     if ignored is None or config.source is None:
         return None
-    import os
 
     here = os.path.abspath(cwd or Path.cwd())
     used, lost = (os.path.relpath(path, here).replace(os.sep, "/") for path in (config.source, ignored))

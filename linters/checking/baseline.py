@@ -322,7 +322,6 @@ def judged_by(
     was not only read to compare (``compared``: shown paths), and the check reports the entry's rule there.
     Only such an entry can be *fixed*: a check of one folder says nothing of the entries of another, nor of the
     rules that compare every rule file of the project (``PER_PROJECT``) unless it covers the project's root."""
-
     given = [os.path.abspath(path) for path in paths]
     whole = any(within(places.root, os.path.realpath(top)) for top in given)
 

@@ -25,8 +25,9 @@ from ctxres.linters.rules import parsing, suppression_comments
 from ctxres.linters.rules import secrets as security
 from ctxres.records import Record
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if not TYPE_CHECKING:  # typing is not imported at run time (about 2 ms of every start)
+if not TYPE_CHECKING:
 
     def overload(function: object) -> object:  # the overloads below are for the type checker
         return function

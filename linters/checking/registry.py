@@ -34,8 +34,9 @@ from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.records import FrozenRecord, init_field
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any, TypeVar
 
 _CODE = re.compile(r"^[A-Z]\d{3}$")

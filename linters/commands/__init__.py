@@ -64,7 +64,6 @@ def command_module(command: str) -> ModuleType | None:
 def elsewhere(root: object) -> str | None:
     """``ctxres: project at ../..`` when a command that acts on the whole project (``root``) runs from another
     folder, so that its paths are read from the right place; None when run at the project's top."""
-
     here = os.path.realpath(os.getcwd())
     top = os.path.realpath(str(root))
     if here == top:

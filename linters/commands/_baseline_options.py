@@ -51,7 +51,6 @@ class Baseline:
 def read_baseline(args: argparse.Namespace, paths: list[Path], config: Config) -> Baseline | None:
     """The baseline to apply (None: ``--no-baseline``, or no file where the default or setting says);
     :class:`~ctxres.linters.checking.baseline.BaselineError` when it cannot be read."""
-
     if args.no_baseline:
         return None
     root = project_root(config, paths[0])

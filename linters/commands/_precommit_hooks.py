@@ -39,7 +39,6 @@ class PrecommitHook:
 
     def files(self) -> str:
         """The ``files:`` regular expression (one line) of the artifact kinds this hook checks."""
-
         regexes = hook_regexes(self.id)
         return regexes[0] if len(regexes) == 1 else "(" + "|".join(regexes) + ")"
 

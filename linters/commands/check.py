@@ -125,7 +125,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _code_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the first code of ``--select``, ``--extend-select`` or ``--ignore`` that selects no
     rule (``c003``, ``Z999``), or None."""
-
     for option in ("select", "extend_select", "ignore"):
         for code in getattr(args, option) or ():
             problem = selector_problem(code)
@@ -228,7 +227,6 @@ def _report(
 ) -> int:
     """Write ``report`` (with the findings of ``--since``, matched against ``baseline``) as asked; the exit
     code."""
-
     if args.since is not None:
         try:
             history = range_findings(args.since, paths, config)

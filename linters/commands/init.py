@@ -359,7 +359,6 @@ resumption:
 
 def editor_globs(config: Config) -> list[str]:
     """The workflow file patterns (configured, else the default) as globs from the repository's root."""
-
     patterns = config.patterns.get("orchestration") or ORCHESTRATION_PATTERNS
     return [p if p.startswith("**/") or "/" in p else f"**/{p}" for p in patterns]
 
@@ -367,7 +366,6 @@ def editor_globs(config: Config) -> list[str]:
 def plan_editor(root: Path) -> list[Change]:
     """The exported schemas in ``.vscode/ctxres/`` and ``yaml.schemas`` in ``.vscode/settings.json`` (the YAML
     language server's setting: VS Code's YAML extension), other settings kept."""
-
     changes = []
     mapping = {}
     for name in EDITOR_SCHEMAS:

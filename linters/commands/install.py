@@ -266,7 +266,6 @@ def plan_uninstall(settings: Path) -> tuple[list[Change], int]:
 def default_settings(cwd: Path) -> Path:
     """``.claude/settings.json`` of the project holding ``cwd`` (as the working folder shows it): the folder of
     its configuration file, else the top of its git work tree, else ``cwd``."""
-
     return Path(shown_path(project_folder(cwd) / ".claude" / SETTINGS_FILE, cwd))
 
 

@@ -141,7 +141,6 @@ def findings(status: am.RunStatus) -> list[Finding]:
     """The warnings of a run's resume report as findings (severity warning, as in the report): an
     unreadable line P001, an event without type C001, an unknown event type M011, an unreadable or
     missing task graph P001, C001 or M009, an idle run M013 (at its newest event)."""
-
     run = status.run
     graph = os.path.join(run.directory, am.TASK_GRAPH).replace(os.sep, "/")
     places = [(SYNTAX.code, item.path, item.line) for item in run.corrupted]

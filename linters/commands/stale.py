@@ -192,7 +192,6 @@ def _print_text(results: list[Comparison], range_mode: bool, scope: str = "", un
 
 def findings(results: list[Comparison], root: Path, range_mode: bool) -> list[Finding]:
     """S013 for every blocked change, at the stale part of its section (paths relative to here)."""
-
     found = []
     for result in results:
         if result.staleness is None:

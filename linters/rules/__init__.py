@@ -9,6 +9,8 @@ from types import ModuleType
 from ctxres.config import FAMILIES
 from ctxres.linters.checking.registry import RULES, Rule
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 # Importing a rule module registers its rules.
 RULE_MODULES = (
     "ctxres.linters.rules.parsing",

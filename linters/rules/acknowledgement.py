@@ -27,6 +27,7 @@ from ctxres.state import checkpoints as cp
 from ctxres.state.orchestration import LIVE_STATUSES, workflow_status_of
 from ctxres.state.resumption import detect_version
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Set as AbstractSet

@@ -20,6 +20,7 @@ from ctxres.formats.loading import load_file
 from ctxres.linters.checking.registry import Rule, document_check, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace

@@ -4,6 +4,7 @@ section, and `checkpoints.latest_id` against the checkpoints the workflow's own 
 
 from __future__ import annotations
 
+import os
 import re
 
 from ctxres.findings import Finding, Severity
@@ -25,8 +26,9 @@ from ctxres.state.orchestration import (
 )
 from ctxres.timestamps import parse_timestamp
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 # --- S004/S015: last_checkpoint vs the checkpoints section -----------------------------------
@@ -225,8 +227,6 @@ def _is_workflow_file(name: str) -> bool:
 def _folder_names(folder: str, own: str) -> list[str]:
     """The file and folder names under ``folder`` (relative, ``/`` separators), depth-limited; only the
     workflow's own: none when another workflow file shares the folder, none of a sub-folder that has one."""
-    import os
-
     found: list[str] = []
     for here, dirs, files in os.walk(folder):
         rel = os.path.relpath(here, folder)
@@ -254,8 +254,6 @@ def _numbers(ids: list[str], prefix: str) -> set[int]:
 
 def _later_in_folder(ctx: Context, latest: str, ids: list[str]) -> list[str]:
     """Names in the workflow's folder that start with a checkpoint id later than ``latest`` and not recorded."""
-    import os
-
     match = _CHECKPOINT_ID.match(latest.strip())
     if match is None or not ctx.doc.fs_path:
         return []

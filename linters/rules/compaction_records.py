@@ -26,6 +26,7 @@ from ctxres.linters.rules.acknowledgement import (
 )
 from ctxres.state import checkpoints as cp
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

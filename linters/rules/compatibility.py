@@ -20,8 +20,9 @@ from ctxres.migration.migration_marks import phases_in_prose, placeholders, stat
 from ctxres.state.orchestration import WORKFLOW_STATUSES, pipelines, workflow_status_of
 from ctxres.state.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_leftovers, v1_view, v1_view_paths
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
     from ctxres.config import Config

@@ -31,8 +31,9 @@ from ctxres.linters.validation.schema_manifest_keys import MISSING_IDENTITY, col
 from ctxres.linters.validation.schema_validity import compile_validity
 from ctxres.state.resumption import detect_version
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
     from ctxres.linters.validation.schema_validity import Valid

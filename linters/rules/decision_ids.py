@@ -9,8 +9,9 @@ from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.severity_policy import Case
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time (start-up cost)
+if TYPE_CHECKING:
     from typing import Any
 
     from ctxres.config import Config

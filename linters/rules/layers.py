@@ -31,8 +31,9 @@ from ctxres.reinject import resumption_reminder, scan
 from ctxres.state import orchestration
 from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 PROTOCOL_DOC = "resumption-update-protocol.md"

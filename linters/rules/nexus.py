@@ -24,6 +24,7 @@ from ctxres.linters.checking.registry import Rule, document_check, register, wor
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

@@ -30,6 +30,8 @@ from ctxres.state.orchestration import (
     workflow_meaning,
 )
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 _ACTIVITY_COMPLETE = re.compile(r"workflow[\s_-]*complete", re.IGNORECASE)
 
 

@@ -32,6 +32,8 @@ from ctxres.state.orchestration import (
     workflow_meaning,
 )
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+
 # --- S014: the position a v1.0 section's prose states ------------------------------------------
 
 V1_FIELDS = ("current_state", "next_step")

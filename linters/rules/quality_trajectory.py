@@ -25,8 +25,9 @@ from ctxres.state.orchestration import (
     score_value,
 )
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: about 2 ms of every start
+if TYPE_CHECKING:
     from typing import Any
 
 # A gate listed in `gates_completed` must have passed: waiting, running or failed ones have not.

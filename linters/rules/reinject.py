@@ -54,6 +54,7 @@ from ctxres.reinject import (
     token_range,
 )
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace

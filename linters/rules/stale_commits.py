@@ -16,6 +16,7 @@ from ctxres.linters.checking.progress import Progress
 from ctxres.linters.checking.registry import register
 from ctxres.linters.checking.severity_policy import Case
 
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the comparison of versions and git are imported for `check --since` only
     from ctxres.linters.checking.commit_comparison import Comparison

@@ -145,3 +145,14 @@ def test_the_tricks_stay_on_the_measured_paths(paths: Paths, tricks: dict[str, T
         if (module.type_checking_false or module.records) and name not in paths.measured
     ]
     assert found == []
+
+
+def test_a_module_with_start_up_tricks_says_so_once(tricks: dict[str, Tricks]) -> None:
+    """One citation of the page's heading for all of a module's tricks (records, ``TYPE_CHECKING = False``,
+    imports inside functions), none in a module that has none."""
+    found = [
+        f"{name}: {module.citations} citations"
+        for name, module in sorted(tricks.items())
+        if module.citations != (1 if module.any else 0)
+    ]
+    assert found == []
