@@ -10,7 +10,7 @@ Inputs are open models: Claude Code adds fields from version to version, and an 
 never make a payload invalid. Outputs are strict: they describe exactly what ctxres prints, and
 Claude Code itself rejects some keys (for example ``hookSpecificOutput`` on PreCompact).
 
-Facts and sources: ``reference/claude-code-hooks.md`` sections A.1 (input) and A.2 (output).
+Facts and sources: Claude Code's hooks documentation (what each event is given, and what it may answer).
 """
 
 from __future__ import annotations

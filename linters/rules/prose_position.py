@@ -245,7 +245,7 @@ V1_PROSE = register(
     ## Why
     A v1.0 section has no structured fields, but its prose still says where the workflow is, and
     a resuming session believes it. The forgotten update that the update protocol exists to
-    prevent (RG-6: the section written once at planning time and never again) shows as prose
+    prevent (the section written once at planning time and never again) shows as prose
     that says the workflow is not started, initialised or about to execute phase N while
     `workflow.status` is COMPLETE or phase N finished long ago; or, the other way round, prose
     that says the workflow or all its phases are complete while the workflow is still ACTIVE

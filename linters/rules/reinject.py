@@ -246,12 +246,12 @@ TOKEN_MISMATCH = register(
     (over-declared).
 
     ## What is normal
-    ctxres does not have the model's tokenizer. The specification estimates characters / 4,
+    ctxres does not have the model's tokenizer. Its estimate is characters / 4,
     but real tokenizers give about 3 characters per token for dense rule text (ids like `H-13`,
     punctuation, numbers) and up to about 6 for plain prose with long common words. So a
     declared figure between characters / 6 (rounded down) and characters / 3 (rounded up) cannot
     be called wrong, and the tolerance (`reinject-token-tolerance`, 10% by default) widens that
-    range further. The specification's own canonical marker, `rank=9, tokens=25` with a content
+    range further. A marker written with a rounded figure, `rank=9, tokens=25` with a content
     of 123 characters (estimate 31, range 20 to 41), passes.
 
     Outside the range, the figure is probably stale or guessed: a **warning**. Far outside it
@@ -268,7 +268,7 @@ TOKEN_MISMATCH = register(
     `tokens=40` is four times the highest plausible figure, an error.
 
     ## Fix
-    Write the figure your tokenizer gives, or the specification's estimate that the message
+    Write the figure your tokenizer gives, or the estimate (characters / 4) that the message
     names (`tokens=16`). `ctxres reinject --fix` writes the estimate in place of every figure
     outside the range and changes nothing else.
     """,
@@ -342,7 +342,7 @@ def _tokens(rule_file: RuleFile, marker: Marker, config: Config) -> list[Finding
         f"`tokens={declared}` is {side}{far if verdict == 'far' else ''}: the content ({len(content)} characters) "
         f"costs {plausible.low} to {plausible.high} tokens ({CHARS_PER_TOKEN_DENSE} to {CHARS_PER_TOKEN_PROSE} "
         f"characters per token; {plausible.lowest} to {plausible.highest} with the tolerance of {percent}%); "
-        f"the specification's estimate is {measured} ({size})",
+        f"the estimate at four characters per token is {measured} ({size})",
         f"change it to `tokens={measured}`, or to the figure your tokenizer gives (`ctxres reinject --fix` "
         "writes the estimate)",
         end=attribute.value_end,

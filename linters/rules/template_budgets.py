@@ -2,7 +2,8 @@
 
 Template 1 (the resumption prompt a new session receives) must not exceed 1,000 tokens; Template 2
 (the ``<compaction-alert>`` after a compaction) should stay within 400 and never exceed 500.
-Tokens are counted as the specification counts them: characters / 4.
+Tokens are counted at four characters per token: characters / 4, rounded up (docs/formats.md,
+"The two prompt templates").
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ TEMPLATE1_OVER = register(
     ## Why
     A new session that resumes the workflow receives a prompt rendered from the resumption
     section: recovery state, quality trajectory, decisions, agent summaries, defect patterns and
-    the files to read. The specification budgets it at 500-1,000 tokens so that re-orienting
+    the files to read. Its budget is 500-1,000 tokens so that re-orienting
     costs little of the fresh context. A section that renders above that has grown prose that
     belongs in the files it points to.
 

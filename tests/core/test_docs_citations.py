@@ -3,8 +3,12 @@
 A comment or docstring that points a reader somewhere must point at something they have: the
 repository's own docs (``docs/formats.md``, ``docs/protocol/...``), cited by document and heading:
 ``(docs/formats.md, "Staleness")``. These tests fail when a tracked ``.py``, ``.md`` or ``.json`` file
-outside ``fixtures/`` cites the documents the project was designed from by number (they are not in the repository),
-and when a cited heading does not exist in the document it names.
+outside ``fixtures/`` cites the documents the project was designed from by number (they are not in the
+repository), and when a cited heading does not exist in the document it names; and when a tracked ``.py``,
+``.md``, ``.toml``, ``.yaml``, ``.yml`` or ``.cfg`` file outside ``fixtures/`` and ``CHANGELOG.md`` (its
+entries are history) cites what a clone does not hold: an issue of the tracker by number, a gap of the
+design notes by its RG- code, the document the project was specified in, the design notes, or the
+documents beside the repository. Such a text says the fact itself or cites a ``docs/`` heading.
 """
 
 from __future__ import annotations
@@ -19,6 +23,15 @@ SUFFIXES = (".py", ".md", ".json")
 EXCLUDED_PREFIXES = ("fixtures/",)
 # "seed" and a number from 000 to 004 (any case, "seeds" too, with or without the space or a leading zero).
 NUMBERED_DOCUMENT = re.compile(r"\bseeds? ?0?0[0-4]\b", re.IGNORECASE)
+# What a clone of the repository cannot follow (written so that this file does not match it).
+OUTSIDE_CITATION = re.compile(
+    r"\bissues? #?\d+|\bRG-\d|\bthe spec[i]fication\b|(?<![\w/-])DESIGN\.md|\bseeds?/"
+    r"|\.\./shared/(?:corpus|reference|seeds)|\breference/claude-code-hooks\.md",
+    re.IGNORECASE,
+)
+OUTSIDE_SUFFIXES = (".py", ".md", ".toml", ".yaml", ".yml", ".cfg")
+# The changelog's entries are history: they name the issues they closed.
+OUTSIDE_EXCLUDED = ("CHANGELOG.md",)
 # A document of this repository, a comma, and one of its headings in double quotes.
 CITATION = re.compile(r"\b(docs/[\w./-]+\.md), \"([^\"\n]+)\"")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
@@ -46,6 +59,26 @@ def numbered_document_citations(root: Path, files: list[str]) -> list[str]:
     for name in files:
         for number, line in enumerate((root / name).read_text("utf-8", errors="replace").splitlines(), start=1):
             if NUMBERED_DOCUMENT.search(line):
+                found.append(f"{name}:{number}: {line.strip()}")
+    return found
+
+
+def outside_citations(root: Path) -> list[str]:
+    """``path:line: text`` of every line that cites what a clone does not hold."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8")
+    found = []
+    for name in sorted(filter(None, listed.split("\0"))):
+        if not name.endswith(OUTSIDE_SUFFIXES) or name.startswith(EXCLUDED_PREFIXES) or name in OUTSIDE_EXCLUDED:
+            continue
+        if not (root / name).is_file():
+            continue
+        for number, line in enumerate((root / name).read_text("utf-8", errors="replace").splitlines(), start=1):
+            if OUTSIDE_CITATION.search(line):
                 found.append(f"{name}:{number}: {line.strip()}")
     return found
 
@@ -93,6 +126,10 @@ def broken_citations(root: Path, files: list[str]) -> list[str]:
 
 def test_no_file_cites_the_specification_documents_by_number() -> None:
     assert numbered_document_citations(ROOT, repository_files(ROOT)) == []
+
+
+def test_no_file_cites_what_a_clone_does_not_hold() -> None:
+    assert outside_citations(ROOT) == []
 
 
 def test_every_cited_heading_exists() -> None:
@@ -156,4 +193,27 @@ def test_a_citation_of_a_missing_heading_or_document_is_broken(tmp_path: Path) -
         'ctxres/staleness.py:1: docs/formats.md has no heading "Freshness"',
         'ctxres/staleness.py:2: docs/formats.md has no heading "Not a heading"',
         'ctxres/staleness.py:3: docs/gone.md does not exist (cited for "Anything")',
+    ]
+
+
+def test_a_citation_a_clone_cannot_follow_is_found(tmp_path: Path) -> None:
+    issue, gap, spec, notes = "issue " + "13", "RG" + "-6", "the spec" + "ification", "DESIGN" + ".md"
+    root = _repository(
+        tmp_path,
+        {
+            "ctxres/a.py": f"# See {issue}, item 2.\nX = 1  # {gap}: written once\n",
+            "docs/b.md": f"As {spec.capitalize()} says; {notes} too.\n",
+            "pyproject.toml": "# ../" + "shared/corpus holds the original\n",
+            "noxfile.yaml": "# seeds" + "/ beside it\n",
+            "fixtures/corpus/c.md": f"Their {issue}.\n",
+            "CHANGELOG.md": f"- Fixed ({issue}).\n",
+            "ctxres/fine.py": '"""FINAL-DESIGN.md, ../../shared/notes.md, an issue of size 3, docs/formats.md."""\n',
+        },
+    )
+    assert outside_citations(root) == [
+        f"ctxres/a.py:1: # See {issue}, item 2.",
+        f"ctxres/a.py:2: X = 1  # {gap}: written once",
+        f"docs/b.md:1: As {spec.capitalize()} says; {notes} too.",
+        "noxfile.yaml:1: # seeds" + "/ beside it",
+        "pyproject.toml:1: # ../" + "shared/corpus holds the original",
     ]

@@ -171,7 +171,7 @@ def test_r003_is_a_warning_outside_the_range_and_an_error_far_outside(declared: 
             found[0].code == "R003"
             and "costs 10 to 21 tokens (3 to 6 characters per token; 9 to 24" in found[0].message
         )
-        assert "the specification's estimate is 16" in found[0].message and "`tokens=16`" in found[0].fix
+        assert "the estimate at four characters per token is 16" in found[0].message and "`tokens=16`" in found[0].fix
         assert ("times the highest" in found[0].message or "of the lowest" in found[0].message) == (
             severity is Severity.ERROR
         )
