@@ -4,7 +4,8 @@ suite's relevant part passes on the result.
 Each test copies the working tree (its tracked and new files, offline) and does what its recipe says: the
 code a person writes is written here (a module, a row of a table, a model), in the shape the recipe gives
 (the function a module defines is read from the recipe's text); every command the recipe says to run
-(`Run \\`python dev/...\\``, `run \\`ctxres ...\\``) is run as written. Then:
+(`Run \\`python dev/...\\``, `run \\`ctxres ...\\``) is run as written (the rule's scaffold,
+``dev/new_rule.py``, under the rule's own name). Then:
 
 - every file that changed is one the recipe's ``Files:`` line names (a recipe that forgets a file fails);
 - ``python dev/generate.py --check`` passes (a recipe that forgets to regenerate fails);
@@ -101,6 +102,7 @@ class Copy:
         self.root = root
         self.python = python
         self.before = self.digests()
+        self.ran: list[str] = []
 
     def digests(self) -> dict[str, str]:
         return {
@@ -126,6 +128,7 @@ class Copy:
         args = words[1:] if words[0] == "python" else ["-m", "ctxres.linters.cli", *words[1:]]
         done = self.run(*args)
         assert done.returncode == 0, f"`{line}` failed:\n{done.stdout}{done.stderr}"
+        self.ran.append(line)
 
     def edit(self, name: str, old: str, new: str) -> None:
         """``old`` (which must be there) replaced by ``new``, once, in the file ``name``."""
@@ -148,13 +151,15 @@ class Copy:
 
 
 def follow(python: Path, tmp_path: Path, title: str, steps: Callable[[Copy, str], list[str]]) -> None:
-    """Follow the recipe ``title`` in a copy: ``steps`` writes what a person writes and returns the tests to
-    run; then the recipe's commands, the check of its files, the generated files and those tests."""
+    """Follow the recipe ``title`` in a copy: ``steps`` writes what a person writes (running first the commands
+    whose output it edits) and returns the tests to run; then the recipe's other commands, the check of its
+    files, the generated files and those tests."""
     copy = Copy(working_tree_copy(tmp_path / "repository"), python)
     recipe = recipes((copy.root / ARCHITECTURE).read_text("utf-8"))[title]
     tests = steps(copy, recipe)
     for line in commands_named(recipe):
-        copy.command(line)
+        if line not in copy.ran:  # the commands the steps did not run first, in the recipe's order
+            copy.command(line)
     files = files_named(recipe)
     unnamed = [name for name in copy.changed() if not named_by(name, files)]
     assert not unnamed, f"{title}: the recipe's Files line does not name {unnamed}"
@@ -396,9 +401,57 @@ def artifact_kind(copy: Copy, recipe: str) -> list[str]:
     return ["tests/core/test_catalog.py", "tests/core/test_architecture_doc.py"]
 
 
+# --- a rule ---------------------------------------------------------------------------------------------
+
+RULE_TEXT = {
+    "TODO: what is wrong, in one sentence (the summary `ctxres rules` lists).": "`next_step` says TBD.",
+    "TODO: why this case of the severity policy (docs/rules/severity.md), in one sentence.": (
+        "A resuming session reads `next_step` first; TBD tells it nothing."
+    ),
+    "TODO: what goes wrong when a file has this defect.": "A resuming session does not know what to do next.",
+    "TODO: the smallest file that has it (the bad fixture, fixtures/rules/S018/bad/).": (
+        'resumption: {recovery_state: {next_step: "TBD"}}'
+    ),
+    "TODO: what to change.": "Write the next step.",
+}
+RULE_CHECK = """    path = ("resumption", "recovery_state", "next_step")
+    if doc.get(path) != "TBD":
+        return []
+    return [Finding(doc.path, NEXT_STEP_TBD.code, "`next_step` is TBD", NEXT_STEP_TBD.severity, doc.locate(path))]
+"""
+
+
+def rule(copy: Copy, recipe: str) -> list[str]:
+    (line,) = [line for line in commands_named(recipe) if line.startswith("python dev/new_rule.py")]
+    code = line.split()[2]
+    module = line.split("--module ")[1].split()[0]
+    copy.command(line.replace(line.split("--name ")[1].split()[0], "next-step-tbd"))  # the rule's own name
+    copy.ran.append(line)
+    source = (copy.root / f"linters/rules/{module}.py").read_text("utf-8")
+    for todo, text in RULE_TEXT.items():
+        source = source.replace(todo.replace("S018", code), text)
+    source = source.replace("    findings: list[Finding] = []\n    return findings\n", RULE_CHECK)
+    source = re.sub(rf'"""{code}: TODO: .*?"""', f'"""{code}: `next_step` is TBD."""', source, flags=re.S)
+    assert "TODO" not in source.split(f'"{code}"')[1], "the scaffold writes other placeholders: fill them here"
+    (copy.root / f"linters/rules/{module}.py").write_text(source, "utf-8")
+    bad = copy.root / "fixtures" / "rules" / code / "bad" / "ORCHESTRATION.yaml"
+    marked = bad.read_text("utf-8").replace(f"  # expect: {code}", "")
+    bad.write_text(
+        marked.replace('next_step: "Run the next agent of the phase."', f'next_step: "TBD"  # expect: {code}')
+    )
+    return [
+        "-k",
+        f"{code} or not fixture and not page",  # this rule's fixtures and page, and the map of the modules
+        "tests/rules/test_rule_fixtures.py",
+        "tests/rules/test_rule_pages.py",
+        "tests/core/test_architecture_doc.py",
+    ]
+
+
 # --- the recipes, followed ------------------------------------------------------------------------------
 
 FOLLOWED: dict[str, Callable[[Copy, str], list[str]]] = {
+    "A rule": rule,
     "An output format": output_format,
     "A hook event": hook_event,
     "A command": command,
