@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ctxres.hook_events import HOOK_EVENTS
 from tests.conftest import CORPUS, FIXTURES, ROOT, assistant_line
 from tests.hooks.hook_project import (
     EVENT_FIELDS,
@@ -107,6 +108,8 @@ def _hook_runs(tmp: Path) -> list[tuple[list[str], dict[str, Any] | bytes, Path,
     runs.append((["PostToolUse"], b"", project, env))  # a step that edits the workflow comes before this run
     event("PostToolUse", **written)
     event("PostToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_response={})
+    for spec in HOOK_EVENTS:  # every event of the table, also one added later, with the payload the doctor sends
+        event(spec.name, **spec.harmless)
 
     (tmp / "configured").mkdir()
     configured = workspace(tmp / "configured")

@@ -255,6 +255,7 @@ def hook_event(copy: Copy, recipe: str) -> list[str]:
 
 from __future__ import annotations
 
+# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -290,6 +291,7 @@ def {name}({parameters.replace("ctx", "ctx: HookContext")}) -> dict[str, Any]:
         "tests/hooks/test_schema_models_hooks.py",
         "tests/commands/test_install_hooks.py",
         "tests/core/test_architecture_doc.py",
+        "tests/core/test_startup_tricks.py",
     ]
 
 
