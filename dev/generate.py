@@ -105,6 +105,20 @@ GENERATED = {
 """What is generated (in the order written), each with its check and its write."""
 
 
+def elsewhere() -> str | None:
+    """Where the package's rooms are imported from, when it is not this repository (an editable install of
+    another checkout maps ``ctxres.linters`` and ``ctxres.schemas`` to its own folders); None when they are
+    this repository's."""
+    import ctxres.linters
+    import ctxres.schemas
+
+    for room in (ctxres.linters, ctxres.schemas):
+        folder = Path(room.__file__ or "").resolve().parent
+        if ROOT not in folder.parents:
+            return str(folder)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python dev/generate.py", description=__doc__.split("\n\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
@@ -112,6 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     action.add_argument("--check", action="store_true", help="write nothing; exit 1 if a generated file is stale")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: the one holding dev/)")
     args = parser.parse_args(argv)
+    other = elsewhere()
+    if other is not None:
+        print(
+            f"generate: the package is imported from {other}, not from {ROOT}: run this script with the "
+            "interpreter of this repository's environment, or one without ctxres installed",
+            file=sys.stderr,
+        )
+        return 2
     root: Path = args.root
     stale: list[str] = []
     for what, make in GENERATED.items():

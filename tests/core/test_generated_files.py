@@ -69,3 +69,16 @@ def test_the_plugin_registration_has_one_group_per_event_of_the_table() -> None:
             event.name,
         )
         assert event.role in plugin["description"]
+
+
+def test_it_refuses_to_write_from_the_package_of_another_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An editable install of another checkout maps the rooms to its own folders: the files would be
+    generated from that checkout's tables, so the script says so and writes nothing."""
+    generate = dev_script("generate")
+    assert generate.elsewhere() is None
+    monkeypatch.setattr(generate, "ROOT", tmp_path)
+    assert generate.main(["--write", "--root", str(tmp_path)]) == 2
+    assert "the package is imported from" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
