@@ -156,3 +156,21 @@ def test_a_module_with_start_up_tricks_says_so_once(tricks: dict[str, Tricks]) -
         if module.citations != (1 if module.any else 0)
     ]
     assert found == []
+
+
+def test_a_dataclass_has_slots() -> None:
+    """Off the measured paths a value class is ``@dataclass(slots=True)`` (``frozen=True`` too when immutable):
+    the same storage as the records it replaced."""
+    found = []
+    for name, path in sorted(repository_modules().items()):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for decorator in node.decorator_list:
+                called = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if ast.unparse(called) not in ("dataclass", "dataclasses.dataclass"):
+                    continue
+                keywords = {k.arg: ast.unparse(k.value) for k in getattr(decorator, "keywords", [])}
+                if keywords.get("slots") != "True":
+                    found.append(f"{name}.{node.name}")
+    assert found == []
