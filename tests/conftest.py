@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from .git_sandbox import GitRepo
 
@@ -24,6 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # start-up tests would see coverage's modules. CTXRES_COVERAGE_PROCESSES=1 measures them too.
 if os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("CTXRES_COVERAGE_PROCESSES"):
     os.environ.pop("COVERAGE_PROCESS_CONFIG", None)
+# No per-example deadline: on a loaded CI machine Hypothesis's 200 ms deadline fails a test for the machine's
+# load, not for the code (how long the code takes is measured by `nox -s bench`, as ratios, never by a test).
+settings.register_profile("ctxres", deadline=None)
+settings.load_profile("ctxres")
 FIXTURES = ROOT / "fixtures"
 # A byte-exact copy of a real project's files, vendored so that the tests run from any clone; where the
 # original is beside the repository (SHARED_CORPUS), test_corpus_copy_is_byte_exact keeps the copy identical.
