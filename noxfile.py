@@ -289,8 +289,8 @@ def bench(session: nox.Session) -> None:
     """One Markdown table: hooks vs ``python -c pass``, fill estimation at 1 MB / 100 MB / 1 GB,
     ctxres check vs check-jsonschema, audit-history on a 1,000-commit history (docs/performance.md).
 
-    ctxres is installed (not editable) and its bytecode compiled explicitly, so the hooks start as
-    they do for a user even where PYTHONDONTWRITEBYTECODE is set. Options after ``--``:
+    ctxres is installed (not editable) and the environment's bytecode compiled explicitly, so the hooks start
+    as they do for a user even where PYTHONDONTWRITEBYTECODE is set. Options after ``--``:
     ``--repeat N``, ``--quick``, ``--markdown FILE`` (see ``python bench/run.py --help``).
     """
     source = _clean_source(session)
@@ -300,5 +300,7 @@ def bench(session: nox.Session) -> None:
     location = Path(str(session.run("python", "-I", "-c", probe, silent=True)).strip())
     if "site-packages" not in location.parts:
         session.error(f"ctxres is imported from {location}, not from the installed copy")
-    session.run("python", "-m", "compileall", "-q", str(location))
+    # The whole environment, not ctxres alone: pip compiles what it installs, uv does not, and without PyYAML's
+    # bytecode every hook and check would compile it again where PYTHONDONTWRITEBYTECODE is set.
+    session.run("python", "-m", "compileall", "-q", str(location.parent))
     session.run("python", str(ROOT / "bench" / "run.py"), *session.posargs)

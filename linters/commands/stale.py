@@ -46,7 +46,6 @@ from ctxres.linters.checking.commit_comparison import (
 from ctxres.linters.checking.discovery import force_excluded
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option, print_findings
-from ctxres.linters.rules.stale_commits import stale_finding
 
 if TYPE_CHECKING:
     pass
@@ -190,8 +189,14 @@ def _print_text(results: list[Comparison], range_mode: bool, scope: str = "", un
         print(f"ctxres stale: resumption sections are up to date ({counted}{within} checked).")
 
 
+# The text and json output, what pre-commit shows on every commit, do not load the rules' registry: S013's
+# findings (github, sarif) import it in their function (docs/performance.md, "Start-up tricks").
+
+
 def findings(results: list[Comparison], root: Path, range_mode: bool) -> list[Finding]:
     """S013 for every blocked change, at the stale part of its section (paths relative to here)."""
+    from ctxres.linters.rules.stale_commits import stale_finding
+
     found = []
     for result in results:
         if result.staleness is None:
