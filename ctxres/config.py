@@ -30,7 +30,6 @@ from ctxres.artifacts import DEFAULT_PATTERNS
 from ctxres.defaults import SKIPPED_FOLDERS
 from ctxres.project import work_tree_top
 from ctxres.records import FrozenRecord, init_field
-from ctxres.reinject import DEFAULT_BUDGET, DEFAULT_TOLERANCE_PERCENT
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -159,11 +158,11 @@ REQUIRE_RESUMPTION = Option(
     "every orchestration file (found by its name) must have a `resumption` section (C008)",
 )
 REINJECT_BUDGET = Option(
-    "reinject-budget", DEFAULT_BUDGET, "tokens all L2-REINJECT markers of a project may measure", 1
+    "reinject-budget", defaults.REINJECT_BUDGET, "tokens all L2-REINJECT markers of a project may measure", 1
 )
 REINJECT_TOKEN_TOLERANCE = Option(
     "reinject-token-tolerance",
-    DEFAULT_TOLERANCE_PERCENT,
+    defaults.REINJECT_TOLERANCE_PERCENT,
     "percent that widens the plausible range of a marker's `tokens=` (characters/6 to characters/3)",
 )
 REINJECT_MAX_MARKER_TOKENS = Option(

@@ -11,6 +11,10 @@ STATE_DIR = ".jerry"
 """Where the hooks keep their state (checkpoints, the context monitor's files), relative to the project."""
 STALENESS_MINUTES = 30
 """A resumption section not updated for this long is STALE (docs/formats.md, "Staleness")."""
+REINJECT_BUDGET = 600
+"""Tokens all L2-REINJECT markers of a project may measure together (every marker is injected on every prompt)."""
+REINJECT_TOLERANCE_PERCENT = 10
+"""How far a marker's declared ``tokens=`` may be outside the plausible range, in percent of its bounds."""
 PROFILE = "jerry"
 """Which resumption system the hooks serve: ``jerry`` or ``nexus``."""
 WORKFLOW_ENV = "CTXRES_ORCHESTRATION"

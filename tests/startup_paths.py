@@ -1,11 +1,12 @@
 """The modules a measured start-up loads, read from real processes (docs/performance.md, "Start-up tricks").
 
 Two start-ups are measured: a hook's (every event and the statusline, run as the ``ctxres-hook`` console
-script runs them: the hook path) and ``ctxres check``'s (``--jobs 1`` on the corpus in every output format,
-as pre-commit and CI run it: the check path). Each process here runs the console script's own entry point
-(``ctxres.hooks:cli``, ``ctxres.linters.cli:cli``) and, as it ends (also through ``os._exit``), writes the
-names in ``sys.modules`` to a file: what the process loaded, whatever imported it (``importlib`` too, which
-``python -X importtime`` does not show).
+script runs them: the hook path) and those of the commands pre-commit runs on every commit (the check path):
+``ctxres check`` (``--jobs 1`` on the corpus in every output format, as pre-commit and CI run it) and
+``ctxres stale`` (the hook's entry on a staged workflow file, in every output format). Each process here
+runs the console script's own entry point (``ctxres.hooks:cli``, ``ctxres.linters.cli:cli``) and, as it
+ends (also through ``os._exit``), writes the names in ``sys.modules`` to a file: what the process loaded,
+whatever imported it (``importlib`` too, which ``python -X importtime`` does not show).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from ctxres.hook_events import HOOK_EVENTS
 from tests.conftest import CORPUS, FIXTURES, ROOT, assistant_line
+from tests.git_sandbox import GitRepo
 from tests.hooks.hook_project import (
     EVENT_FIELDS,
     SESSION,
@@ -173,6 +175,26 @@ def check_processes(tmp: Path) -> list[frozenset[str]]:
         args = ["check", "--jobs", "1", "--output-format", fmt, "corpus"]
         out = tmp / f"check-{fmt}.txt"
         loaded.append(frozenset(loaded_modules(CHECK_ENTRY, args, out, env=env, cwd=FIXTURES)))
+    return loaded
+
+
+def stale_processes(tmp: Path) -> list[frozenset[str]]:
+    """What ``ctxres stale --force-exclude FILE`` (the pre-commit hook's entry) loaded on a staged workflow file
+    whose state moved without its resumption section, one process per output format (each exits 1)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    repo = GitRepo(tmp / "repo")
+    workflow = repo.root / "ORCHESTRATION.yaml"
+    workflow.write_text((FIXTURES / "rules" / "S005" / "good" / "ORCHESTRATION.yaml").read_text("utf-8") + GATE)
+    repo.git("add", "-A")
+    repo.git("commit", "-qm", "workflow")
+    workflow.write_text(workflow.read_text("utf-8").replace(*GATE_PASSED, 1), "utf-8")
+    repo.git("add", "-A")
+    env = {name: value for name, value in repo.env.items() if not name.startswith(("CTXRES_", "CLAUDE_"))}
+    loaded: list[frozenset[str]] = []
+    for fmt in CHECK_FORMATS:
+        args = ["stale", "--force-exclude", "--output-format", fmt, "ORCHESTRATION.yaml"]
+        out = tmp / f"stale-{fmt}.txt"
+        loaded.append(frozenset(loaded_modules(CHECK_ENTRY, args, out, env=env, cwd=repo.root)))
     return loaded
 
 

@@ -16,9 +16,7 @@ blocked change is parsed again with positions, for its lines.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES, has_resumption_key
@@ -26,29 +24,48 @@ from ctxres.formats.document import Document, JsonPath
 from ctxres.formats.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.globs import is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.yaml_sections import WHOLE, SectionParser
+from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.state.staleness import utc_now
 from ctxres.state.statediff import Extraction, Move, Staleness, assess, extract
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from ctxres.config import Config
     from ctxres.state.statediff import EntryExtractions, SectionExtractions
 
-# `audit-history` does not load the discovery of files, which brings the configuration: one import inside a
+# `ctxres stale` runs on every commit: records, not dataclasses, typing for the type checker only, and the
+# discovery of files (which brings the configuration, not needed by `audit-history`) imported inside a
 # function (docs/performance.md, "Start-up tricks").
 MAX_MOVES_SHOWN = 10
 
 
-@dataclass(slots=True, frozen=True)
-class Comparison:
+class Comparison(FrozenRecord):
     """The verdict on one version of one file compared with the previous one."""
+
+    __slots__ = ("commit", "document", "note", "path", "staleness")
 
     path: str
     staleness: Staleness | None
     document: Document | None  # the new version with positions: for a blocked change only
-    commit: git.Commit | None = None
-    note: str = ""
+    commit: git.Commit | None
+    note: str
+
+    def __init__(
+        self,
+        path: str,
+        staleness: Staleness | None,
+        document: Document | None,
+        commit: git.Commit | None = None,
+        note: str = "",
+    ) -> None:
+        init_field(self, "path", path)
+        init_field(self, "staleness", staleness)
+        init_field(self, "document", document)
+        init_field(self, "commit", commit)
+        init_field(self, "note", note)
 
 
 def now_utc() -> str:
@@ -58,20 +75,35 @@ def now_utc() -> str:
 _INVALID: Any = object()  # a version that is not valid YAML
 
 
-@dataclass(slots=True)
-class Versions:
+class Versions(Record):
     """The versions of files read so far, each distinct version (by its blob hash, else its bytes)
     parsed once, without positions, and its state extracted once when a comparison needs it.
     Histories repeat versions: each is the new side of one comparison and the old side of the next,
     and a revert brings an old one back. The data is shared and only read."""
 
-    sections: SectionParser = field(default_factory=SectionParser)
-    data: dict[str | bytes, Any] = field(default_factory=dict)
-    extractions: dict[str | bytes, Extraction] = field(default_factory=dict)
+    __slots__ = ("data", "entry_extractions", "extractions", "section_extractions", "sections")
+
+    sections: SectionParser
+    data: dict[str | bytes, Any]
+    extractions: dict[str | bytes, Extraction]
     # Each top-level section extracted once: consecutive versions share their unchanged sections.
-    section_extractions: SectionExtractions = field(default_factory=dict)
+    section_extractions: SectionExtractions
     # And each entry (a phase, an agent...) of a changed section: most are the previous version's.
-    entry_extractions: EntryExtractions = field(default_factory=dict)
+    entry_extractions: EntryExtractions
+
+    def __init__(
+        self,
+        sections: SectionParser | None = None,
+        data: dict[str | bytes, Any] | None = None,
+        extractions: dict[str | bytes, Extraction] | None = None,
+        section_extractions: SectionExtractions | None = None,
+        entry_extractions: EntryExtractions | None = None,
+    ) -> None:
+        self.sections = SectionParser() if sections is None else sections
+        self.data = {} if data is None else data
+        self.extractions = {} if extractions is None else extractions
+        self.section_extractions = {} if section_extractions is None else section_extractions
+        self.entry_extractions = {} if entry_extractions is None else entry_extractions
 
     def parsed(self, key: str | bytes, raw: bytes) -> Any:
         """The data of a version, or ``_INVALID`` when it is not valid YAML (``ctxres check`` says why)."""

@@ -14,24 +14,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from ctxres import git
+from ctxres.records import FrozenRecord, init_field
+
+# A record, not a dataclass: `ctxres stale` runs on every commit (docs/performance.md, "Start-up tricks").
 
 FROM_REF, TO_REF = "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"
 REMOTE_NAME, LOCAL_BRANCH = "PRE_COMMIT_REMOTE_NAME", "PRE_COMMIT_LOCAL_BRANCH"
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 
 
-@dataclass(slots=True, frozen=True)
-class Pushed:
+class Pushed(FrozenRecord):
     """What pre-commit names: a range (``FROM..TO``), or a local ref and the remote it goes to."""
 
-    from_ref: str = ""
-    to_ref: str = ""
-    local: str = ""
-    remote: str = ""
+    __slots__ = ("from_ref", "local", "remote", "to_ref")
+
+    from_ref: str
+    to_ref: str
+    local: str
+    remote: str
+
+    def __init__(self, from_ref: str = "", to_ref: str = "", local: str = "", remote: str = "") -> None:
+        init_field(self, "from_ref", from_ref)
+        init_field(self, "to_ref", to_ref)
+        init_field(self, "local", local)
+        init_field(self, "remote", remote)
 
     def described(self) -> str:
         """``the commits being pushed (1a2b3c4d5e6f..7a8b9c0d1e2f)``, as a message names them."""

@@ -25,7 +25,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ctxres import git
 from ctxres.artifacts import YAML_SUFFIXES
@@ -46,9 +45,6 @@ from ctxres.linters.checking.commit_comparison import (
 from ctxres.linters.checking.discovery import force_excluded
 from ctxres.linters.checking.progress import Progress
 from ctxres.linters.reporters import add_format_option, print_findings
-
-if TYPE_CHECKING:
-    pass
 
 EXIT_OK, EXIT_BLOCKED, EXIT_USAGE = 0, 1, 2
 
