@@ -54,7 +54,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-from ctxres.defaults import REINJECT_BUDGET, REINJECT_TOLERANCE_PERCENT
+from ctxres.defaults import REINJECT_TOLERANCE_PERCENT
 from ctxres.records import FrozenRecord, init_field
 from ctxres.tokens import estimate_tokens
 
@@ -73,7 +73,6 @@ RULE_FILE_PATTERNS: tuple[str, ...] = (
 )
 """Default file patterns of rule files (Markdown that Claude Code loads and that may hold markers)."""
 
-DEFAULT_BUDGET = REINJECT_BUDGET
 DEFAULT_TOLERANCE_PERCENT = REINJECT_TOLERANCE_PERCENT
 CHARS_PER_TOKEN_DENSE = 3
 """Characters per token of dense rule text (ids like ``H-13``, punctuation, numbers, code): the most tokens."""
