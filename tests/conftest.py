@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,14 @@ if os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("CTXRES_COVERAGE
 # load, not for the code (how long the code takes is measured by `nox -s bench`, as ratios, never by a test).
 settings.register_profile("ctxres", deadline=None)
 settings.load_profile("ctxres")
+# The tests run where ctxres's console scripts are on the PATH, as an activated virtual environment, nox or pipx
+# puts them: the commands they start (git with pre-commit's hooks, the doctor resolving those hooks) look for
+# `ctxres` there. `.venv/bin/python -m pytest` (the README's second command) runs from a virtual environment
+# that is not activated; its bin folder goes first on the PATH here. The tests of a machine without ctxres on
+# the PATH set their own (tests/cli_process.py, minimal_path).
+_SCRIPTS = Path(sys.executable).parent
+if (_SCRIPTS / "ctxres").exists() and str(_SCRIPTS) not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = os.pathsep.join((str(_SCRIPTS), os.environ.get("PATH", "")))
 FIXTURES = ROOT / "fixtures"
 # A byte-exact copy of a real project's files, vendored so that the tests run from any clone; where the
 # original is beside the repository (SHARED_CORPUS), test_corpus_copy_is_byte_exact keeps the copy identical.
