@@ -42,6 +42,11 @@ def _run(python: Path, root: Path, *args: str) -> subprocess.CompletedProcess[st
     return subprocess.run([str(python), *args], cwd=root, capture_output=True, text=True, env=env, timeout=HANG_GUARD)
 
 
+def _pytest(python: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest in the copy, in this process's worker (no xdist) and without writing its cache."""
+    return _run(python, root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *args)
+
+
 def _linted(root: Path) -> None:
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     for args in (["check", "--no-fix", "."], ["format", "--check", "."]):
@@ -57,16 +62,9 @@ def test_a_rule_added_to_a_module_fails_until_its_check_is_written(python: Path,
     assert "`pytest tests/rules/test_rule_fixtures.py -k S018` fails" in added.stdout
     _linted(root)
     assert _run(python, root, "dev/generate.py", "--check").returncode == 0
-    fixtures = _run(
+    fixtures = _pytest(
         python,
         root,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-n",
-        "0",
         "-k",
         "S018",
         "tests/rules/test_rule_fixtures.py",
@@ -81,16 +79,9 @@ def test_a_rule_added_to_a_module_fails_until_its_check_is_written(python: Path,
     bad = root / "fixtures" / "rules" / "S018" / "bad" / "ORCHESTRATION.yaml"
     text = bad.read_text("utf-8").replace("  # expect: S018", "")
     bad.write_text(text.replace('next_step: "Run the next agent of the phase."', 'next_step: "TBD"  # expect: S018'))
-    fixtures = _run(
+    fixtures = _pytest(
         python,
         root,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-n",
-        "0",
         "-k",
         "S018 or not fixture",
         "tests/rules/test_rule_fixtures.py",
@@ -124,16 +115,9 @@ def test_a_rule_of_a_new_family_gets_its_module_and_its_test_module(python: Path
         assert f"wrote {name}" in added.stdout
     _linted(root)
     assert _run(python, root, "dev/generate.py", "--check").returncode == 0
-    done = _run(
+    done = _pytest(
         python,
         root,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-n",
-        "0",
         "tests/rules/test_handoff_notes.py",
         "tests/test_test_layout.py",
         "tests/core/test_architecture_doc.py",
