@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -168,14 +169,8 @@ def hook_processes(tmp: Path) -> list[frozenset[str]]:
 
 def check_processes(tmp: Path) -> list[frozenset[str]]:
     """What ``ctxres check --jobs 1`` loaded on the corpus, one process per output format."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith(("CTXRES_", "CLAUDE_"))}
     tmp.mkdir(parents=True, exist_ok=True)
-    loaded: list[frozenset[str]] = []
-    for fmt in CHECK_FORMATS:
-        args = ["check", "--jobs", "1", "--output-format", fmt, "corpus"]
-        out = tmp / f"check-{fmt}.txt"
-        loaded.append(frozenset(loaded_modules(CHECK_ENTRY, args, out, env=env, cwd=FIXTURES)))
-    return loaded
+    return _in_every_format(["check", "--jobs", "1"], ["corpus"], tmp, os.environ, FIXTURES)
 
 
 def stale_processes(tmp: Path) -> list[frozenset[str]]:
@@ -189,12 +184,20 @@ def stale_processes(tmp: Path) -> list[frozenset[str]]:
     repo.git("commit", "-qm", "workflow")
     workflow.write_text(workflow.read_text("utf-8").replace(*GATE_PASSED, 1), "utf-8")
     repo.git("add", "-A")
-    env = {name: value for name, value in repo.env.items() if not name.startswith(("CTXRES_", "CLAUDE_"))}
+    return _in_every_format(["stale", "--force-exclude"], ["ORCHESTRATION.yaml"], tmp, repo.env, repo.root)
+
+
+def _in_every_format(
+    command: list[str], paths: list[str], tmp: Path, env: Mapping[str, str], cwd: Path
+) -> list[frozenset[str]]:
+    """What ``ctxres COMMAND --output-format FORMAT PATHS`` loaded in ``cwd``, one process per output format,
+    without the ``CTXRES_`` and ``CLAUDE_`` variables of ``env``."""
+    kept = {name: value for name, value in env.items() if not name.startswith(("CTXRES_", "CLAUDE_"))}
     loaded: list[frozenset[str]] = []
     for fmt in CHECK_FORMATS:
-        args = ["stale", "--force-exclude", "--output-format", fmt, "ORCHESTRATION.yaml"]
-        out = tmp / f"stale-{fmt}.txt"
-        loaded.append(frozenset(loaded_modules(CHECK_ENTRY, args, out, env=env, cwd=repo.root)))
+        args = [*command, "--output-format", fmt, *paths]
+        out = tmp / f"{command[0]}-{fmt}.txt"
+        loaded.append(frozenset(loaded_modules(CHECK_ENTRY, args, out, env=kept, cwd=cwd)))
     return loaded
 
 
