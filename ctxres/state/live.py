@@ -142,8 +142,8 @@ class WorkflowChoice:
             return f"pinned by {self.pinned}"
         if not self.others:
             return f"the only live workflow (status {self.status})"
-        others = [self._from(other, cwd) for other in self.others[:5]]
-        shown = ", ".join(others) + (f" and {len(self.others) - 5} more" if len(self.others) > 5 else "")
+        others = list(dict.fromkeys(self._from(other, cwd) for other in self.others))
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
         total = len(self.others) + 1
         if self.updated is None:
             return (
@@ -163,13 +163,19 @@ class WorkflowChoice:
         return f"using {self._from(self.relpath, cwd)}: {self.reason(cwd)}"
 
     def _from(self, relpath: str, cwd: str | None) -> str:
-        """A path relative to the project (``relpath``), relative to ``cwd`` instead (unchanged without it)."""
+        """A path relative to the project (``relpath``), said from ``cwd`` when it lies under ``cwd``, else
+        relative to the project (never climbing out of ``cwd`` with ``..``); unchanged without ``cwd``."""
         if cwd is None:
             return relpath
         root = self.path
-        for _ in relpath.split("/"):
+        for _ in self.relpath.split("/"):  # the project: as many folders up from this file as its own path has
             root = os.path.dirname(root)
-        return _relative(os.path.join(root, relpath), cwd)
+        here = os.path.realpath(cwd)
+        path = os.path.join(root, relpath)
+        shown = _relative(path, here)
+        if shown == ".." or shown.startswith("../") or os.path.isabs(shown):
+            return relpath
+        return shown
 
 
 class WorkflowReadError(Exception):
