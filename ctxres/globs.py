@@ -44,15 +44,38 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
 
 class IgnoreRule:
     """One line of an ignore file. A plain class, not a dataclass: the hooks import this module
-    to match the configured file patterns, and ``dataclasses`` costs ~15 ms of start-up."""
+    to match the configured file patterns, and ``dataclasses`` costs ~15 ms of start-up. A rule that is
+    literal text, or a file-name pattern of text and single ``*``, is matched without a regular expression;
+    any other compiles its expression when it is first matched (the hooks' walk for workflow files reads
+    the project's ``.gitignore`` files on every prompt)."""
 
-    __slots__ = ("anchored", "dir_only", "negate", "regex")
+    __slots__ = ("_parts", "_regex", "anchored", "dir_only", "negate", "pattern")
 
-    def __init__(self, regex: re.Pattern[str], negate: bool, dir_only: bool, anchored: bool) -> None:
-        self.regex = regex
+    def __init__(self, pattern: str, negate: bool, dir_only: bool, anchored: bool) -> None:
+        self.pattern = pattern
         self.negate = negate
         self.dir_only = dir_only
         self.anchored = anchored
+        self._regex: re.Pattern[str] | None = None
+        if _PLAIN.isdisjoint(pattern) and "*" not in pattern:
+            self._parts: tuple[str, tuple[str, ...], str, int] | None = (pattern, (), pattern, -1)  # literal
+        elif not anchored and _is_plain(pattern):
+            self._parts = _star_parts(pattern)
+        else:
+            self._parts = None
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The rule's regular expression (:func:`glob_to_regex`), compiled when first asked for."""
+        if self._regex is None:
+            self._regex = glob_to_regex(self.pattern)
+        return self._regex
+
+    def matches(self, target: str) -> bool:
+        """Whether the rule's pattern matches ``target`` (the path for an anchored rule, else the name)."""
+        if self._parts is not None:
+            return _parts_match(target, self._parts)
+        return self.regex.match(target) is not None
 
 
 def parse_ignore(lines: list[str]) -> list[IgnoreRule]:
@@ -71,19 +94,20 @@ def parse_ignore(lines: list[str]) -> list[IgnoreRule]:
         line = line.lstrip("/")
         if not line:
             continue
-        rules.append(IgnoreRule(glob_to_regex(line), negate, dir_only, anchored))
+        rules.append(IgnoreRule(line, negate, dir_only, anchored))
     return rules
 
 
-def is_ignored(relpath: str, is_dir: bool, rules: list[IgnoreRule]) -> bool:
-    """Whether a ``/``-separated path relative to the rules' base is ignored (last match wins)."""
-    ignored = False
+def is_ignored(relpath: str, is_dir: bool, rules: list[IgnoreRule], ignored: bool = False) -> bool:
+    """Whether a ``/``-separated path relative to the rules' base is ignored (last match wins); ``ignored``:
+    what the rules of the ignore files above this one said (a deeper file's rules come after theirs)."""
     name = relpath.rsplit("/", 1)[-1]
     for rule in rules:
         if rule.dir_only and not is_dir:
             continue
-        target = relpath if rule.anchored else name
-        if rule.regex.match(target):
+        if rule.negate is not ignored:
+            continue  # the rule cannot change the answer (an ignore while ignored, a negation while kept)
+        if rule.matches(relpath if rule.anchored else name):
             ignored = not rule.negate
     return ignored
 

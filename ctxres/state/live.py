@@ -242,7 +242,11 @@ def workflow_files(
 
 def _walk(root: str, patterns: Iterable[str], skipped: Iterable[str] | None, limit: int) -> list[tuple[str, str, bool]]:
     """:func:`workflow_files`, each with its path relative to ``root`` (``/`` separators) and whether it is a
-    symbolic link, both read from the directory listing."""
+    symbolic link, both read from the directory listing. What git ignores is not searched (the ``.gitignore``
+    files of the folders walked and of those above ``root`` up to the top of its work tree, and that work
+    tree's ``.git/info/exclude``), and a folder holding a ``.git`` entry below ``root`` is another work tree
+    (a worktree the client makes under ``.claude/worktrees/``, a submodule, a nested repository): it is not
+    entered. Its workflows are its own sessions' state."""
     from ctxres.defaults import SKIPPED_FOLDERS
     from ctxres.globs import Patterns
 
@@ -252,14 +256,19 @@ def _walk(root: str, patterns: Iterable[str], skipped: Iterable[str] | None, lim
     visited = 0
     # One scandir per folder, its entries' types from the directory listing (os.walk also lstat()s every
     # folder it enters): the hooks walk the project on every prompt. Symlinked folders are not entered.
-    folders = [(root, "")]
+    folders: list[tuple[str, str, _Ignores]] = [(root, "", _outer_ignores(root))]
     while folders and visited <= limit:
-        dirpath, folder = folders.pop()
+        dirpath, folder, ignores = folders.pop()
         try:
             entries = list(os.scandir(dirpath))
         except OSError:
             continue
         visited += len(entries)
+        names = {entry.name for entry in entries}
+        if folder and ".git" in names:
+            continue  # another work tree
+        if ".gitignore" in names:
+            ignores = _with_ignore_file(ignores, os.path.join(dirpath, ".gitignore"), f"{folder}/" if folder else "")
         subfolders = []
         for entry in entries:
             try:
@@ -272,13 +281,85 @@ def _walk(root: str, patterns: Iterable[str], skipped: Iterable[str] | None, lim
             name = entry.name
             rel = f"{folder}/{name}" if folder else name
             if is_folder:
-                if name not in skip:
-                    subfolders.append((entry.path, rel))
-            elif match(rel, name) and not is_example_path(rel):
+                if name not in skip and not _ignored(ignores, rel, True):
+                    subfolders.append((entry.path, rel, ignores))
+            elif match(rel, name) and not is_example_path(rel) and not _ignored(ignores, rel, False):
                 found.append((entry.path, rel, is_link))
         folders.extend(sorted(subfolders, reverse=True))  # visited in name order, as os.walk sorted would
     found.sort()
     return found
+
+
+# The ignore rules in force in a folder of the walk: (stripped, prefixed, rules) for each ignore file, the
+# outermost first; a path relative to the walk's root is matched as ``prefixed + path[len(stripped):]`` (a
+# file's rules are relative to its own folder, which is the root's folder ``stripped`` or a folder above the
+# root, from which the root is ``prefixed``).
+if TYPE_CHECKING:  # pragma: no cover
+    from ctxres.globs import IgnoreRule
+
+    _Ignores = tuple[tuple[str, str, list[IgnoreRule]], ...]
+
+MAX_IGNORE_FILE_BYTES = 256 * 1024  # a larger ignore file is not read by the walk
+
+
+def _ignore_rules(path: str) -> list[IgnoreRule]:
+    """The rules of an ignore file ([] when it cannot be read, or is not a small regular file)."""
+    from ctxres.globs import parse_ignore
+
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_IGNORE_FILE_BYTES + 1)
+    except OSError:
+        return []
+    if len(raw) > MAX_IGNORE_FILE_BYTES:
+        return []
+    return parse_ignore(raw.decode("utf-8", "replace").splitlines())
+
+
+def _with_ignore_file(ignores: _Ignores, path: str, stripped: str, prefixed: str = "") -> _Ignores:
+    rules = _ignore_rules(path)
+    return (*ignores, (stripped, prefixed, rules)) if rules else ignores
+
+
+def _ignored(ignores: _Ignores, rel: str, is_dir: bool) -> bool:
+    """Whether git ignores ``rel`` (relative to the walk's root): the last rule that matches decides, the
+    rules of a deeper ignore file after those of the files above it, as in git."""
+    if not ignores:
+        return False
+    from ctxres.globs import is_ignored
+
+    ignored = False
+    for stripped, prefixed, rules in ignores:
+        if not rel.startswith(stripped):
+            continue
+        ignored = is_ignored(prefixed + rel[len(stripped) :], is_dir, rules, ignored)
+    return ignored
+
+
+def _outer_ignores(root: str) -> _Ignores:
+    """The ignore rules that apply to ``root`` from above and beside it: its work tree's
+    ``.git/info/exclude`` and the ``.gitignore`` files of the folders from the work tree's top down to
+    ``root``'s parent. () outside a work tree. A few ``lstat`` calls: the top is usually ``root`` itself."""
+    above: list[str] = []
+    top = root
+    while not os.path.lexists(os.path.join(top, ".git")):
+        parent = os.path.dirname(top)
+        if parent == top:
+            return ()  # not in a git work tree: no ignore file applies above root
+        above.append(os.path.basename(top))
+        top = parent
+    ignores: _Ignores = ()
+    exclude = os.path.join(top, ".git", "info", "exclude")
+    under = "/".join(reversed(above))
+    prefix = f"{under}/" if under else ""
+    if os.path.isfile(exclude):
+        ignores = _with_ignore_file(ignores, exclude, "", prefix)
+    folder = top
+    for index, name in enumerate(reversed(above)):
+        inner = "/".join(list(reversed(above))[index:])
+        ignores = _with_ignore_file(ignores, os.path.join(folder, ".gitignore"), "", f"{inner}/")
+        folder = os.path.join(folder, name)
+    return ignores
 
 
 # What a search remembers of a candidate file (the hooks keep it in their cache, keyed by the

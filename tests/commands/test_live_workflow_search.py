@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ def hook(event: str, root: Path, **fields: Any) -> subprocess.CompletedProcess[s
     """The real ``ctxres-hook EVENT`` process in the project ``root``."""
     return subprocess.run(
         [sys.executable, "-m", "ctxres.hooks.main", event],
-        input=json.dumps(payload(root, event, session_id="s", **fields)),
+        input=json.dumps(payload(root, event, **{"session_id": uuid.uuid4().hex, **fields})),
         capture_output=True,
         text=True,
         cwd=root,
@@ -86,3 +87,69 @@ def test_also_live_paths_never_climb_out_and_each_is_listed_once(project: Path) 
     assert result.stderr.splitlines()[0] == f"ctxres prompt: {expected}"
     result = ctxres("ack", "--now", "2026-03-02T11:00:00Z", cwd=project, env=env())
     assert result.stdout.splitlines()[0] == expected, result.stdout + result.stderr
+
+
+# --- worktrees and what git ignores --------------------------------------------------------------
+
+
+def checkpoint_ids(folder: Path) -> dict[str, str]:
+    """{file name: orchestration_state.workflow_id} of the checkpoints in ``folder``."""
+    found = {}
+    for path in sorted(folder.glob("cx-*.json")):
+        found[path.name] = json.loads(path.read_text())["orchestration_state"]["workflow_id"]
+    return found
+
+
+def test_a_claude_code_worktree_never_becomes_the_main_checkouts_live_workflow(project: Path) -> None:
+    """A worktree under `.claude/worktrees/wt2` (a `.git` file, as the client makes it) holds a newer
+    ACTIVE workflow: in the main checkout SessionStart, PreCompact and `ack` act on the main checkout's
+    workflow; run inside the worktree, the same hooks act on the worktree's."""
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "PROJ-002")
+    tree = project / ".claude" / "worktrees" / "wt2"
+    git(project, "worktree", "add", "-q", str(tree))
+    assert (tree / ".git").is_file()
+    (tree / REAL).write_text(variant((tree / REAL).read_text(), "wt2-feature-001", updated="2026-03-02T11:00:00Z"))
+    for name in ("cx-001-checkpoint.json", "cx-002-checkpoint.json"):
+        (tree / ".jerry" / "checkpoints" / name).unlink()  # the worktree's own sessions have none yet
+
+    opening = session_start(project)
+    assert "WORKFLOW: proj002-docs-20260302-001" in opening and "wt2-feature-001" not in opening
+    answer(hook("PreCompact", project, trigger="auto"), "PreCompact")
+    written = checkpoint_ids(project / ".jerry" / "checkpoints")
+    assert written["cx-003-checkpoint.json"] == "proj002-docs-20260302-001", written
+    acked = ctxres("ack", "--all", "--now", "2026-03-02T12:30:00Z", cwd=project, env=env())
+    assert acked.returncode == 0, acked.stderr
+    assert f"into {REAL}" in acked.stdout and "worktrees" not in acked.stdout + acked.stderr
+    assert "wt2-feature-001" not in (project / REAL).read_text()
+
+    inside = session_start(tree)
+    assert "WORKFLOW: wt2-feature-001" in inside
+    answer(hook("PreCompact", tree, trigger="auto"), "PreCompact")
+    assert checkpoint_ids(tree / ".jerry" / "checkpoints") == {"cx-001-checkpoint.json": "wt2-feature-001"}
+
+
+def test_a_workflow_in_a_folder_git_ignores_is_not_the_live_workflow(project: Path) -> None:
+    """A newer ACTIVE workflow in a folder the project's .gitignore ignores (a scratch copy) is never
+    chosen; a `!` rule that keeps one file again is honoured, and so is a .gitignore above the project folder."""
+    (project / ".gitignore").write_text("# scratch copies\nscratch/\n*.local.yaml\n")
+    newer = variant((project / REAL).read_text(), "scratch-001", updated="2026-03-02T11:00:00Z")
+    (project / "scratch").mkdir()
+    (project / "scratch" / "ORCHESTRATION.yaml").write_text(newer)
+    (project / "projects" / "ORCHESTRATION.local.yaml").write_text(newer)
+    result = ctxres("prompt", cwd=project, env=env())
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[0] == f"ctxres prompt: using {REAL}: the only live workflow (status ACTIVE)"
+    assert "WORKFLOW: proj002-docs-20260302-001" in session_start(project)
+
+    (project / "projects" / ".gitignore").write_text("!ORCHESTRATION.local.yaml\n")
+    assert "WORKFLOW: scratch-001" in session_start(project)
+    result = ctxres("prompt", cwd=project, env=env())
+    assert "using projects/ORCHESTRATION.local.yaml" in result.stderr.splitlines()[0]
+
+    (project / ".gitignore").write_text("projects/*.local.yaml\n")  # above the project opened in projects/
+    (project / "projects" / ".gitignore").unlink()
+    shutil.move(project / "scratch", project / "projects" / "scratch")
+    assert "WORKFLOW: scratch-001" in session_start(project / "projects")  # scratch/ is no longer ignored
+    (project / "projects" / "scratch" / "ORCHESTRATION.yaml").unlink()
+    assert "WORKFLOW: proj002-docs-20260302-001" in session_start(project / "projects")
