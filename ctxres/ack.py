@@ -320,6 +320,10 @@ def read_workflow(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
     issue = result.issues[0] if result.issues else None
     if issue is None:
         raise orchestration.WorkflowReadError("it cannot be parsed")
+    from ctxres.formats.conflicts import RESOLVE, is_conflict
+
+    if is_conflict(issue.message):  # it names its line; the command says what to run next
+        raise orchestration.WorkflowReadError(f"{issue.message}: {RESOLVE}")
     raise orchestration.WorkflowReadError(
         f"{issue.message.rstrip('.')} at line {issue.position.line}:{issue.position.col}"
     )

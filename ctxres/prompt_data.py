@@ -67,6 +67,11 @@ def json_object(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError as exc:
+        from ctxres.formats.conflicts import conflict_problem
+
+        conflict = conflict_problem(text, again=False)
+        if conflict is not None:
+            raise CheckpointUnreadable(f"has an {conflict}") from None
         raise CheckpointUnreadable(f"is not valid JSON ({exc})") from None
     except RecursionError:  # hostile input: thousands of nested arrays or objects
         raise CheckpointUnreadable("is nested too deeply to read") from None

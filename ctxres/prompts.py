@@ -271,6 +271,11 @@ def _alert_head(elsewhere: str | None) -> list[str]:
     ]
 
 
+def _doing_label(elsewhere: str | None) -> str:
+    """What the position line is called: this session's work, or (``elsewhere``) the other session's."""
+    return "YOU WERE DOING" if elsewhere is None else "THAT SESSION WAS DOING"
+
+
 def _ack_step(event_total: int, orchestration_path: str, v1_section: bool) -> str:
     """The step that merges the checkpoint(s): ``ctxres ack``, after ``ctxres migrate`` for a v1.0 section."""
     plural = event_total > 1
@@ -311,6 +316,7 @@ def render_template2(
     recovery = _mapping(checkpoint.get("recovery_instructions"))
     trigger_text = _value(trigger.get("type")) + (f" ({trigger['source']})" if trigger.get("source") else "")
     gate = state.get("current_gate")
+    unread = state.get("workflow_unreadable")
     critical = _wrap(_value(recovery.get("critical_context")), "", "")
     pending = _pending_decision_lines(_sequence(accumulated.get("decisions_since_last_checkpoint")))
 
@@ -324,8 +330,13 @@ def render_template2(
             f"TRIGGER: {trigger_text}",
             f"PRE-COMPACTION FILL: {_fill_percent(context.get('estimated_fill_before_compaction'))}",
             *after_fill,
+            *(
+                _wrap(f"{unread}. The position below is what its text still showed.", "WORKFLOW NOT READ: ", "")
+                if unread
+                else []
+            ),
             "",
-            f"YOU WERE DOING: {phase_text(state.get('current_phase'), state.get('current_phase_name'))}, "
+            f"{_doing_label(elsewhere)}: {phase_text(state.get('current_phase'), state.get('current_phase_name'))}, "
             f"{_value(state.get('current_activity'))}",
             f"LAST SCORE: {_score(state.get('current_gate_score'))} ({gate}, iteration "
             f"{_value(state.get('current_gate_score_iteration') or state.get('current_gate_iteration'))})"
@@ -340,7 +351,9 @@ def render_template2(
             "",
             "IMMEDIATE ACTIONS:",
             f"1. Read checkpoint file: {checkpoint_path}",
-            f"2. Read ORCHESTRATION.yaml resumption section: {orchestration_path}",
+            f"2. Fix {orchestration_path} (it could not be read), then read its resumption section"
+            if unread
+            else f"2. Read ORCHESTRATION.yaml resumption section: {orchestration_path}",
             _ack_step(event_total, orchestration_path, v1_section),
             *_wrap(_value(recovery.get("next_action")), "4. Continue from: ", "   "),
             "</compaction-alert>",

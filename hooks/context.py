@@ -319,6 +319,12 @@ def yaml_problem(exc: BaseException, raw: bytes = b"") -> str:
     at line 5:10``."""
     import yaml
 
+    if raw and isinstance(exc, yaml.YAMLError):
+        from ctxres.formats.conflicts import conflict_problem
+
+        conflict = conflict_problem(raw.decode("utf-8", "replace"), again=False)
+        if conflict is not None:
+            return conflict
     if not isinstance(exc, yaml.MarkedYAMLError):
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     mark = exc.problem_mark or exc.context_mark

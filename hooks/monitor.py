@@ -475,8 +475,13 @@ def staleness_text(*, level: str, reason: str, window_minutes: int, phase_known:
     return f"{level} ({_clip(short_reason(reason), 110)})"
 
 
-def resumption_lines(*, facts: dict[str, Any] | None, updated_age: str | None, staleness: str | None) -> list[str]:
-    """The monitor's lines about the resumption section of the workflow file (``facts``)."""
+def resumption_lines(
+    *, facts: dict[str, Any] | None, updated_age: str | None, staleness: str | None, unreadable: str | None = None
+) -> list[str]:
+    """The monitor's lines about the resumption section of the workflow file (``facts``); ``unreadable``: the
+    live workflow that cannot be read (said above the monitor), when there is one."""
+    if facts is None and unreadable:
+        return [f"Resumption: unknown until {unreadable} can be read (see above)"]
     if facts is None:
         return ["Resumption: no ACTIVE or PAUSED ORCHESTRATION file found in the project"]
     shown = str(facts.get("path"))  # whole: it stands in a command the model runs

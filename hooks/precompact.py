@@ -27,7 +27,16 @@ from __future__ import annotations
 import json
 import os
 
-from ctxres.hooks.context import HookContext, HookError, find_workflow, iso, now, read_bytes
+from ctxres.hooks.context import (
+    HookContext,
+    HookError,
+    UnreadableWorkflowError,
+    find_workflow,
+    iso,
+    now,
+    read_bytes,
+    warn,
+)
 from ctxres.prompt_data import recovery_fields
 from ctxres.state import orchestration
 from ctxres.state.checkpoint_names import (
@@ -352,7 +361,9 @@ def section_floor(section: dict[str, Any]) -> int:
     return max(numbers, default=0) + 1
 
 
-def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path: str) -> str:
+def write_checkpoint(
+    ctx: HookContext, data: dict[str, Any], orchestration_path: str, *, unreadable: str | None = None
+) -> str:
     """Write the checkpoint (redacted) under the next free number; its path.
 
     The file appears complete or not at all (``create_atomic``: a temporary file hard-linked to the
@@ -367,17 +378,22 @@ def write_checkpoint(ctx: HookContext, data: dict[str, Any], orchestration_path:
     context = _context_state(ctx)
     trigger = ctx.payload.get("trigger")
     shown = os.path.relpath(folder, ctx.project_dir)
+    position: dict[str, str] = {}
+    if unreadable is not None:
+        data, position = readable_part(ctx, orchestration_path)
     floor = section_floor(_dict(data.get("resumption")))
-    checkpoint = redact_value(
-        build_checkpoint(
-            data,
-            event_id=file_id(0),
-            timestamp=iso(now()),
-            trigger=trigger if trigger in ("auto", "manual") else "auto",
-            context_state=context,
-            orchestration_file=ctx.relative(orchestration_path),
-        )
+    built = build_checkpoint(
+        data,
+        event_id=file_id(0),
+        timestamp=iso(now()),
+        trigger=trigger if trigger in ("auto", "manual") else "auto",
+        context_state=context,
+        orchestration_file=ctx.relative(orchestration_path),
     )
+    if unreadable is not None:
+        last = newest_readable_state(folder)
+        mark_unreadable(built, reason=unreadable, shown=ctx.relative(orchestration_path), position=position, last=last)
+    checkpoint = redact_value(built)
     try:
         number = next_free_number(folder, floor)
         plain = writes_plain_names(os.listdir(folder))
@@ -417,10 +433,120 @@ def check_payload(payload: dict[str, Any]) -> bool:
     return True
 
 
+# --- a live workflow that cannot be read (a merge conflict left in it, a YAML error, an unknown status) ------
+
+_POSITION_KEYS = ("current_phase", "current_phase_name", "current_activity", "next_step", "last_checkpoint")
+
+
+def text_position(text: str) -> dict[str, str]:
+    """The position a workflow's text still shows, line by line (pure): the first value of each recovery key
+    (:data:`_POSITION_KEYS`), ``workflow_id`` (``id:`` under the top-level ``workflow:``) and
+    ``workflow_status`` (:func:`ctxres.state.workflow_times.text_facts`). For a text that does not parse."""
+    from ctxres.state.workflow_times import text_facts
+
+    found: dict[str, str] = {}
+    in_workflow = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if not line[0].isspace():
+            in_workflow = stripped.split("#", 1)[0].strip() == "workflow:"
+            continue
+        key, colon, value = stripped.partition(":")
+        value = value.split(" #", 1)[0].strip().strip("\"'")
+        if not colon or not value:
+            continue
+        if key in _POSITION_KEYS and key not in found:
+            found[key] = value
+        elif key == "id" and in_workflow and "workflow_id" not in found:
+            found["workflow_id"] = value
+    status, _time = text_facts(text)
+    if status is not None:
+        found["workflow_status"] = orchestration.workflow_meaning(status) or status
+    return found
+
+
+def readable_part(ctx: HookContext, path: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """What can be read of a live workflow that does not parse: the data of its text with each merge conflict
+    resolved to its first side ({} when that does not parse either), and the position its lines show."""
+    from ctxres.formats.conflicts import ours
+
+    try:
+        text = read_bytes(path).decode("utf-8", "replace")
+    except HookError:
+        return {}, {}
+    first_side = ours(text)
+    data: Any = None
+    if first_side != text:
+        from ctxres.formats.yamlguard import load
+
+        try:
+            data = load(first_side.encode("utf-8"))
+        except Exception:  # any parser error: the lines are still read below
+            data = None
+    return (data if isinstance(data, dict) else {}), text_position(first_side)
+
+
+def newest_readable_state(folder: str) -> dict[str, Any]:
+    """The ``orchestration_state`` of the newest checkpoint in ``folder`` that can be read ({} when none): the
+    last good state, for what the workflow's text no longer shows."""
+    from ctxres.prompt_data import CheckpointUnreadable, load_checkpoint
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return {}
+    numbered = sorted((n, name) for name in names if (n := number_of_name(name)) is not None)
+    for _number, name in reversed(numbered[-3:]):  # bounded: PreCompact has 50 ms
+        try:
+            state = load_checkpoint(os.path.join(folder, name)).get("orchestration_state")
+        except CheckpointUnreadable:
+            continue
+        if isinstance(state, dict):
+            return state
+    return {}
+
+
+def mark_unreadable(
+    checkpoint: dict[str, Any], *, reason: str, shown: str, position: dict[str, str], last: dict[str, Any]
+) -> None:
+    """Fill the checkpoint of an unreadable workflow (``shown``, relative to the project) from its text's
+    ``position`` and the ``last`` good state, and say why it was not read (pure, in place)."""
+    state = checkpoint["orchestration_state"]
+    state["workflow_unreadable"] = f"{shown}: {reason}"
+    for key in ("workflow_id", "current_phase_name", "current_activity"):
+        if state.get(key) is None:
+            state[key] = _text(position.get(key)) or _text(last.get(key))
+    if state.get("current_phase") is None:
+        phase = orchestration.phase_number(position.get("current_phase"))
+        state["current_phase"] = phase if phase is not None else _int(last.get("current_phase"))
+    if state.get("workflow_status") is None and position.get("workflow_status") in orchestration.WORKFLOW_STATUSES:
+        state["workflow_status"] = position["workflow_status"]
+    if state.get("last_completed_checkpoint") is None:
+        state["last_completed_checkpoint"] = _text(position.get("last_checkpoint")) or _text(
+            last.get("last_completed_checkpoint")
+        )
+    recovery = checkpoint["recovery_instructions"]
+    step = _text(position.get("next_step"))
+    if step:  # the first side's (a parsed first side gave the same)
+        recovery["next_action"] = step
+    said = f"{shown} could not be read at compaction time ({reason.rstrip('.')}): fix it, then run `ctxres ack`."
+    recovery["critical_context"] = " ".join(part for part in (said, recovery.get("critical_context")) if part)
+
+
 def handle(ctx: HookContext) -> dict[str, Any]:
     if not check_payload(ctx.payload):
         return {}
-    found = find_workflow(ctx)
+    try:
+        found = find_workflow(ctx)
+    except UnreadableWorkflowError as exc:
+        # The compaction happens all the same (often while the session resolves a merge conflict): its checkpoint
+        # records what can be read, and says that the workflow could not be.
+        path = os.path.join(ctx.project_dir, exc.relpath)
+        written = write_checkpoint(ctx, {}, path, unreadable=exc.reason)
+        warn(f"{exc}; {os.path.basename(written)} records what could be read of it", "PreCompact")
+        return {}
     if found is None or not isinstance(found.data, dict) or not orchestration.is_live(found.data):
         return {}  # no live workflow (a file named by $CTXRES_ORCHESTRATION may be finished): nothing to record
     write_checkpoint(ctx, found.data, found.path)

@@ -366,6 +366,27 @@ LADDER = (
 DROP_ORDER = ("fresh-ok", "place", "fresh", "unacked", "config", "broken", "figure")
 
 
+def _broken_forms(relpath: str, reason: str) -> tuple[str, str, str]:
+    """The statusline's forms, longest first, of a live workflow that cannot be read (or whose status is
+    unknown): an unresolved merge conflict is said as one, with its line, never as a YAML error."""
+    from ctxres.formats.conflicts import CONFLICT
+    from ctxres.state.live import UNKNOWN_STATUS
+
+    if CONFLICT in reason:
+        line = reason.split(" at line ", 1)[-1].split(" ", 1)[0]
+        return (
+            f"{relpath}: merge conflict at line {line}: resolve it",
+            f"{relpath} CONFLICT line {line}",
+            "workflow CONFLICT",
+        )
+    if reason.startswith(UNKNOWN_STATUS):
+        status = reason[len(UNKNOWN_STATUS) :].split(",", 1)[0]
+        return (f"{relpath}: unknown status {status}: fix it", f"{relpath} STATUS {status}?", "workflow STATUS?")
+    at = reason.rfind(" at line ")
+    where = f" at {reason[at + len(' at line ') :]}" if at >= 0 else ""
+    return (f"{relpath} cannot be read{where}: fix it", f"{relpath} UNREADABLE{where}", "workflow UNREADABLE")
+
+
 def compose(
     *,
     percent: int | None,
@@ -409,11 +430,7 @@ def compose(
     if config_error:  # the person sees it at once: `ctxres check` says what is wrong
         segments["config"] = (_forms("config error: ctxres check", "config error"), "31")
     if broken is not None:
-        relpath, reason = broken
-        at = reason.rfind(" at line ")
-        where = f" at {reason[at + len(' at line ') :]}" if at >= 0 else ""
-        forms = (f"{relpath} cannot be read{where}: fix it", f"{relpath} UNREADABLE{where}", "workflow UNREADABLE")
-        segments["broken"] = (_forms(*forms), "31")
+        segments["broken"] = (_forms(*_broken_forms(*broken)), "31")
     order = [key for key in ("figure", "place", "broken", "fresh-ok", "fresh", "unacked", "config") if key in segments]
     chosen: dict[str, int] = dict.fromkeys(order, 0)
 

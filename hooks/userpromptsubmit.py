@@ -326,6 +326,12 @@ def _recheck_workflow(ctx: HookContext, cache: dict[str, Any], moment: dt.dateti
         problems.append(str(exc))
 
 
+def _unreadable_path(cache: dict[str, Any]) -> str | None:
+    """The live workflow that cannot be read (relative to the project), None when there is none."""
+    broken = cache.get("unreadable")
+    return str(broken["path"]) if isinstance(broken, dict) and broken.get("path") else None
+
+
 def _unreadable_text(cache: dict[str, Any]) -> str | None:
     broken = cache.get("unreadable")
     if not isinstance(broken, dict) or not isinstance(broken.get("path"), str):
@@ -385,6 +391,8 @@ def _monitor_text(
         tokens=reading.tokens or 0,
         window=reading.window,
         compactions=monitor.compaction_line(recorded if isinstance(recorded, int) else 0, unmerged),
-        resumption=monitor.resumption_lines(facts=facts, updated_age=age, staleness=staleness),
+        resumption=monitor.resumption_lines(
+            facts=facts, updated_age=age, staleness=staleness, unreadable=_unreadable_path(cache)
+        ),
         actions=actions,
     )

@@ -48,6 +48,14 @@ class OrchestrationState(StrictModel):
         ge=1,
         description="The iteration that produced `current_gate_score` (the one in progress may be unscored).",
     )
+    workflow_unreadable: str | None = Field(
+        None,
+        description=(
+            "Set when the workflow file could not be read at compaction time (an unresolved merge conflict, a "
+            "YAML error, an unknown status): the file and why. The other fields then come from what its text "
+            "still shows (a conflict's first side) and from the newest readable checkpoint."
+        ),
+    )
 
 
 class CheckpointDecision(StrictModel):

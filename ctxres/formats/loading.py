@@ -129,12 +129,26 @@ def split_front_matter(text: str) -> tuple[str, int] | None:
     return None
 
 
+def _conflict(text: str, line_offset: int) -> LoadIssue | None:
+    """The issue of a text that does not parse because a merge conflict was left in it (its markers), else None."""
+    from ctxres.formats import conflicts
+
+    reason = conflicts.conflict_reason(text, line_offset)
+    if reason is None:
+        return None
+    line = conflicts.conflict_line(text, line_offset) or 1
+    return LoadIssue(IssueKind.SYNTAX, reason, Position(line, 1), fix=conflicts.FIX)
+
+
 def _from_yaml(doc: Document, text: str, line_offset: int, limits: Limits) -> list[LoadIssue]:
     try:
         parsed = parse_yaml(text, line_offset=line_offset, max_nodes=limits.max_nodes, max_depth=limits.max_depth)
     except YamlPosError as exc:
         if "alias" in exc.message or "nested" in exc.message:
             return [LoadIssue(IssueKind.LIMIT, exc.message, exc.position)]
+        conflict = _conflict(text, line_offset)
+        if conflict is not None:
+            return [conflict]
         return [
             LoadIssue(
                 IssueKind.SYNTAX,
@@ -168,7 +182,8 @@ def _from_json(doc: Document, text: str, limits: Limits) -> list[LoadIssue]:
         parsed = parse_json_quick(text, max_depth=limits.max_depth)
     except JsonPosError as exc:
         kind = IssueKind.LIMIT if "nested" in exc.message else IssueKind.SYNTAX
-        return [LoadIssue(kind, f"invalid JSON: {exc.message}", exc.position)]
+        conflict = _conflict(text, 0) if kind is IssueKind.SYNTAX else None
+        return [conflict or LoadIssue(kind, f"invalid JSON: {exc.message}", exc.position)]
     doc.data = parsed.data
     doc.value_pos = parsed.value_pos
     doc.key_pos = parsed.key_pos

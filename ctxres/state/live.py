@@ -202,8 +202,26 @@ class UnreadableWorkflow(Exception):
         return str(self)
 
 
+UNKNOWN_STATUS = "has workflow_status "
+
+
+def unknown_status_reason(status: str) -> str:
+    """The reason given for a live workflow whose status word is none of the workflow statuses: it is
+    treated as one that cannot be read (named, never replaced by another workflow)."""
+    from ctxres.state.orchestration import WORKFLOW_STATUSES
+
+    known = ", ".join(WORKFLOW_STATUSES)
+    return f'{UNKNOWN_STATUS}"{status}", which is not a status ctxres knows ({known})'
+
+
 def unreadable_sentence(relpath: str, reason: str) -> str:
-    """What every command and hook says of a live workflow that cannot be read."""
+    """What every command and hook says of a live workflow that cannot be read (or whose status is unknown)."""
+    if reason.startswith(UNKNOWN_STATUS):
+        return f"the live workflow {relpath} {reason}: fix it"
+    from ctxres.formats.conflicts import is_conflict
+
+    if is_conflict(reason):  # it says how to fix it
+        return f"the live workflow {relpath} cannot be read: {reason}"
     return f"the live workflow {relpath} cannot be read: {reason}; fix it"
 
 
@@ -211,7 +229,7 @@ def unreadable_text(relpath: str, reason: str) -> str:
     """What a session is told instead of a resumption prompt when the live workflow cannot be read."""
     return (
         f"ctxres: {unreadable_sentence(relpath, reason)} (`ctxres check {relpath}` shows the error). No other "
-        "workflow is resumed in its place, and no checkpoint can be written from it until it can be read."
+        "workflow is resumed in its place until it is fixed."
     )
 
 
@@ -400,7 +418,8 @@ class _Unreadable:
             return False  # no status word: not live (workflow_meaning(None) is "")
         from ctxres.state.orchestration import LIVE_STATUSES, workflow_meaning
 
-        return workflow_meaning(self.status) in LIVE_STATUSES
+        meaning = workflow_meaning(self.status)
+        return meaning in LIVE_STATUSES or not meaning  # a word no status means (a typo) may be the live one
 
 
 def _remembered(entry: object, info: os.stat_result) -> list[Any] | None:
@@ -428,10 +447,14 @@ def _read_entry(path: str, read: Callable[[str], Any], info: os.stat_result, pre
             except OSError:
                 pass
         return [info.st_size, info.st_mtime_ns, status, was_live, time, str(exc)], None
-    from ctxres.state.orchestration import LIVE_STATUSES, workflow_status_of
+    from ctxres.state.orchestration import LIVE_STATUSES, WORKFLOW_STATUSES, workflow_status_of
 
     status = workflow_status_of(data) if data is not None else None
-    return [info.st_size, info.st_mtime_ns, status, status in LIVE_STATUSES, content_time(data)], data
+    entry = [info.st_size, info.st_mtime_ns, status, status in LIVE_STATUSES, content_time(data)]
+    if status is not None and status not in WORKFLOW_STATUSES:  # a typo: treated as a file that cannot be read
+        was_live = isinstance(previous, list) and len(previous) >= 5 and bool(previous[3])
+        return [*entry[:3], was_live, entry[4], unknown_status_reason(status)], data
+    return entry, data
 
 
 def _live_candidates(
@@ -554,6 +577,10 @@ def find_live_workflow(
         from ctxres.state.orchestration import workflow_status_of
 
         status = workflow_status_of(data) or ""
+        from ctxres.state.orchestration import WORKFLOW_STATUSES
+
+        if status and status not in WORKFLOW_STATUSES:
+            raise UnreadableWorkflow(path, _relative(path, root), unknown_status_reason(status))
         by_env = bool(os.environ.get(WORKFLOW_ENV))
         return WorkflowChoice(path, _relative(path, root), data, status, [], by_env, pinned="" if by_env else pinned_by)
     ranked = _live_candidates(root, read, patterns, accept, accept_link, skipped, known)

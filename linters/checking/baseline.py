@@ -28,6 +28,7 @@ from ctxres.atomic import write_atomic
 from ctxres.config import Config
 from ctxres.filereading import within
 from ctxres.findings import Finding, Severity
+from ctxres.formats.conflicts import conflict_problem
 from ctxres.linters.rules.parsing import UNREAD_CODES
 from ctxres.linters.rules.reinject import PER_PROJECT
 from ctxres.records import FrozenRecord, init_field
@@ -199,6 +200,9 @@ def parse(text: str, source: str) -> list[Entry]:
     try:
         data = json.loads(text)
     except ValueError as exc:
+        conflict = conflict_problem(text)
+        if conflict is not None:
+            raise BaselineError(f"{source}: {conflict}") from None
         raise BaselineError(f"{source}: not valid JSON ({exc})") from None
     if not isinstance(data, dict) or "entries" not in data:
         raise BaselineError(f"{source}: not a ctxres baseline (no `entries`)")

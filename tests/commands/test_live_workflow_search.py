@@ -153,3 +153,37 @@ def test_a_workflow_in_a_folder_git_ignores_is_not_the_live_workflow(project: Pa
     assert "WORKFLOW: scratch-001" in session_start(project / "projects")  # scratch/ is no longer ignored
     (project / "projects" / "scratch" / "ORCHESTRATION.yaml").unlink()
     assert "WORKFLOW: proj002-docs-20260302-001" in session_start(project / "projects")
+
+
+# --- a status word nobody knows ------------------------------------------------------------------
+
+
+def test_a_status_typo_in_the_live_workflow_is_named_never_replaced_by_an_old_one(project: Path) -> None:
+    """`workflow_status: "ACTVE"` in the workflow being worked on: every hook and command names it and the
+    unknown word, and none of them resumes the 278-day-old ACTIVE workflow beside it."""
+    old = project / "projects" / "PROJ-001" / "ORCHESTRATION.yaml"
+    old.parent.mkdir()
+    old.write_text(variant((project / REAL).read_text(), "proj001-old-001", updated="2025-05-28T10:00:00Z"))
+    real = project / REAL
+    real.write_text(real.read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "ACTVE"'))
+    sentence = (
+        f'the live workflow {REAL} has workflow_status "ACTVE", which is not a status ctxres knows '
+        "(ACTIVE, PAUSED, COMPLETE, FAILED): fix it"
+    )
+    opening = session_start(project)
+    assert sentence in opening and "proj001-old-001" not in opening and "PROJ-001" not in opening
+    monitor = answer(hook("UserPromptSubmit", project, prompt="go on"), "UserPromptSubmit")
+    said = json.dumps(monitor)
+    assert "PROJ-001" not in said
+    prompt = ctxres("prompt", cwd=project, env=env())
+    assert prompt.returncode != 0 and sentence in prompt.stderr and "PROJ-001" not in prompt.stderr
+    before = old.read_bytes()
+    acked = ctxres("ack", cwd=project, env=env())
+    assert acked.returncode != 0 and sentence in acked.stderr
+    assert old.read_bytes() == before  # nothing merged into the old workflow
+    answer(hook("PreCompact", project, trigger="auto"), "PreCompact")
+    assert "proj001-old-001" not in checkpoint_ids(project / ".jerry" / "checkpoints").values()
+
+    pinned = project / ".ctxres.toml"
+    pinned.write_text(pinned.read_text() + f'live-workflow = "{REAL}"\n')
+    assert sentence in ctxres("prompt", cwd=project, env=env()).stderr
