@@ -322,14 +322,12 @@ MAX_IGNORE_FILE_BYTES = 256 * 1024  # a larger ignore file is not read by the wa
 
 def _ignore_rules(path: str) -> list[IgnoreRule]:
     """The rules of an ignore file ([] when it cannot be read, or is not a small regular file)."""
+    from ctxres.filereading import read_regular
     from ctxres.globs import parse_ignore
 
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_IGNORE_FILE_BYTES + 1)
-    except OSError:
-        return []
-    if len(raw) > MAX_IGNORE_FILE_BYTES:
+        raw = read_regular(path, MAX_IGNORE_FILE_BYTES)  # never opens a FIFO: a hook must not hang on one
+    except (OSError, ValueError):  # not a regular file, larger than the limit, unreadable
         return []
     return parse_ignore(raw.decode("utf-8", "replace").splitlines())
 
