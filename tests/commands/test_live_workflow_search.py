@@ -172,6 +172,16 @@ def test_a_status_typo_in_the_live_workflow_is_named_never_replaced_by_an_old_on
     )
     opening = session_start(project)
     assert sentence in opening and "proj001-old-001" not in opening and "PROJ-001" not in opening
+    status = subprocess.run(
+        [sys.executable, "-m", "ctxres.hooks.main", "statusline"],
+        input=json.dumps({"session_id": "s", "cwd": str(project)}),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env(CLAUDE_PROJECT_DIR=str(project), COLUMNS="200"),
+        timeout=120,
+    )
+    assert f'{REAL}: unknown status "ACTVE": fix it' in status.stdout and "PROJ-001" not in status.stdout
     monitor = answer(hook("UserPromptSubmit", project, prompt="go on"), "UserPromptSubmit")
     said = json.dumps(monitor)
     assert "PROJ-001" not in said
