@@ -135,6 +135,8 @@ def _pip_spec(specifier: str) -> str:
 def required(start: str) -> tuple[str, str] | None:
     """The ``required-version`` of the configuration that applies to ``start`` (a folder): (specifier, the
     file's name); None when none is set, or when the configuration cannot be read (the command reports that)."""
+    if not _may_be_pinned(start):
+        return None
     from ctxres import config_file
 
     try:
@@ -151,6 +153,27 @@ def required(start: str) -> tuple[str, str] | None:
         return check_setting(value, source), source
     except VersionError:
         return None  # the command's configuration error says it
+
+
+def _may_be_pinned(start: str) -> bool:
+    """Whether a configuration file from ``start`` up could set ``required-version``: most repositories set
+    none, and then no TOML is parsed (every command asks, ``audit-history`` and ``check`` too)."""
+    import os
+
+    folder = os.path.realpath(start)
+    while True:
+        for name in (".ctxres.toml", "pyproject.toml"):
+            try:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            if b"required" in data or b"\\u" in data or b"\\U" in data:
+                return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
 
 
 def problem_here(start: str) -> str | None:

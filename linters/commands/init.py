@@ -59,6 +59,7 @@ from ctxres.reinject import scan
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS, PROTOCOL_DOCS_FOLDER
 
 BUDGET_OPTION = REINJECT_BUDGET.name
+RULE_FILE_HEADER = "# Rules for Claude Code\n"  # a rule file init creates for the reminder
 BUDGET_STEP = 50  # a raised budget is rounded up to this many tokens
 STEPS = ("L1", "L2", "hooks", "gitignore", "pre-commit", "template")
 OPT_IN_STEPS = ("editor",)  # run only when named with --only: they write editor settings
@@ -125,11 +126,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_user_env_option(parser)
     parser.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
+    parser.add_argument(
+        "--undo",
+        action="store_true",
+        help="take out what ctxres init (and ctxres baseline) added: the hooks and statusline (the team's own put "
+        "back), the .gitignore lines, the pre-commit entry, the L2 reminder, the reinject-budget it set, the "
+        "protocol document, the template and the baseline; a part changed after init is left and named (exit 1). "
+        "With --dry-run: each change, nothing written",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite the protocol document and template")
     parser.set_defaults(handler=run)
 
 
-def _protocol_text() -> str:
+def protocol_text() -> str:
+    """The protocol document (L1) init writes."""
     return (resources.files("ctxres.linters") / "data" / "resumption-update-protocol.md").read_text("utf-8")
 
 
@@ -139,7 +149,7 @@ def plan_l1(root: Path, force: bool) -> list[Change]:
         return []
     if target.exists() and not force:
         return []
-    return [Change(target, _protocol_text(), "write the protocol document (L1)")]
+    return [Change(target, protocol_text(), "write the protocol document (L1)")]
 
 
 def l1_note(root: Path, force: bool) -> str | None:
@@ -174,7 +184,7 @@ def plan_l2(root: Path, rule_file: str) -> list[Change]:
     if check_l2(root, config, files).status != "missing":
         return upgrade_l2(root, config, files)
     target = root / rule_file
-    text = target.read_text("utf-8") if target.exists() else "# Rules for Claude Code\n"
+    text = target.read_text("utf-8") if target.exists() else RULE_FILE_HEADER
     rank = free_rank({m.rank for f in files for m in f.markers if m.rank is not None})
     marker = reminder_marker(rank)
     text = text.rstrip("\n") + "\n\n" + marker + "\n"
@@ -378,7 +388,12 @@ def plan_template(root: Path, force: bool) -> list[Change]:
     if (has_workflow or target.exists()) and not force:
         return []
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    text = f"""# A v2.0 resumption section to copy into your ORCHESTRATION.yaml (written by `ctxres init`).
+    return [Change(target, template_text(now), "write a v2 resumption section template")]
+
+
+def template_text(now: str) -> str:
+    """The resumption template init writes, its section updated at ``now``."""
+    return f"""# A v2.0 resumption section to copy into your ORCHESTRATION.yaml (written by `ctxres init`).
 # Update it at every state transition: see {PROTOCOL_PATH}.
 resumption:
   recovery_state:
@@ -411,7 +426,6 @@ resumption:
     count: 0
     events: []
 """
-    return [Change(target, text, "write a v2 resumption section template")]
 
 
 def editor_globs(config: Config) -> list[str]:
@@ -517,6 +531,10 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"ctxres: error: {why}", file=sys.stderr)
         return 2
+    if args.undo:  # loaded here, not at the top: it is built on this module (docs/performance.md, "Start-up tricks")
+        from ctxres.linters.commands._init_undo import run_undo
+
+        return run_undo(root, args.dry_run)
     steps = tuple(s for s in args.only if s in LOCAL_STEPS) if args.local else args.only
     if args.path is None and (note := elsewhere(root)):
         print(note)

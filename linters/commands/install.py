@@ -275,11 +275,22 @@ def shown_path(path: Path, cwd: Path | None = None) -> str:
     return os.path.relpath(os.path.abspath(path), os.path.abspath(cwd or Path.cwd())).replace(os.sep, "/")
 
 
+def with_line_ends_of(path: Path, text: str) -> str:
+    """``text`` (read with ``\\n`` line ends) with the ``\\r\\n`` line ends of the file at ``path``, when it has
+    them: a file of the team's keeps its line ends, so that only the lines changed show in ``git diff``."""
+    try:
+        with path.open("rb") as handle:
+            crlf = b"\r\n" in handle.read()
+    except OSError:
+        return text
+    return text.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else text
+
+
 def write_changes(changes: list[Change]) -> None:
     """Write each change atomically and say what it did (paths relative to the working folder)."""
     for change in changes:
         change.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(change.path, change.text)
+        write_atomic(change.path, with_line_ends_of(change.path, change.text))
         print(f"{change.action}: {shown_path(change.path)}")
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from ctxres.formats.yamledit import EditError, item_span
+from ctxres.linters.commands._precommit_hooks import is_older_remote
 from ctxres.linters.rules.layers import MISCONFIGURED, MISSING, PRECOMMIT_IDS, PRESENT, UNVERIFIED, Layer
 from ctxres.linters.setup.machine import PRECOMMIT_COMMAND, is_precommit_launcher, resolve
 
@@ -266,8 +268,6 @@ def check_entries(root: Path) -> list[Layer]:
 def check_precommit_setup(root: Path) -> list[Layer]:
     """The install row (when it applies), one rev row per ctxres repository entry (the remote entry an older
     init wrote: :func:`older_remote_rows`), and the entries' row."""
-    from ctxres.linters.commands._precommit_hooks import is_older_remote
-
     rows = [row for row in (check_installed(root),) if row is not None]
     revs = [check_rev(root, repo) for repo in ctxres_repos(root) if not is_older_remote(repo)]
     return rows + older_remote_rows(root) + revs + check_entries(root)
@@ -277,9 +277,6 @@ def older_remote_rows(root: Path) -> list[Layer]:
     """One row per remote entry an older ``ctxres init`` wrote (``repo:`` of a repository that was never
     published, with ``rev:``): every commit fails in ``git fetch``; the row names its lines and what replaces
     them."""
-    from ctxres.formats.yamledit import EditError, item_span
-    from ctxres.linters.commands._precommit_hooks import is_older_remote
-
     try:
         text = (root / CONFIG).read_text("utf-8")
         repos = (yaml.safe_load(text) or {}).get("repos") or []
