@@ -32,6 +32,7 @@ from ctxres.claude_settings import (
     render,
     set_env,
     settings_env,
+    statusline_is_ours,
     uninstall,
     uninstall_statusline,
     unset_env,
@@ -159,6 +160,11 @@ def plan_shared(settings: Path, command: str | None = None) -> list[Change]:
     action = f"register {events} and the statusline ({how})"
     if is_ccstatusline(str(after["statusLine"].get("command", ""))):
         action = f"register {events} ({how}); the statusline, ccstatusline, is left as it is"
+    elif statusline_is_ours(before):
+        kept = (
+            ", with the statusline it shows beside" if wrapped_statusline(str(before["statusLine"]["command"])) else ""
+        )
+        action += f" (the statusline command an older ctxres wrote updated{kept})"
     elif (before.get("statusLine") or {}).get("command") not in (None, after["statusLine"]["command"]):
         action += " (shown beside the statusline already there, which it keeps, and which runs alone without ctxres)"
     return [Change(settings, render(after, original), action)]
