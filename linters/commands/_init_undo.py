@@ -39,6 +39,9 @@ from ctxres.linters.commands._precommit_hooks import BY_ID, is_older_remote, loc
 from ctxres.linters.commands.init import (
     BUDGET_OPTION,
     BUDGET_STEP,
+    EDITOR_SCHEMA_FOLDER,
+    EDITOR_SCHEMAS,
+    EDITOR_SETTINGS,
     GITIGNORE_HEADER,
     LOCAL_SETTINGS_IGNORED,
     PRECOMMIT_HEADER,
@@ -50,6 +53,7 @@ from ctxres.linters.commands.init import (
     template_text,
 )
 from ctxres.linters.commands.install import Change, installed_script, shown_path, write_changes
+from ctxres.linters.rules.conformance import schema_text
 from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, rule_files
 from ctxres.linters.rules.reinject import reminder_marker
 from ctxres.linters.setup.checkpoints_tracked import state_folder
@@ -286,6 +290,35 @@ def _is_template(text: str) -> bool:
     return stamp is not None and text == template_text(stamp[1])
 
 
+def undo_editor(root: Path, plan: Plan) -> None:
+    """What ``init --only editor`` wrote: the exported schemas (when unchanged) and their ``yaml.schemas``
+    entries in ``.vscode/settings.json`` (the file removed when nothing else is in it)."""
+    for name in EDITOR_SCHEMAS:
+        path = root / EDITOR_SCHEMA_FOLDER / f"{name}.schema.json"
+        text = _read(path)
+        if text is None:
+            continue
+        if text == schema_text(name):
+            plan.steps.append(Step(path, None, f"remove the {name} JSON Schema for the editor"))
+        else:
+            plan.refused.append(f"{shown_path(path)}: changed after init: left as it is")
+    path = root / EDITOR_SETTINGS
+    text = _read(path)
+    try:
+        data = json.loads(text) if text else None
+    except ValueError:
+        return
+    schemas = data.get("yaml.schemas") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(schemas, dict):
+        return
+    ours = {f"./{EDITOR_SCHEMA_FOLDER}/{name}.schema.json" for name in EDITOR_SCHEMAS}
+    kept = {key: value for key, value in schemas.items() if key not in ours}
+    if kept == schemas:
+        return
+    new = {**data, "yaml.schemas": kept} if kept else {k: v for k, v in data.items() if k != "yaml.schemas"}
+    plan.steps.append(Step(path, render(new, text or "") if new else None, "remove the ctxres schemas (yaml.schemas)"))
+
+
 def undo_baseline(root: Path, plan: Plan) -> None:
     """The baseline of accepted findings (``ctxres baseline``), part of adopting ctxres."""
     path = baseline_file(load_config(root), root)
@@ -300,7 +333,16 @@ def undo_baseline(root: Path, plan: Plan) -> None:
         plan.steps.append(Step(path, None, "remove the baseline (the accepted findings)"))
 
 
-PLANNERS = (undo_settings, undo_gitignore, undo_precommit, undo_reminder, undo_budget, undo_documents, undo_baseline)
+PLANNERS = (
+    undo_settings,
+    undo_gitignore,
+    undo_precommit,
+    undo_reminder,
+    undo_budget,
+    undo_documents,
+    undo_editor,
+    undo_baseline,
+)
 
 
 def plan_undo(root: Path) -> Plan:

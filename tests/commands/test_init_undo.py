@@ -79,7 +79,7 @@ def test_undo_leaves_the_repository_as_it_was_before_adoption(tmp_path: Path) ->
     assert "Nothing to undo" in team.run("ctxres", "init", "--undo").stdout
 
 
-def test_undo_in_a_repository_with_a_pyproject_and_no_workflow(tmp_path: Path) -> None:
+def test_undo_in_a_repository_with_a_pyproject_editor_settings_and_no_workflow(tmp_path: Path) -> None:
     box = Sandbox(tmp_path / "repo")
     box.write("pyproject.toml", '[project]\nname = "app"\n')
     box.write("CLAUDE.md", "# Rules\n")
@@ -91,6 +91,8 @@ def test_undo_in_a_repository_with_a_pyproject_and_no_workflow(tmp_path: Path) -
     team = Clone(box.root, Path(executable("ctxres")).parent)
     before = team.git("rev-parse", "HEAD").strip()
     assert team.run("ctxres", "init").returncode == 0
+    assert team.run("ctxres", "init", "--only", "editor").returncode == 0
+    assert "yaml.schemas" in (team.root / ".vscode" / "settings.json").read_text()
     assert "reinject-budget" in (team.root / "pyproject.toml").read_text()  # the budget went into the pyproject
     assert (team.root / "docs" / "protocol" / "orchestration-template.yaml").is_file()
     done = team.run("ctxres", "init", "--undo")
