@@ -67,15 +67,11 @@ def _clause_holds(installed: str, op: str, version: str) -> bool:
     if op == "===":
         return installed.strip() == version
     if version.endswith(".*"):
-        if op not in ("==", "!="):
-            raise VersionError(f"`{op}{version}`: a `.*` version goes only with == or !=")
         matched = _prefix_match(installed, version[:-2])
         return matched if op == "==" else not matched
     have, want = _key(installed), _key(version)
     if op == "~=":
         parts = _release(version)
-        if len(parts) < 2:
-            raise VersionError(f"`~={version}` needs at least two release numbers")
         return have >= want and _prefix_match(installed, ".".join(map(str, parts[:-1])))
     return {
         "==": have == want,
@@ -97,6 +93,10 @@ def clauses(specifier: str) -> list[tuple[str, str]]:
             raise VersionError(f"{part.strip()!r} is not a version specifier (like >=0.2 or ==0.2.*)")
         op, version = match["op"] or "==", match["version"]
         (_release if version.endswith(".*") else _key)(version.removesuffix(".*"))  # readable, else VersionError
+        if version.endswith(".*") and op not in ("==", "!="):
+            raise VersionError(f"`{op}{version}`: a `.*` version goes only with == or !=")
+        if op == "~=" and len(_release(version)) < 2:
+            raise VersionError(f"`~={version}` needs at least two release numbers")
         found.append((op, version))
     return found
 
