@@ -37,10 +37,17 @@ _FIND = (
 )
 
 
-def portable_command(args: str, otherwise: str = "exit 0") -> str:
+def portable_command(args: str, otherwise: str = "exit 0", fallback: str | None = None) -> str:
     """The committed command that runs ``ctxres-hook ARGS`` wherever this machine has it; ``otherwise``: the
-    shell command run when it has none (after one line on stderr)."""
-    return f'{_FIND}{otherwise}; }}; exec "$h" {args}'
+    shell command run when it has none (after one line on stderr); ``fallback``: for a command whose answer is
+    a line of text (the statusline), the shell command run instead when ctxres-hook fails, prints nothing or
+    prints JSON (stdin, read once, is in ``$i``)."""
+    if fallback is None:
+        return f'{_FIND}{otherwise}; }}; exec "$h" {args}'
+    return (
+        f'{_FIND}{otherwise}; }}; i=$(cat); o=$(printf %s "$i" | "$h" {args} ) && '
+        f"case $o in ''|'{{'*) false;; esac && printf '%s\\n' \"$o\" || {{ {fallback}; }}"
+    )
 
 
 SETTINGS_FILE = "settings.json"  # committed, beside the local file in .claude/
@@ -58,6 +65,9 @@ def is_ours(handler: Any) -> bool:
 def shown_command(command: str) -> str:
     """A command as a person reads it: a portable command as ``ctxres-hook ARGS`` (the search left out)."""
     head, found, args = command.partition('; exec "$h" ')
+    if not found:
+        head, found, args = command.partition(' | "$h" ')
+        args = args.partition(" ) && ")[0]
     return f"ctxres-hook {args}" if found and head.startswith(_FIND) else command
 
 
@@ -277,14 +287,20 @@ BESIDE_OPTION = "--beside"
 
 def statusline_command(command: str | None = None, beside: str | None = None) -> str:
     """Our statusline command (the portable one, or ``command statusline``); ``beside``: the statusline it
-    replaces, which it runs and shows first, and which the portable command runs alone, unchanged, on a
-    machine without ctxres-hook."""
+    replaces, which it runs and shows first.
+
+    The portable command shows ``beside`` alone, unchanged, whenever ctxres-hook cannot give the line: none on
+    this machine, or one that fails, prints nothing, or answers JSON (``{}``: an older ctxres-hook that does not
+    know the statusline); without ``beside`` it then prints nothing. The client's JSON on stdin is read once
+    and given to whichever runs."""
     import shlex
 
     args = STATUSLINE_ARG if beside is None else f"{STATUSLINE_ARG} {BESIDE_OPTION} {shlex.quote(beside)}"
     if command is not None:
         return f"{command} {args}"
-    return portable_command(args, "exit 0" if beside is None else f"exec sh -c {shlex.quote(beside)}")
+    fallback = ":" if beside is None else f'printf %s "$i" | sh -c {shlex.quote(beside)}'
+    alone = "exit 0" if beside is None else f"exec sh -c {shlex.quote(beside)}"
+    return portable_command(args, alone, fallback)
 
 
 def wrapped_statusline(command: str) -> str | None:

@@ -268,6 +268,7 @@ class Config(FrozenRecord):
         "patterns",
         "per_file_ignores",
         "profile",
+        "required_version",
         "respect_gitignore",
         "root",
         "select",
@@ -303,6 +304,7 @@ class Config(FrozenRecord):
     live_workflow: str | None  # the workflow file every command and hook acts on, relative to `root`; None: search
     options: dict[str, Any]  # rule options set, by key (``reinject-budget``)
     baseline: str  # the baseline file, relative to the configuration file (without one: to the git root)
+    required_version: str | None  # the ctxres versions the project needs (a PEP 440 specifier set); None: any
 
     def __init__(
         self,
@@ -328,6 +330,7 @@ class Config(FrozenRecord):
         live_workflow: str | None = None,
         options: dict[str, Any] | None = None,
         baseline: str = defaults.BASELINE,
+        required_version: str | None = None,
     ) -> None:
         init_field(self, "root", Path.cwd() if root is None else root)
         init_field(self, "source", source)
@@ -351,6 +354,7 @@ class Config(FrozenRecord):
         init_field(self, "live_workflow", live_workflow)
         init_field(self, "options", {} if options is None else options)
         init_field(self, "baseline", baseline)
+        init_field(self, "required_version", required_version)
 
     @property
     def pinned_workflow(self) -> str | None:
@@ -408,6 +412,8 @@ def parse(table: dict[str, Any], root: Path, source: Path) -> Config:
             values[key] = value
         elif key == "live_workflow":
             values[key] = config_file.live_workflow(value, raw_key, source)
+        elif key == "required_version":
+            values[key] = config_file.required_version(value, source)
         elif key == "severity":
             sev = config_file.table(value, raw_key, source)
             for code, level in sev.items():

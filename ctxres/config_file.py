@@ -36,6 +36,7 @@ SETTING_NAMES = frozenset(
         "patterns",
         "per-file-ignores",
         "profile",
+        "required-version",
         "respect-gitignore",
         "select",
         "severity",
@@ -182,6 +183,16 @@ def live_workflow(value: Any, key: str, where: object) -> str:
     if os.path.isabs(value) or value.startswith(("/", "\\")) or (len(value) > 1 and value[1] == ":"):
         raise ConfigError(f"{where}: `{key}` must be relative to the folder of this file, not an absolute path")
     return value
+
+
+def required_version(value: Any, where: object) -> str:
+    """The ``required-version`` setting: a PEP 440 specifier set (:mod:`ctxres.versions`)."""
+    from ctxres.versions import VersionError, check_setting
+
+    try:
+        return check_setting(value, where)
+    except VersionError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def state_dir(value: Any, where: object) -> str:

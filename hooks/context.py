@@ -72,6 +72,7 @@ class Settings:
         "pinned_by",
         "problem",
         "profile",
+        "required_version",
         "staleness_minutes",
         "state_dir",
     )
@@ -85,6 +86,8 @@ class Settings:
         self.pinned_by = ""  # "live-workflow in pyproject.toml"
         # A configuration error in a setting the hooks do not read (they serve on): the first, as `ctxres check` says it
         self.problem = ""
+        # The repository's `required-version` when this ctxres does not satisfy it: the sentence said once a session
+        self.required_version = ""
 
     @property
     def orchestration_patterns(self) -> tuple[str, ...]:
@@ -168,6 +171,13 @@ def load_settings(root: str, *, resolved: bool = False) -> Settings:
                 pinned = config_file.live_workflow(value, raw_key, source)
                 settings.live_workflow = os.path.join(folder, pinned)
                 settings.pinned_by = f"live-workflow in {os.path.basename(source)}"
+            elif key == "required_version":
+                from ctxres import __version__
+                from ctxres.versions import unmet
+
+                settings.required_version = (
+                    unmet(__version__, config_file.required_version(value, source), os.path.basename(source)) or ""
+                )
             elif key == "profile":
                 settings.profile = config_file.choice(value, raw_key, source, config_file.PROFILES)
             elif key == "patterns":

@@ -55,6 +55,7 @@ Without EVENT the payload's hook_event_name is used. `ctxres --help` lists the l
 """
 USAGE = USAGE.replace("{events}", "\n".join(f"  {event.name:<18}{event.summary}" for event in HOOK_EVENTS))
 HELP_FLAGS = ("-h", "--help")
+CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse"})  # additionalContext reaches the model
 
 
 def read_payload(raw: bytes) -> dict[str, Any]:
@@ -137,10 +138,38 @@ def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any]:
     module = sys.modules[f"ctxres.hooks.{name}"]
     if os.environ.get(defaults.PROBE_ENV) == "1":
         return {}  # `ctxres doctor` runs the command: the handler is loaded, not run (nothing read or written)
+    pinned = version_note(ctx) if ctx.settings.required_version else None
     answer = module.handle(ctx)
     if not isinstance(answer, dict):
         raise HookError(f"the handler answered {type(answer).__name__}, not an object")
-    return answer
+    return answer if pinned is None else with_note(event, answer, pinned)
+
+
+def version_note(ctx: Any) -> str | None:
+    """The repository's ``required-version`` that this ctxres does not satisfy, said once a session: on stderr,
+    and returned for the model's context; None when this session was told already (recorded with what
+    SessionStart delivered: :mod:`ctxres.hooks.deliveries`). The hook goes on working (fail-open)."""
+    from ctxres.hooks import deliveries
+
+    record = deliveries.load(ctx)
+    if record.get("version_said") == ctx.settings.required_version:
+        return None
+    if deliveries.record_path(ctx) is not None:
+        deliveries.save(ctx, {**record, "version_said": ctx.settings.required_version})
+    warn(ctx.settings.required_version, ctx.event)
+    return f"ctxres: {ctx.settings.required_version}; the hooks still run."
+
+
+def with_note(event: str, answer: dict[str, Any], note: str) -> dict[str, Any]:
+    """The answer with ``note`` added to the context it injects, for the events that inject; else as it was
+    (PreCompact's output is not shown to the model: stderr said it)."""
+    if event not in CONTEXT_EVENTS:
+        return answer
+    from ctxres.hooks.context import additional_context
+
+    said = answer.get("hookSpecificOutput", {}).get("additionalContext") if isinstance(answer, dict) else None
+    merged = additional_context(event, f"{said}\n\n{note}" if said else note)
+    return {**answer, "hookSpecificOutput": {**answer.get("hookSpecificOutput", {}), **merged["hookSpecificOutput"]}}
 
 
 def main(argv: list[str] | None = None) -> int:

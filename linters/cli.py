@@ -107,6 +107,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# The commands that run whatever version the repository requires (`required-version`): the doctor reports it.
+VERSION_UNCHECKED = frozenset({"doctor"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     unknown = unknown_command(given[0]) if given else None
@@ -115,6 +119,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     parser = build_parser(given[0] if given and not given[0].startswith("-") else None)
     args = parser.parse_args(given)
+    if args.command not in VERSION_UNCHECKED:
+        from ctxres.versions import problem_here
+
+        pinned = problem_here(os.getcwd())
+        if pinned is not None:
+            print(f"ctxres: error: {pinned}", file=sys.stderr)
+            return EXIT_ERROR
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:

@@ -29,8 +29,11 @@ OFFLINE = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 def build_wheel(target: Path) -> Path:
     """The wheel of the working tree (its git-tracked and new files, as a clone would have them), built
     without network (``--no-build-isolation``: setuptools comes from the test dependencies)."""
-    source = working_tree_copy(target / "source")
-    wheels = target / "wheels"
+    return wheel_of(working_tree_copy(target / "source"), target / "wheels")
+
+
+def wheel_of(source: Path, wheels: Path) -> Path:
+    """The wheel of the ctxres source tree at ``source``, built offline into ``wheels``."""
     subprocess.run(
         [
             sys.executable,
@@ -67,6 +70,30 @@ def shared_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         built = sorted((folder / "wheels").glob("ctxres-*.whl"))
         return built[0] if built else build_wheel(folder)
+
+
+RELEASES = {"0.1.0": "72cde69"}
+"""The commits of this repository that were released, by version (CHANGELOG.md's entries)."""
+
+
+def released_wheel(tmp_path_factory: pytest.TempPathFactory, version: str = "0.1.0") -> Path:
+    """The wheel of an earlier release, built from its commit of this repository's history (a clone of it
+    checked out there), once per test run for every module and xdist worker, as :func:`shared_wheel`."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder = base / f"ctxres-wheel-{version}"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = sorted((folder / "wheels").glob("ctxres-*.whl"))
+        if built:
+            return built[0]
+        source = folder / "source"
+        shutil.rmtree(source, ignore_errors=True)
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(source)], check=True, timeout=300)
+        subprocess.run(["git", "-C", str(source), "checkout", "-q", RELEASES[version]], check=True, timeout=300)
+        return wheel_of(source, folder / "wheels")
 
 
 def tree_digest() -> str:

@@ -168,3 +168,33 @@ def top_level_span(text: str, key: str) -> tuple[int, int] | None:
             end = line_end  # an indented comment inside the entry
         position = line_end + 1
     return start, end
+
+
+def item_span(text: str, sequence_path: JsonPath, index: int) -> tuple[int, int, int]:
+    """(start of the line of its dash, end of its last line, column of its dash) of item ``index`` of the
+    block sequence at ``sequence_path``: the lines that hold it, comments after it left outside."""
+    _, seq = find(_compose(text), sequence_path)
+    if not isinstance(seq, yaml.SequenceNode) or seq.flow_style:
+        raise EditError(f"{'.'.join(map(str, sequence_path))} is not a block list")
+    if not 0 <= index < len(seq.value):
+        raise EditError(f"no item {index} at {list(sequence_path)}")
+    node = seq.value[index]
+    line = _line_start(text, node.start_mark.index)
+    dash = text.rfind("-", line, node.start_mark.index)
+    if dash < 0 or text[line:dash].strip():
+        raise EditError(f"item {index} at {list(sequence_path)} does not start its own line")
+    return line, _last_line_of(text, node), dash - line
+
+
+def replace_item(text: str, sequence_path: JsonPath, index: int, block: str) -> str:
+    """Item ``index`` of the block sequence at ``sequence_path`` replaced by ``block`` (block YAML of a list of
+    one item, at column 0, indented here to the item's column); every other byte kept."""
+    start, end, column = item_span(text, sequence_path, index)
+    lines = [" " * column + line if line else line for line in block.rstrip("\n").split("\n")]
+    return text[:start] + "\n".join(lines) + text[end:]
+
+
+def remove_item(text: str, sequence_path: JsonPath, index: int) -> str:
+    """Item ``index`` of the block sequence at ``sequence_path`` removed with its lines (and the line end)."""
+    start, end, _ = item_span(text, sequence_path, index)
+    return text[:start] + text[end + 1 :] if end < len(text) else text[:start].rstrip("\n") + "\n"

@@ -7,12 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from ctxres.config import load_config, project_folder, shadowed_warning
+from ctxres import __version__
+from ctxres.config import Config, load_config, project_folder, shadowed_warning
 from ctxres.linters.commands import elsewhere
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.layers import (
     MISCONFIGURED,
     MISSING,
+    PRESENT,
     UNREADABLE,
     UNVERIFIED,
     Layer,
@@ -24,6 +26,9 @@ from ctxres.linters.setup.checkpoints_tracked import check_checkpoints_tracked
 from ctxres.linters.setup.hook_runs import check_hook_runs
 from ctxres.linters.setup.precommit_setup import check_precommit_setup
 from ctxres.linters.setup.statusline import statusline_note
+from ctxres.versions import SETTING, unmet
+
+VERSION_LAYER = "ctxres version"
 
 SUMMARY = ((MISSING, "Not present"), (MISCONFIGURED, "Misconfigured"), (UNVERIFIED, "Warning: could not verify"))
 
@@ -71,6 +76,21 @@ def summary(rows: list[Layer]) -> list[str]:
     return lines
 
 
+def check_required_version(config: Config) -> list[Layer]:
+    """The row of the repository's ``required-version`` (none when it sets none): this ctxres satisfies it, or
+    every other command refuses to run and the hooks say so once a session."""
+    if config.required_version is None or config.source is None:
+        return []
+    where = config.source.name
+    problem = unmet(__version__, config.required_version, where)
+    if problem is None:
+        detail = f"ctxres {__version__} satisfies {config.required_version} ({SETTING} in {where})"
+        return [Layer(VERSION_LAYER, PRESENT, detail, "", where)]
+    fix = problem.split(": ", 1)[1] if ": " in problem else f"install a ctxres that satisfies {SETTING}"
+    detail = problem.split(": upgrade", 1)[0] + ": the other ctxres commands refuse to run"
+    return [Layer(VERSION_LAYER, MISCONFIGURED, detail, fix, where)]
+
+
 def run(args: argparse.Namespace) -> int:
     root: Path = args.path if args.path is not None else project_folder(Path.cwd())
     if not root.is_dir():
@@ -88,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
         )
     tracked = check_checkpoints_tracked(root.resolve(), config)
     rows = (
-        diagnose(root.resolve(), config)
+        check_required_version(config)
+        + diagnose(root.resolve(), config)
         + check_hook_runs(root.resolve())
         + check_precommit_setup(root.resolve())
         + ([tracked] if tracked is not None else [])

@@ -17,11 +17,11 @@ import yaml
 from ctxres import protocol
 from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE, render
 from ctxres.config import REINJECT_BUDGET, Config, load_config, project_folder, shadowed_warning
-from ctxres.formats.yamledit import EditError, append_item, replace_value, set_key
+from ctxres.formats.yamledit import EditError, append_item, replace_item, replace_value, set_key
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.commands import elsewhere
 from ctxres.linters.commands._config_edit import option_change
-from ctxres.linters.commands._precommit_hooks import BY_ID, local_repo
+from ctxres.linters.commands._precommit_hooks import BY_ID, is_older_remote, local_repo, migrated
 from ctxres.linters.commands.install import (
     BARE_COMMAND,
     Change,
@@ -35,7 +35,15 @@ from ctxres.linters.commands.install import (
     write_changes,
 )
 from ctxres.linters.rules.conformance import schema_text
-from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, check_l1, check_l2, find_protocol, rule_files
+from ctxres.linters.rules.layers import (
+    PRECOMMIT_IDS,
+    PROTOCOL_PATH,
+    RuleFile,
+    check_l1,
+    check_l2,
+    find_protocol,
+    rule_files,
+)
 from ctxres.linters.rules.reinject import budget as reinject_budget
 from ctxres.linters.rules.reinject import reminder_marker
 from ctxres.linters.setup.checkpoints_tracked import (
@@ -51,6 +59,7 @@ from ctxres.reinject import scan
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS, PROTOCOL_DOCS_FOLDER
 
 BUDGET_OPTION = REINJECT_BUDGET.name
+RULE_FILE_HEADER = "# Rules for Claude Code\n"  # a rule file init creates for the reminder
 BUDGET_STEP = 50  # a raised budget is rounded up to this many tokens
 STEPS = ("L1", "L2", "hooks", "gitignore", "pre-commit", "template")
 OPT_IN_STEPS = ("editor",)  # run only when named with --only: they write editor settings
@@ -117,11 +126,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_user_env_option(parser)
     parser.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
+    parser.add_argument(
+        "--undo",
+        action="store_true",
+        help="take out what ctxres init (and ctxres baseline) added: the hooks and statusline (the team's own put "
+        "back), the .gitignore lines, the pre-commit entry, the L2 reminder, the reinject-budget it set, the "
+        "protocol document, the template and the baseline; a part changed after init is left and named (exit 1). "
+        "With --dry-run: each change, nothing written",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite the protocol document and template")
     parser.set_defaults(handler=run)
 
 
-def _protocol_text() -> str:
+def protocol_text() -> str:
+    """The protocol document (L1) init writes."""
     return (resources.files("ctxres.linters") / "data" / "resumption-update-protocol.md").read_text("utf-8")
 
 
@@ -131,7 +149,7 @@ def plan_l1(root: Path, force: bool) -> list[Change]:
         return []
     if target.exists() and not force:
         return []
-    return [Change(target, _protocol_text(), "write the protocol document (L1)")]
+    return [Change(target, protocol_text(), "write the protocol document (L1)")]
 
 
 def l1_note(root: Path, force: bool) -> str | None:
@@ -159,37 +177,65 @@ def free_rank(used: set[int]) -> int:
 def plan_l2(root: Path, rule_file: str) -> list[Change]:
     """The reminder, at a rank no rule file of the project uses; and, when the project's markers with it
     would measure more than the L2 budget, the budget raised to what they measure (said on stdout:
-    the markers are re-sent with every prompt, so a team shortens them and lowers it again)."""
+    the markers are re-sent with every prompt, so a team shortens them and lowers it again). A reminder an
+    earlier init wrote is brought to what this one would write (:func:`upgrade_l2`)."""
     config = load_config(root)
     files = rule_files(root, config)
     if check_l2(root, config, files).status != "missing":
-        return []
+        return upgrade_l2(root, config, files)
     target = root / rule_file
-    text = target.read_text("utf-8") if target.exists() else "# Rules for Claude Code\n"
+    text = target.read_text("utf-8") if target.exists() else RULE_FILE_HEADER
     rank = free_rank({m.rank for f in files for m in f.markers if m.rank is not None})
     marker = reminder_marker(rank)
     text = text.rstrip("\n") + "\n\n" + marker + "\n"
     changes = [Change(target, text, f"add the resumption update reminder (L2, rank {rank})")]
     spent = sum(m.measured for f in files for m in f.markers)
-    total = spent + sum(m.measured for m in scan(marker).markers)
+    return changes + budget_change(root, config, spent, spent + sum(m.measured for m in scan(marker).markers))
+
+
+def budget_change(root: Path, config: Config, spent: int, total: int) -> list[Change]:
+    """The L2 budget raised to ``total`` (rounded up to :data:`BUDGET_STEP`) when the project's markers measure
+    ``spent`` tokens without the reminder and ``total`` with it, over the budget; else nothing."""
     limit = reinject_budget(config)
-    if total > limit:
-        raised = -(-total // BUDGET_STEP) * BUDGET_STEP
-        why = (
-            f"the L2-REINJECT markers measured {spent} tokens before ctxres; with its reminder {total}, over the "
-            f"{limit}-token budget: raised by ctxres init; shorten the markers and lower it"
+    if total <= limit:
+        return []
+    raised = -(-total // BUDGET_STEP) * BUDGET_STEP
+    why = (
+        f"the L2-REINJECT markers measured {spent} tokens before ctxres; with its reminder {total}, over the "
+        f"{limit}-token budget: raised by ctxres init; shorten the markers and lower it"
+    )
+    path, new = option_change(root, BUDGET_OPTION, str(raised), why)
+    return [
+        Change(
+            path,
+            new,
+            f"set reinject-budget = {raised}: the rule files' markers measure {total} tokens with the "
+            f"reminder, over the {limit}-token budget (every marker is re-sent with each prompt: shorten "
+            "them, then lower it)",
         )
-        path, new = option_change(root, BUDGET_OPTION, str(raised), why)
-        changes.append(
-            Change(
-                path,
-                new,
-                f"set reinject-budget = {raised}: the rule files' markers measure {total} tokens with the "
-                f"reminder, over the {limit}-token budget (every marker is re-sent with each prompt: shorten "
-                "them, then lower it)",
-            )
-        )
-    return changes
+    ]
+
+
+def upgrade_l2(root: Path, config: Config, files: list[RuleFile]) -> list[Change]:
+    """The reminder an earlier init wrote (the protocol's content, in one rule file), brought to what a fresh
+    init writes: moved to a free rank when another marker has its rank (R005: the team's rule files came
+    after it, or an older init looked at one file only), its ``tokens=`` measured again, and the budget raised
+    when the markers with it are over (R006). Nothing when the project has no such reminder, or several."""
+    ours = [(f, m) for f in files for m in f.markers if m.content == protocol.RESUMPTION_MARKER_CONTENT]
+    if len(ours) != 1:
+        return []
+    rule_file, marker = ours[0]
+    others = [m for f in files for m in f.markers if m is not marker]
+    used = {m.rank for m in others if m.rank is not None}
+    rank = marker.rank if marker.rank is not None and marker.rank not in used else free_rank(used)
+    wanted = reminder_marker(rank)
+    changes = []
+    if marker.text != wanted:
+        text = rule_file.text[: marker.start] + wanted + rule_file.text[marker.end :]
+        moved = f" (rank {marker.rank} is another marker's)" if rank != marker.rank else ""
+        changes.append(Change(rule_file.path, text, f"update the resumption update reminder (L2, rank {rank}){moved}"))
+    spent = sum(m.measured for m in others)
+    return changes + budget_change(root, config, spent, spent + marker.measured)
 
 
 def plan_hooks(
@@ -251,6 +297,8 @@ def plan_precommit(root: Path) -> list[Change]:
     text = target.read_text("utf-8")
     data = yaml.safe_load(text) or {}
     repos = data.get("repos", []) or []
+    if any(is_older_remote(r) for r in repos):
+        return migrate_remote(target, text, repos)
     if any(isinstance(r, dict) and "ctxres" in str(r.get("repo", "")) for r in repos):
         return []
     if any(hook_id in text for hook_id in PRECOMMIT_IDS):
@@ -261,6 +309,25 @@ def plan_precommit(root: Path) -> list[Change]:
         raise SystemExit(f"ctxres: error: cannot add the ctxres hooks to {target}: {exc}; add them by hand") from None
     action = "add the ctxres hooks to .pre-commit-config.yaml (repo: local, the installed ctxres)"
     return [Change(target, new if new.endswith("\n") else new + "\n", action)]
+
+
+def migrate_remote(target: Path, text: str, repos: list[Any]) -> list[Change]:
+    """The remote entries an older init wrote (``repo:`` of an unpublished repository, with ``rev:``, which
+    pre-commit fails to fetch on every commit) replaced, where they stand, by today's ``repo: local`` entry;
+    the file's other entries, comments and formatting kept."""
+    new = text
+    for index, repo in enumerate(repos):
+        if not is_older_remote(repo):
+            continue
+        try:
+            new = replace_item(new, ("repos",), index, block_yaml([migrated(repo)]))
+        except EditError as exc:
+            raise SystemExit(f"ctxres: error: cannot update the ctxres entry of {target}: {exc}") from None
+    urls = ", ".join(sorted({str(r["repo"]) for r in repos if is_older_remote(r)}))
+    action = (
+        f"replace the ctxres entry (repo: {urls}, which cannot be fetched) in .pre-commit-config.yaml by repo: local"
+    )
+    return [Change(target, new, action)]
 
 
 UPGRADED_KEYS = ("entry", "language", "verbose")
@@ -321,7 +388,12 @@ def plan_template(root: Path, force: bool) -> list[Change]:
     if (has_workflow or target.exists()) and not force:
         return []
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    text = f"""# A v2.0 resumption section to copy into your ORCHESTRATION.yaml (written by `ctxres init`).
+    return [Change(target, template_text(now), "write a v2 resumption section template")]
+
+
+def template_text(now: str) -> str:
+    """The resumption template init writes, its section updated at ``now``."""
+    return f"""# A v2.0 resumption section to copy into your ORCHESTRATION.yaml (written by `ctxres init`).
 # Update it at every state transition: see {PROTOCOL_PATH}.
 resumption:
   recovery_state:
@@ -354,7 +426,6 @@ resumption:
     count: 0
     events: []
 """
-    return [Change(target, text, "write a v2 resumption section template")]
 
 
 def editor_globs(config: Config) -> list[str]:
@@ -460,6 +531,10 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"ctxres: error: {why}", file=sys.stderr)
         return 2
+    if args.undo:  # loaded here, not at the top: it is built on this module (docs/performance.md, "Start-up tricks")
+        from ctxres.linters.commands._init_undo import run_undo
+
+        return run_undo(root, args.dry_run)
     steps = tuple(s for s in args.only if s in LOCAL_STEPS) if args.local else args.only
     if args.path is None and (note := elsewhere(root)):
         print(note)

@@ -32,6 +32,7 @@ from ctxres.claude_settings import (
     render,
     set_env,
     settings_env,
+    statusline_is_ours,
     uninstall,
     uninstall_statusline,
     unset_env,
@@ -159,6 +160,11 @@ def plan_shared(settings: Path, command: str | None = None) -> list[Change]:
     action = f"register {events} and the statusline ({how})"
     if is_ccstatusline(str(after["statusLine"].get("command", ""))):
         action = f"register {events} ({how}); the statusline, ccstatusline, is left as it is"
+    elif statusline_is_ours(before):
+        kept = (
+            ", with the statusline it shows beside" if wrapped_statusline(str(before["statusLine"]["command"])) else ""
+        )
+        action += f" (the statusline command an older ctxres wrote updated{kept})"
     elif (before.get("statusLine") or {}).get("command") not in (None, after["statusLine"]["command"]):
         action += " (shown beside the statusline already there, which it keeps, and which runs alone without ctxres)"
     return [Change(settings, render(after, original), action)]
@@ -275,11 +281,22 @@ def shown_path(path: Path, cwd: Path | None = None) -> str:
     return os.path.relpath(os.path.abspath(path), os.path.abspath(cwd or Path.cwd())).replace(os.sep, "/")
 
 
+def with_line_ends_of(path: Path, text: str) -> str:
+    """``text`` (read with ``\\n`` line ends) with the ``\\r\\n`` line ends of the file at ``path``, when it has
+    them: a file of the team's keeps its line ends, so that only the lines changed show in ``git diff``."""
+    try:
+        with path.open("rb") as handle:
+            crlf = b"\r\n" in handle.read()
+    except OSError:
+        return text
+    return text.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else text
+
+
 def write_changes(changes: list[Change]) -> None:
     """Write each change atomically and say what it did (paths relative to the working folder)."""
     for change in changes:
         change.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(change.path, change.text)
+        write_atomic(change.path, with_line_ends_of(change.path, change.text))
         print(f"{change.action}: {shown_path(change.path)}")
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from ctxres.formats.yamledit import EditError, item_span
+from ctxres.linters.commands._precommit_hooks import is_older_remote
 from ctxres.linters.rules.layers import MISCONFIGURED, MISSING, PRECOMMIT_IDS, PRESENT, UNVERIFIED, Layer
 from ctxres.linters.setup.machine import PRECOMMIT_COMMAND, is_precommit_launcher, resolve
 
@@ -264,6 +266,41 @@ def check_entries(root: Path) -> list[Layer]:
 
 
 def check_precommit_setup(root: Path) -> list[Layer]:
-    """The install row (when it applies), one rev row per ctxres repository entry, and the entries' row."""
+    """The install row (when it applies), one rev row per ctxres repository entry (the remote entry an older
+    init wrote: :func:`older_remote_rows`), and the entries' row."""
     rows = [row for row in (check_installed(root),) if row is not None]
-    return rows + [check_rev(root, repo) for repo in ctxres_repos(root)] + check_entries(root)
+    revs = [check_rev(root, repo) for repo in ctxres_repos(root) if not is_older_remote(repo)]
+    return rows + older_remote_rows(root) + revs + check_entries(root)
+
+
+def older_remote_rows(root: Path) -> list[Layer]:
+    """One row per remote entry an older ``ctxres init`` wrote (``repo:`` of a repository that was never
+    published, with ``rev:``): every commit fails in ``git fetch``; the row names its lines and what replaces
+    them."""
+    try:
+        text = (root / CONFIG).read_text("utf-8")
+        repos = (yaml.safe_load(text) or {}).get("repos") or []
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
+        return []
+    rows = []
+    for index, repo in enumerate(repos if isinstance(repos, list) else []):
+        if not is_older_remote(repo):
+            continue
+        try:
+            start, end, _ = item_span(text, ("repos",), index)
+        except EditError:
+            continue
+        first, last = text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1
+        ids = ", ".join(str(h["id"]) for h in repo["hooks"])
+        rows.append(
+            Layer(
+                REV_LAYER,
+                MISCONFIGURED,
+                f"lines {first}-{last} of {CONFIG} (repo: {repo['repo']}, rev: {repo.get('rev')}), written by an "
+                "older ctxres init, name a repository that cannot be fetched: pre-commit fails on every commit",
+                f"replace lines {first}-{last} by a `repo: local` entry whose hooks {ids} run the installed ctxres "
+                "(`language: system`): `ctxres init --only pre-commit` does it and keeps the rest of the file",
+                CONFIG,
+            )
+        )
+    return rows

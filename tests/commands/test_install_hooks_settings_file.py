@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.claude_settings import NOT_FOUND, portable_command, statusline_command
+from ctxres.claude_settings import NOT_FOUND, statusline_command
 from ctxres.hook_events import HOOK_EVENTS
 
 USER_FILE = {
@@ -73,7 +73,7 @@ def test_the_statusline_is_registered_with_the_portable_command(tmp_path: Path) 
     settings = tmp_path / ".claude" / "settings.json"
     assert install_hooks("--settings", str(settings), cwd=tmp_path).returncode == 0
     entry = json.loads(settings.read_text())["statusLine"]
-    assert entry == {"type": "command", "command": portable_command("statusline"), "padding": 0}
+    assert entry == {"type": "command", "command": statusline_command(), "padding": 0}
 
 
 def test_a_statusline_already_there_is_kept_beside_ours_and_restored_exactly(tmp_path: Path) -> None:

@@ -85,7 +85,15 @@ def test_the_rule_option_values_in_the_readme_are_their_defaults() -> None:
 def test_the_core_values_in_the_readme_are_the_defaults_except_the_examples() -> None:
     table = readme_table()
     default = config.Config()
-    examples = {"extend-exclude", "ignore", "severity", "per-file-ignores", "patterns", "live-workflow"}
+    examples = {
+        "extend-exclude",
+        "ignore",
+        "severity",
+        "per-file-ignores",
+        "patterns",
+        "live-workflow",
+        "required-version",
+    }
     for key in sorted(core_settings() - examples):
         value = getattr(default, key.replace("-", "_"))
         written = table[key]
