@@ -78,18 +78,21 @@ def read_stamped(path: Path | str) -> tuple[bytes | None, Stamp]:
 
 
 def unchanged(stamp: Stamp) -> bool:
-    """Whether the file is still what ``stamp`` saw (same inode, size, mtime and bytes; or still absent)."""
+    """Whether the file is still what ``stamp`` saw (same bytes, then same inode, size and mtime; or still
+    absent). The bytes catch an edit within one clock tick; the stat, taken last, one made while they were
+    read, and leaves the shortest window before the caller's rename."""
+    if stamp.key is not None:
+        try:
+            with open(stamp.path, "rb") as handle:
+                if handle.read() != stamp.content:
+                    return False
+        except OSError:
+            return False
     try:
         now = _key(os.stat(stamp.path))
     except FileNotFoundError:
         return stamp.key is None
-    if now != stamp.key:
-        return False
-    try:  # same size and time: an edit within one clock tick still shows in the bytes
-        with open(stamp.path, "rb") as handle:
-            return handle.read() == stamp.content
-    except OSError:
-        return False
+    return now == stamp.key
 
 
 def _check(stamps: Sequence[Stamp]) -> None:
