@@ -114,7 +114,8 @@ def test_an_unchanged_file_is_replaced(tmp_path: Path) -> None:
 def edit_after_each_plan(monkeypatch: pytest.MonkeyPatch, times: int) -> list[str]:
     """Make the session edit the workflow right after each of the first ``times`` merges is computed (after
     ack read the file, before it writes); the edits made, in order."""
-    real_plan, made = ack.plan, []
+    real_plan = ack.plan
+    made: list[str] = []
 
     def plan_then_edit(path: Path, *args: object, **kwargs: object) -> ack.Plan:
         result = real_plan(path, *args, **kwargs)  # type: ignore[arg-type]
