@@ -1,5 +1,5 @@
-"""`ctxres baseline` rewrites a file the team commits and merges: a change made to it while the command checked
-the project (a teammate's merge pulled in, an editor) is never replaced."""
+"""`ctxres baseline` and `ctxres reinject --fix` rewrite files the team commits and edits: a change made to one
+while the command worked (a teammate's merge pulled in, an editor, the session) is never replaced."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from ctxres.findings import Finding
 from ctxres.linters.checking import engine
 from ctxres.linters.cli import main
+from ctxres.linters.commands import reinject
 
-from ..conftest import FIXTURES
+from ..conftest import CORPUS, FIXTURES
 
 WORKSPACE = FIXTURES / "ack" / "two-unacknowledged"  # one finding: two checkpoints not merged (A010)
 BASELINE = ".ctxres-baseline.json"
@@ -45,3 +47,32 @@ def test_a_baseline_changed_while_the_project_was_checked_is_not_replaced(
     monkeypatch.setattr(engine, "run", real_run)
     assert main(["baseline"]) == 0  # run again: recorded over the merged file
     assert "A010" in (root / BASELINE).read_text()
+
+
+def test_reinject_fix_does_not_replace_a_rule_file_edited_while_it_worked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ctxres reinject --fix` rewrites the team's CLAUDE.md: an edit made meanwhile is kept, the fix not written."""
+    copy = tmp_path / "CLAUDE.md"
+    shutil.copyfile(CORPUS / "reinject" / "CLAUDE.md", copy)
+    copy.chmod(0o644)
+    edit = "\nA rule the session added meanwhile.\n"
+    real_check = reinject.check
+
+    def check_then_edit(*args: object, **kwargs: object) -> list[Finding]:
+        found = real_check(*args, **kwargs)  # type: ignore[arg-type]
+        if edit not in copy.read_text():
+            with open(copy, "a", encoding="utf-8") as handle:
+                handle.write(edit)
+        return found
+
+    before = copy.read_text()
+    monkeypatch.setattr(reinject, "check", check_then_edit)
+    monkeypatch.chdir(tmp_path)
+    assert main(["reinject", "--fix", "CLAUDE.md"]) == 2
+    assert copy.read_text() == before + edit
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("CLAUDE.md changed while ctxres reinject worked on it; it was not written: run it again")
+    )
