@@ -26,6 +26,8 @@ import yaml
 
 from ctxres import ack, atomic
 from ctxres.linters.cli import main
+from ctxres.linters.commands import migrate
+from ctxres.migration.migrate import Migration
 
 from ..cli_process import HANG_GUARD, ctxres
 from ..conftest import CORPUS, FIXTURES
@@ -156,6 +158,34 @@ def test_ack_refuses_when_the_file_keeps_changing(
     assert capsys.readouterr().err == (
         f"ctxres ack: refused, nothing changed: ORCHESTRATION.yaml changed while ack merged into it, "
         f"{ack.ATTEMPTS} times in a row; nothing was written: run ctxres ack again once it is saved\n"
+    )
+
+
+V1_WORKFLOW = (
+    'workflow:\n  id: "wf-v1"\n  status: "ACTIVE"\nresumption:\n  last_checkpoint: "CP-003"\n'
+    '  current_state: "Phase 3 in progress."\n  next_step: "Finish scoring QG-2"\n'
+)
+
+
+def test_migrate_write_does_not_replace_an_edit_made_while_it_worked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workflow = tmp_path / "ORCHESTRATION.yaml"
+    workflow.write_text(V1_WORKFLOW)
+    real_migrate = migrate.migrate_text
+
+    def migrate_then_edit(text: str) -> Migration:
+        result = real_migrate(text)
+        with open(workflow, "a", encoding="utf-8") as handle:
+            handle.write(EDIT)
+        return result
+
+    monkeypatch.setattr(migrate, "migrate_text", migrate_then_edit)
+    monkeypatch.chdir(tmp_path)
+    assert main(["migrate", "ORCHESTRATION.yaml", "--write"]) == 2
+    assert workflow.read_text() == V1_WORKFLOW + EDIT
+    assert capsys.readouterr().err == (
+        "ORCHESTRATION.yaml: error: it changed while it was migrated; nothing was written; run again\n"
     )
 
 
