@@ -1,17 +1,18 @@
-"""`ctxres baseline` and `ctxres reinject --fix` rewrite files the team commits and edits: a change made to one
-while the command worked (a teammate's merge pulled in, an editor, the session) is never replaced."""
+"""`ctxres baseline`, `reinject --fix` and `migrate-nexus` rewrite files the team commits and edits: a change
+made to one while the command worked (a teammate's merge pulled in, an editor, the session) is never replaced."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ctxres.findings import Finding
 from ctxres.linters.checking import engine
 from ctxres.linters.cli import main
-from ctxres.linters.commands import reinject
+from ctxres.linters.commands import migrate_nexus, reinject
 
 from ..conftest import CORPUS, FIXTURES
 
@@ -75,4 +76,37 @@ def test_reinject_fix_does_not_replace_a_rule_file_edited_while_it_worked(
         capsys.readouterr()
         .err.splitlines()[-1]
         .endswith("CLAUDE.md changed while ctxres reinject worked on it; it was not written: run it again")
+    )
+
+
+def test_migrate_nexus_does_not_replace_a_manifest_edited_while_it_worked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ctxres migrate-nexus` normalises the project's resume-context.md: an edit made meanwhile is kept, and
+    nothing of the project is written or moved."""
+    root = tmp_path / "nexus"
+    shutil.copytree(CORPUS / "nexus", root)
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    project = "02-projects/26-test-resume-project"
+    manifest = root / project / "01-planning" / "resume-context.md"
+    edit = "\nA note the session added meanwhile.\n"
+    real_plan = migrate_nexus.plan_project
+
+    def plan_then_edit(*args: Any, **kwargs: Any) -> migrate_nexus.Plan:
+        plan = real_plan(*args, **kwargs)
+        with open(manifest, "a", encoding="utf-8") as handle:
+            handle.write(edit)
+        return plan
+
+    before = manifest.read_text()
+    listing = sorted(p.name for p in manifest.parent.iterdir())
+    monkeypatch.setattr(migrate_nexus, "plan_project", plan_then_edit)
+    monkeypatch.chdir(root)
+    assert main(["migrate-nexus", project]) == 1
+    assert manifest.read_text() == before + edit
+    assert sorted(p.name for p in manifest.parent.iterdir()) == listing  # no backup made, nothing moved
+    assert capsys.readouterr().err == (
+        f"{project}: not migrated: {project}/01-planning/resume-context.md changed while it was migrated; nothing "
+        "was written: run again\n"
     )
