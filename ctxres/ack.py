@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import os
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
 import yaml
 
-from ctxres.atomic import write_all_atomic
+from ctxres.atomic import ChangedSinceRead, Stamp, stamp_before_read, write_all_atomic
 from ctxres.config import Config
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.formats.document import JsonPath
@@ -81,7 +81,7 @@ class Step(FrozenRecord):
 class Plan(Record):
     """Everything one ``ctxres ack`` run will write."""
 
-    __slots__ = ("count_after", "count_before", "new_text", "old_text", "orchestration", "steps")
+    __slots__ = ("count_after", "count_before", "new_text", "old_text", "orchestration", "stamps", "steps")
 
     orchestration: Path
     old_text: str
@@ -89,6 +89,7 @@ class Plan(Record):
     steps: list[Step]
     count_before: int | None
     count_after: int | None
+    stamps: list[Stamp]  # every file as it was read: none is replaced if one changed since
 
     def __init__(
         self,
@@ -105,6 +106,7 @@ class Plan(Record):
         self.steps = [] if steps is None else steps
         self.count_before = count_before
         self.count_after = count_after
+        self.stamps = []
 
 
 # --- pure: the texts ----------------------------------------------------------------------------
@@ -241,7 +243,9 @@ def acknowledge_json(text: str, at: str) -> str:
         key_at = offset(("metadata", "acknowledged"), key=True)
         line_start = starts[bisect_right(starts, key_at) - 1]
         indent = text[line_start:key_at]
-        glue = f",\n{indent}" if not indent.strip() else ", "
+        line_end = text.find("\n", key_at)
+        newline = "\r\n" if line_end > 0 and text[line_end - 1] == "\r" else "\n"  # a CRLF file stays CRLF
+        glue = f",{newline}{indent}" if not indent.strip() else ", "
         end = edits[0][1]
         edits.append((end, end, f'{glue}"acknowledged_at": {stamp}'))
     new = text
@@ -252,6 +256,8 @@ def acknowledge_json(text: str, at: str) -> str:
         data = json.loads(text)
         data["metadata"].update(acknowledged=True, acknowledged_at=at)
         new = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        if "\r\n" in text:
+            new = new.replace("\n", "\r\n")
     return new
 
 
@@ -403,7 +409,13 @@ def _referencing(
 
 
 def _step(
-    text: str, candidate: Candidate, orchestration: Path, root: Path, now: str, waiting: Sequence[Path]
+    text: str,
+    candidate: Candidate,
+    orchestration: Path,
+    root: Path,
+    now: str,
+    waiting: Sequence[Path],
+    stamps: list[Stamp],
 ) -> tuple[str, Step]:
     shown = cp.relative_reference(candidate.path, root)
     checkpoint = _refuse_unusable(candidate, shown)
@@ -419,7 +431,7 @@ def _step(
         raise AckError(f"{shown} is named for {cp.file_id(by_name)} but its id is {checkpoint.id}: correct one of them")
     section = section_of(text)
     existing = _referencing(section, candidate.path, orchestration, root)
-    json_text = candidate.path.read_text("utf-8")
+    json_text = read_text_stamped(candidate.path, stamps)
 
     def acknowledged(at: str) -> str:
         try:
@@ -469,11 +481,24 @@ def _order_message(shown: str, number: int, expected: int, waiting: Sequence[Pat
     )
 
 
-def read_orchestration(orchestration: Path) -> str:
+def read_text_stamped(path: Path, stamps: list[Stamp]) -> str:
+    """The text of ``path`` with its line breaks as they are (CRLF stays CRLF); its stamp joins ``stamps``."""
+    stamp = stamp_before_read(path)
+    raw = path.read_bytes()
+    stamps.append(stamp.seen(raw))
+    return raw.decode("utf-8")
+
+
+def read_orchestration(orchestration: Path, stamps: list[Stamp] | None = None) -> str:
     """The text of the file to merge into: :class:`SectionError` over the size limit (a hostile file is
-    never read whole), :class:`AckUsageError` when it cannot be read."""
+    never read whole), :class:`AckUsageError` when it cannot be read. Its stamp (taken before the read)
+    joins ``stamps``."""
     try:
-        return read_regular(orchestration, DEFAULT_MAX_BYTES).decode("utf-8")
+        stamp = stamp_before_read(orchestration)
+        raw = read_regular(orchestration, DEFAULT_MAX_BYTES)
+        if stamps is not None:
+            stamps.append(stamp.seen(raw))
+        return raw.decode("utf-8")
     except NotRegularFile:  # a FIFO would block the read forever
         raise SectionError("is not a regular file (a named pipe or a device); not read") from None
     except FileTooLarge as exc:
@@ -485,14 +510,16 @@ def read_orchestration(orchestration: Path) -> str:
 def plan(orchestration: Path, candidates: list[Candidate], root: Path, now: str, waiting: Sequence[Path] = ()) -> Plan:
     """The merge of ``candidates`` (in order) into ``orchestration``; :class:`AckError` if any step is
     refused. ``waiting`` lists every checkpoint not merged yet, to say which one must go first."""
-    old = read_orchestration(orchestration)
+    stamps: list[Stamp] = []
+    old = read_orchestration(orchestration, stamps)
     text = old
     before = _count(section_of(old))
     result = Plan(orchestration, old, old, count_before=before)
+    result.stamps = stamps
     waiting = [*waiting, *(c.path for c in candidates)]
     for candidate in candidates:
         try:
-            text, step = _step(text, candidate, orchestration, root, now, waiting)
+            text, step = _step(text, candidate, orchestration, root, now, waiting, stamps)
         except EditError as exc:
             raise SectionError(f"cannot be edited in place: {exc}") from None
         result.steps.append(step)
@@ -511,11 +538,35 @@ def write(result: Plan) -> None:
     """Write the orchestration file, then each checkpoint (each atomically).
 
     Every new content is on disk (in temporary files) before the first file is replaced, so a full
-    disk or a read-only folder changes nothing. The section goes first: if the run stops in between,
-    the event exists and the file is not yet marked, and the next ``ctxres ack`` completes exactly that.
+    disk or a read-only folder changes nothing. Just before the first rename every file is compared with
+    what the plan read: when one changed (the session edited the section meanwhile),
+    :class:`~ctxres.atomic.ChangedSinceRead` is raised and none is replaced. The section goes first: if
+    the run stops in between, the event exists and the file is not yet marked, and the next
+    ``ctxres ack`` completes exactly that.
     """
     files: list[tuple[Path | str, str | bytes]] = []
     if result.new_text != result.old_text:
         files.append((result.orchestration, result.new_text))
     files += [(step.checkpoint, step.json_text) for step in result.steps]
-    write_all_atomic(files)
+    write_all_atomic(files, expected=result.stamps)
+
+
+ATTEMPTS = 5  # merges computed afresh when a file changed meanwhile, before ack gives up
+
+
+def merge(make_plan: Callable[[], Plan], attempts: int = ATTEMPTS) -> Plan:
+    """Plan and write; when a file changed between the read and the write, read everything again and
+    merge on top of the change (the merge is deterministic). :class:`AckError` after ``attempts`` tries:
+    the file keeps changing, and nothing was written."""
+    for _ in range(attempts):
+        result = make_plan()
+        try:
+            write(result)
+        except ChangedSinceRead as exc:
+            changed = exc.path
+            continue
+        return result
+    raise AckError(
+        f"{os.path.basename(changed)} changed while ack merged into it, {attempts} times in a row; nothing was "
+        "written: run ctxres ack again once it is saved"
+    )

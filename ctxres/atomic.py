@@ -4,6 +4,15 @@ The new content goes to a temporary file in the same folder (created with ``O_EX
 the process id and random bytes), is flushed to disk, and replaces the target with an atomic
 rename. A new file can also be *claimed* with ``O_EXCL`` so that two concurrent writers never
 pick the same name. Only ``os`` is imported: hooks call this on every prompt.
+
+A file a person or another tool also edits is never replaced over a change this process did not see:
+its writer takes a :class:`Stamp` before it reads (:func:`stamp_before_read`, then :meth:`Stamp.seen`
+with the bytes read) and passes it as ``expected``; just before the rename the file's identity, size,
+modification time and content are compared with the stamp, and :class:`ChangedSinceRead` is raised
+(nothing written) when they differ. The caller re-reads and recomputes, or refuses.
+
+:func:`write_problem` turns the ``OSError`` of a failed write into what happened and what to do, for
+every command and hook (a full disk is not "make the folder writable").
 """
 
 from __future__ import annotations
@@ -13,35 +22,109 @@ import os
 # A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
     from pathlib import Path
 
 
-def write_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8") -> None:
-    """Replace ``path`` with ``data`` atomically (the old content or the new, never a mix)."""
+class Stamp:
+    """What a writer saw of a file when it read it: identity, size and modification time (taken before the
+    read) and the bytes read; ``key`` None when the file did not exist."""
+
+    __slots__ = ("content", "key", "path")
+
+    def __init__(self, path: str, key: tuple[int, int, int, int] | None, content: bytes | None = None) -> None:
+        self.path = path
+        self.key = key
+        self.content = content
+
+    def seen(self, content: bytes | None) -> Stamp:
+        """This stamp with the bytes that were read (None: the file was absent)."""
+        self.content = content
+        return self
+
+
+class ChangedSinceRead(Exception):
+    """The file changed after it was read (by a person or another tool); nothing was written."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} changed since it was read; nothing was written")
+        self.path = path
+
+
+def _key(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def stamp_before_read(path: Path | str) -> Stamp:
+    """A stamp of ``path`` as it is now; call it before reading, then :meth:`Stamp.seen` with the bytes."""
     target = os.fspath(path)
-    folder = os.path.dirname(target) or "."
-    raw = data.encode(encoding) if isinstance(data, str) else data
     try:
-        mode = os.stat(target).st_mode & 0o777
-    except OSError:
-        mode = 0o644
-    tmp = _write_temp(target, raw, mode)
-    try:
-        os.replace(tmp, target)
-    except BaseException:
-        _remove(tmp)
-        raise
-    _fsync_dir(folder)
+        return Stamp(target, _key(os.stat(target)))
+    except FileNotFoundError:
+        return Stamp(target, None)
 
 
-def write_all_atomic(files: list[tuple[Path | str, str | bytes]], *, encoding: str = "utf-8") -> None:
+def read_stamped(path: Path | str) -> tuple[bytes | None, Stamp]:
+    """The bytes of ``path`` (None when it does not exist) and the stamp to write it back with."""
+    stamp = stamp_before_read(path)
+    if stamp.key is None:
+        return None, stamp
+    try:
+        with open(stamp.path, "rb") as handle:
+            content = handle.read()
+    except FileNotFoundError:
+        content = None
+    return content, stamp.seen(content)
+
+
+def unchanged(stamp: Stamp) -> bool:
+    """Whether the file is still what ``stamp`` saw (same bytes, then same inode, size and mtime; or still
+    absent). The bytes catch an edit within one clock tick; the stat, taken last, one made while they were
+    read, and leaves the shortest window before the caller's rename."""
+    if stamp.key is not None:
+        try:
+            with open(stamp.path, "rb") as handle:
+                if handle.read() != stamp.content:
+                    return False
+        except OSError:
+            return False
+    try:
+        now = _key(os.stat(stamp.path))
+    except FileNotFoundError:
+        return stamp.key is None
+    return now == stamp.key
+
+
+def _check(stamps: Sequence[Stamp]) -> None:
+    for stamp in stamps:
+        if not unchanged(stamp):
+            raise ChangedSinceRead(stamp.path)
+
+
+def write_atomic(
+    path: Path | str, data: str | bytes, *, encoding: str = "utf-8", expected: Stamp | None = None
+) -> None:
+    """Replace ``path`` with ``data`` atomically (the old content or the new, never a mix).
+
+    With ``expected`` (taken when the file was read), :class:`ChangedSinceRead` is raised and nothing is
+    written when the file changed since: the comparison is made immediately before the rename."""
+    write_all_atomic([(path, data)], encoding=encoding, expected=() if expected is None else (expected,))
+
+
+def write_all_atomic(
+    files: list[tuple[Path | str, str | bytes]], *, encoding: str = "utf-8", expected: Sequence[Stamp] = ()
+) -> None:
     """Replace several files, each atomically, so that a write error changes none of them.
 
     Every content is written to its temporary file first; only when all are on disk are the targets
     replaced, in the order given. A full disk or a read-only folder therefore fails before any file
     changed; a crash during the renames leaves a prefix of the list replaced (plus ``.*.tmp`` files).
+    Each stamp of ``expected`` is compared with its file just before the first rename: a file changed
+    since it was read raises :class:`ChangedSinceRead`, and none is replaced. An ``OSError`` names the
+    target (never the temporary file).
     """
     staged: list[tuple[str, str]] = []
+    target = ""
     try:
         for path, data in files:
             target = os.fspath(path)
@@ -51,12 +134,43 @@ def write_all_atomic(files: list[tuple[Path | str, str | bytes]], *, encoding: s
             except OSError:
                 mode = 0o644
             staged.append((_write_temp(target, raw, mode), target))
+        _check(expected)
         for tmp, target in staged:
             os.replace(tmp, target)
             _fsync_dir(os.path.dirname(target) or ".")
+    except OSError as exc:
+        if exc.filename is None or str(exc.filename).endswith(".tmp"):
+            exc.filename = target  # the file the user asked for, not our temporary one
+        raise
     finally:
         for tmp, _ in staged:
             _remove(tmp)  # only those not renamed are still there
+
+
+def write_problem(exc: OSError, folder: str = "its folder") -> tuple[str, str]:
+    """(what happened, what to do) for a failed write: ``("the disk is full (No space left on device)",
+    "free space")``. ``folder`` names the folder in the advice to make it writable."""
+    import errno  # built in, and only needed on failure
+
+    problems = {
+        errno.ENOSPC: ("the disk is full", "free space"),
+        getattr(errno, "EDQUOT", -1): ("the disk quota is used up", "free space or raise the quota"),
+        errno.EROFS: ("the file system is read-only", "make it writable"),
+        errno.EACCES: ("permission is denied", f"make {folder} writable"),
+        errno.EPERM: ("the operation is not permitted", f"make {folder} writable"),
+        errno.EFBIG: ("the file is larger than allowed", "raise the file size limit"),
+    }
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    what, todo = problems.get(exc.errno or 0, (None, "fix that"))
+    return (f"{what} ({reason})" if what else reason), todo
+
+
+def cannot_write(shown: str, exc: OSError, folder: str = "its folder") -> str:
+    """The one-line message of a command whose write failed and that changed nothing:
+    ``cannot write ORCHESTRATION.yaml: the disk is full (No space left on device); nothing was changed;
+    free space and run again``."""
+    what, todo = write_problem(exc, folder)
+    return f"cannot write {shown}: {what}; nothing was changed; {todo} and run again"
 
 
 def create_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8") -> bool:

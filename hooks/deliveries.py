@@ -80,7 +80,10 @@ def save(ctx: HookContext, record: dict[str, Any]) -> str | None:
         save_json(os.path.dirname(path), os.path.basename(path), {**record, "session_id": ctx.payload["session_id"]})
     except OSError as exc:
         shown = os.path.join(ctx.settings.state_dir, FOLDER)
-        return f"cannot record what this session received in {shown}/ ({exc.strerror or exc}); it may be sent again"
+        from ctxres.atomic import write_problem
+
+        what, todo = write_problem(exc, "the state directory")
+        return f"cannot record what this session received in {shown}/: {what}; it may be sent again; {todo}"
     if new:
         from ctxres.hooks.context import now
 

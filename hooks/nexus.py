@@ -155,7 +155,10 @@ def precompact(ctx: HookContext) -> dict[str, Any]:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, text)
     except OSError as exc:
-        raise HookError(f"cannot write {ctx.relative(path)}: {exc.strerror or exc}") from None
+        from ctxres.atomic import write_problem
+
+        what, todo = write_problem(exc, "its folder")
+        raise HookError(f"cannot write {ctx.relative(path)}: {what}; {todo}") from None
     return {}
 
 

@@ -109,7 +109,10 @@ def _save_snapshot(
         monitor.save_json(folder, SNAPSHOT_FILE, {"version": SNAPSHOT_VERSION, "files": files})
     except OSError as exc:
         where = os.path.join(ctx.settings.state_dir, SNAPSHOT_FILE)
-        problems.append(f"cannot write {where} ({exc.strerror or exc}); the next write is compared with git HEAD")
+        from ctxres.atomic import write_problem
+
+        what, todo = write_problem(exc, "the state directory")
+        problems.append(f"cannot write {where}: {what}; the next write is compared with git HEAD; {todo}")
 
 
 def state_moves(

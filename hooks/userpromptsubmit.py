@@ -133,10 +133,13 @@ def _save(
         if cache != before:
             monitor.save_json(folder, monitor.CACHE_FILE, cache)
     except OSError as exc:
+        from ctxres.atomic import write_problem
+
         where = os.path.join(ctx.settings.state_dir, monitor.STATE_FILE)
+        what, todo = write_problem(exc, "the state directory")
         problems.append(
-            f"cannot write {where} ({exc.strerror or exc}); the monitor still answers, but the PreCompact "
-            "checkpoint will not record the fill; make the state directory writable"
+            f"cannot write {where}: {what}; the monitor still answers, but the PreCompact checkpoint will not "
+            f"record the fill; {todo}"
         )
 
 

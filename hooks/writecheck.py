@@ -141,7 +141,10 @@ def _save_cache(ctx: HookContext, folder: str | None, cache: dict[str, Any], bef
         monitor.save_json(folder, monitor.CACHE_FILE, cache)
     except OSError as exc:
         where = os.path.join(ctx.settings.state_dir, monitor.CACHE_FILE)
-        problems.append(f"cannot write {where} ({exc.strerror or exc}); hints given once may be repeated")
+        from ctxres.atomic import write_problem
+
+        what, todo = write_problem(exc, "the state directory")
+        problems.append(f"cannot write {where}: {what}; hints given once may be repeated; {todo}")
 
 
 # --------------------------------------------------------------------------- the state moved, the section did not

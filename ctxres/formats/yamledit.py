@@ -67,6 +67,26 @@ def _line_end(text: str, index: int) -> int:
     return len(text) if end == -1 else end
 
 
+def _break_at(text: str, index: int) -> str:
+    """The line break of the line holding ``index`` (``\\r\\n`` or ``\\n``); on a last line without one,
+    the file's first break. Added lines take it, so a CRLF file gets no bare LF."""
+    end = text.find("\n", index)
+    if end == -1:
+        end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+def _insert_lines(text: str, insert_at: int, lines: list[str]) -> str:
+    """``lines`` inserted as new lines after the line that ends at ``insert_at``, with that line's break."""
+    newline = _break_at(text, insert_at)
+    if newline == "\r\n" and text[insert_at - 1 : insert_at] == "\r":
+        insert_at -= 1  # between the line's content and its CR LF
+    block = "\n".join(lines)
+    if newline == "\r\n":
+        block = re.sub(r"\r?\n", "\r\n", block)
+    return text[:insert_at] + newline + block + text[insert_at:]
+
+
 def replace_value(text: str, path: JsonPath, new_scalar: str) -> str:
     """Replace the scalar at ``path`` by ``new_scalar`` (already YAML), keeping any comment after it."""
     _, node = find(_compose(text), path)
@@ -122,7 +142,7 @@ def set_key(text: str, mapping_path: JsonPath, key: str, value: Any) -> str:
         lines = [f"{' ' * column}{key_text(key)}:", *render(value, column + 2)]
     else:
         lines = [f"{' ' * column}{key_text(key)}: {flow(value)}"]
-    return text[:insert_at] + "\n" + "\n".join(lines) + text[insert_at:]
+    return _insert_lines(text, insert_at, lines)
 
 
 def append_item(text: str, sequence_path: JsonPath, item: Any) -> str:
@@ -137,15 +157,14 @@ def append_item(text: str, sequence_path: JsonPath, item: Any) -> str:
         if key_node is None:
             raise EditError("cannot turn a nested flow list into a block list")
         column = key_node.start_mark.column + 2
-        block = "\n".join(render([item], column))
         start, end = seq.start_mark.index, seq.end_mark.index
         before = text[:start].rstrip(" ")
-        return before + "\n" + block + text[end:]
+        return _insert_lines(before + text[end:], len(before), render([item], column))
     first = seq.value[0]
     dash = text.rfind("-", _line_start(text, first.start_mark.index), first.start_mark.index)
     column = dash - _line_start(text, first.start_mark.index)
     insert_at = _last_line_of(text, seq.value[-1])
-    return text[:insert_at] + "\n" + "\n".join(render([item], column)) + text[insert_at:]
+    return _insert_lines(text, insert_at, render([item], column))
 
 
 def top_level_span(text: str, key: str) -> tuple[int, int] | None:

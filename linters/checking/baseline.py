@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ctxres import git
-from ctxres.atomic import write_atomic
+from ctxres.atomic import Stamp, stamp_before_read, write_atomic
 from ctxres.config import Config
 from ctxres.filereading import within
 from ctxres.findings import Finding, Severity
@@ -230,12 +230,17 @@ def parse(text: str, source: str) -> list[Entry]:
     return out
 
 
-def read(path: Path, shown: str) -> list[Entry]:
+def read(path: Path, shown: str, stamps: list[Stamp] | None = None) -> list[Entry]:
+    """The entries of the baseline file; its stamp (to write it back only if unchanged) joins ``stamps``."""
+    stamp = stamp_before_read(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise BaselineError(f"{shown}: cannot be read ({reason})") from None
+    if stamps is not None:
+        stamps.append(stamp.seen(raw))
     return parse(text, shown)
 
 
@@ -250,9 +255,11 @@ def render(entries: Iterable[Entry]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def write(path: Path, entries: Iterable[Entry]) -> None:
+def write(path: Path, entries: Iterable[Entry], expected: Stamp | None = None) -> None:
+    """Write the baseline; :class:`~ctxres.atomic.ChangedSinceRead` (nothing written) when the file is no
+    longer what ``expected`` saw (a teammate's merge, an editor)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, render(entries))
+    write_atomic(path, render(entries), expected=expected)
 
 
 # --------------------------------------------------------------------------- matching a report against it

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ctxres import ack
+from ctxres.atomic import cannot_write
 from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.project import inside, project_root
 from ctxres.state import checkpoints as cp
@@ -124,13 +125,17 @@ def run(args: argparse.Namespace) -> int:
         shown = os.path.relpath(orchestration, os.getcwd()).replace(os.sep, "/")
         if chosen_note:
             print(chosen_note)
-        candidates, waiting, note = _candidates(args, state_dir, root)
+        candidates, _, note = _candidates(args, state_dir, root)
         if not candidates:
             ack.section_of(ack.read_orchestration(orchestration))  # still refuse a v1 or broken file
             print(note)
             return EXIT_OK
-        result = ack.plan(orchestration, candidates, root, now, waiting)
-        ack.write(result)
+
+        def make_plan() -> ack.Plan:  # everything read afresh on each try: a file may have changed meanwhile
+            chosen, pending, _ = _candidates(args, state_dir, root)
+            return ack.plan(orchestration, chosen, root, now, pending)
+
+        result = ack.merge(make_plan)
     except ack.AckUsageError as exc:
         return _fail(str(exc), EXIT_USAGE)
     except ack.SectionError as exc:
@@ -143,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc), EXIT_USAGE)
     except OSError as exc:
-        return _fail(f"cannot write: {exc.strerror or exc} ({getattr(exc, 'filename', '')})", EXIT_USAGE)
+        where = os.path.relpath(exc.filename, os.getcwd()).replace(os.sep, "/") if exc.filename else shown
+        return _fail(cannot_write(where, exc), EXIT_USAGE)
     for step in result.steps:
         verb = "merged" if step.appended else "acknowledged"
         where = os.path.relpath(step.checkpoint, os.getcwd()).replace(os.sep, "/")  # as the user reads it from here

@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctxres.atomic import ChangedSinceRead, Stamp, cannot_write, stamp_before_read
 from ctxres.config import load_config
 from ctxres.findings import Finding
 from ctxres.linters.checking import baseline, engine
@@ -58,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
     root = baseline.project_root(config, paths[0])
     file = baseline.baseline_file(config, root, args.baseline)
     shown = os.path.relpath(file).replace(os.sep, "/")
+    stamps: list[Stamp] = []
+    as_found = stamp_before_read(file)  # the file as found; when it is absent, it must stay absent until written
     try:
-        old = baseline.read(file, shown) if file.exists() else []
+        old = baseline.read(file, shown, stamps) if file.exists() else []
     except baseline.BaselineError as exc:
         print(f"ctxres: error: baseline {exc} (remove it to record a new one)", file=sys.stderr)
         return EXIT_ERROR
@@ -82,7 +85,17 @@ def run(args: argparse.Namespace) -> int:
     kept, unmatched = _keep_wording(old, found)
     entries = kept + [entry for entry in unmatched if not judged(entry) or entry.path in unread]
     added, removed = _difference(old, entries)
-    baseline.write(file, entries)
+    try:
+        baseline.write(file, entries, stamps[0] if stamps else as_found)
+    except ChangedSinceRead:
+        print(
+            f"ctxres: error: {shown} changed while the baseline was computed; it was not written: run again",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"ctxres: error: {cannot_write(shown, exc)}", file=sys.stderr)
+        return EXIT_ERROR
     print(
         f"Wrote {shown}: {_entries(len(entries))} ({added} added, {removed} removed) "
         f"from {report.files_checked} file{'' if report.files_checked == 1 else 's'} checked."

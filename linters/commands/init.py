@@ -25,12 +25,14 @@ from ctxres.linters.commands._precommit_hooks import BY_ID, is_older_remote, loc
 from ctxres.linters.commands.install import (
     BARE_COMMAND,
     Change,
+    WriteRefused,
     add_user_env_option,
     ccstatusline_note,
     installed_script,
     no_script_warning,
     plan_local,
     plan_shared,
+    read_for_change,
     shown_path,
     write_changes,
 )
@@ -184,7 +186,7 @@ def plan_l2(root: Path, rule_file: str) -> list[Change]:
     if check_l2(root, config, files).status != "missing":
         return upgrade_l2(root, config, files)
     target = root / rule_file
-    text = target.read_text("utf-8") if target.exists() else RULE_FILE_HEADER
+    text = read_for_change(target) or RULE_FILE_HEADER
     rank = free_rank({m.rank for f in files for m in f.markers if m.rank is not None})
     marker = reminder_marker(rank)
     text = text.rstrip("\n") + "\n\n" + marker + "\n"
@@ -265,7 +267,7 @@ def plan_gitignore(root: Path) -> list[Change]:
     when the repository ignores its whole state folder, the checkpoints back in (see
     :mod:`ctxres.linters.setup.checkpoints_tracked`)."""
     target = root / ".gitignore"
-    text = target.read_text("utf-8") if target.exists() else ""
+    text = read_for_change(target) or ""
     config = load_config(root)
     actions = []
     _, rule = ignoring_rule(root, checkpoint_sample(config, root))
@@ -291,10 +293,10 @@ def plan_precommit(root: Path) -> list[Change]:
     ``ctxres``, found in the project's ``.venv`` or on the PATH: nothing is fetched from a hosting site or an
     index); the entries an older ``init`` wrote (``entry: ctxres ...``) brought up to date in place."""
     target = root / ".pre-commit-config.yaml"
-    if not target.exists():
+    text = read_for_change(target)
+    if text is None:
         text = PRECOMMIT_HEADER + block_yaml({"repos": [local_repo(PRECOMMIT_IDS)]})
         return [Change(target, text, "create .pre-commit-config.yaml (repo: local, the installed ctxres)")]
-    text = target.read_text("utf-8")
     data = yaml.safe_load(text) or {}
     repos = data.get("repos", []) or []
     if any(is_older_remote(r) for r in repos):
@@ -447,7 +449,7 @@ def plan_editor(root: Path) -> list[Change]:
             changes.append(Change(target, text, f"write the {name} JSON Schema for the editor"))
         mapping[f"./{relative}"] = editor_globs(load_config(root))
     settings = root / EDITOR_SETTINGS
-    original = settings.read_text("utf-8") if settings.exists() else ""
+    original = read_for_change(settings) or ""
     try:
         data = json.loads(original) if original.strip() else {}
     except ValueError:
@@ -565,7 +567,11 @@ def run(args: argparse.Namespace) -> int:
         for change in changes:
             print(f"would {change.action}: {shown_path(change.path)}")
     else:
-        write_changes(changes)
+        try:
+            write_changes(changes)
+        except WriteRefused as exc:
+            print(f"ctxres: error: {exc}", file=sys.stderr)
+            return 2
     hooks = "hooks" in steps and not args.local
     advice = ccstatusline_note(root / ".claude" / SETTINGS_FILE, script) if hooks else None
     for note in notes + ([advice] if advice else []):

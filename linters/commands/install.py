@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import sysconfig
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxres.atomic import write_atomic
+from ctxres.atomic import ChangedSinceRead, Stamp, cannot_write, read_stamped, write_atomic
 from ctxres.claude_settings import (
     HOOK_ENV,
     LOCAL_SETTINGS_FILE,
@@ -241,7 +242,7 @@ def exclude_locally(target: Path) -> list[Change]:
     if entry is None:
         return []
     exclude, line = entry
-    text = exclude.read_text("utf-8") if exclude.is_file() else ""
+    text = (read_for_change(exclude) if exclude.is_file() else None) or ""
     if line in text.splitlines():
         return []
     text = text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
@@ -292,11 +293,46 @@ def with_line_ends_of(path: Path, text: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else text
 
 
+# What each file a change is computed from looked like when it was read (read_for_change): its stamp, and
+# whether its lines end CRLF. write_changes replaces nothing that changed since, and keeps CRLF files CRLF.
+_SEEN: dict[str, tuple[Stamp, bool]] = {}
+
+
+def read_for_change(path: Path) -> str | None:
+    """The text of a file a change will be computed from (None when it does not exist), line breaks read
+    as ``\\n`` (as ``Path.read_text`` reads them). :func:`write_changes` writes the file back only if it did not
+    change since, with the file's own line breaks."""
+    content, stamp = read_stamped(path)
+    text = None if content is None else content.decode("utf-8")
+    first = -1 if text is None else text.find("\n")
+    _SEEN[os.path.abspath(path)] = (stamp, first > 0 and text is not None and text[first - 1] == "\r")
+    return None if text is None else text.replace("\r\n", "\n")
+
+
+class WriteRefused(Exception):
+    """A change was not written (the file changed since it was read, or the write failed); one line."""
+
+
 def write_changes(changes: list[Change]) -> None:
-    """Write each change atomically and say what it did (paths relative to the working folder)."""
+    """Write each change atomically and say what it did (paths relative to the working folder). A file that
+    changed since :func:`read_for_change` read it is not replaced: :class:`WriteRefused` (the changes
+    before it are written and were listed)."""
     for change in changes:
-        change.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(change.path, with_line_ends_of(change.path, change.text))
+        seen = _SEEN.get(os.path.abspath(change.path))
+        if seen is None:  # a file read another way (init --undo): its line ends as they are on disk
+            text = with_line_ends_of(change.path, change.text)
+        else:
+            text = re.sub(r"\r?\n", "\r\n", change.text) if seen[1] else change.text
+        try:
+            change.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(change.path, text, expected=None if seen is None else seen[0])
+        except ChangedSinceRead:
+            raise WriteRefused(
+                f"{shown_path(change.path)} changed while ctxres worked on it; it was not written: run the command "
+                "again"
+            ) from None
+        except OSError as exc:
+            raise WriteRefused(cannot_write(shown_path(change.path), exc, "its folder")) from None
         print(f"{change.action}: {shown_path(change.path)}")
 
 
@@ -312,10 +348,10 @@ def missing_folder(path: Path) -> Path | None:
 
 
 def _read(path: Path) -> tuple[dict[str, Any], str]:
-    if not path.exists():
-        return {}, ""
     try:
-        text = path.read_text("utf-8")
+        text = read_for_change(path)
+        if text is None:
+            return {}, ""
         data = json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise SystemExit(f"ctxres: error: cannot read {path}: {exc}") from None
@@ -374,5 +410,9 @@ def run(args: argparse.Namespace) -> int:
     if not changes:
         print(f"{path} is already up to date" if not args.uninstall else f"no ctxres hook in {path}")
         return 0
-    write_changes(changes)
+    try:
+        write_changes(changes)
+    except WriteRefused as exc:
+        print(f"ctxres: error: {exc}", file=sys.stderr)
+        return 2
     return 0

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ctxres.atomic import write_atomic
+from ctxres.atomic import ChangedSinceRead, Stamp, cannot_write, stamp_before_read, write_atomic
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.formats.loading import DEFAULT_MAX_BYTES, Format, decode, parse_text
 from ctxres.formats.yamlemit import scalar
@@ -45,12 +45,14 @@ class _Read:
     text: str = ""
     bom: bool = False
     error: str = ""
+    stamp: Stamp | None = None  # the file as read: it is not replaced if it changed since
 
 
 def _read(path: Path) -> _Read:
     if path.is_dir():
         return _Read(error="is a folder; pass the files (for example projects/*/ORCHESTRATION.yaml)")
     try:
+        stamp = stamp_before_read(path.resolve())
         raw = read_regular(path, DEFAULT_MAX_BYTES)  # never read a hostile 100 MB file whole
     except NotRegularFile:  # a FIFO would block the read forever
         return _Read(error="is not a regular file (a named pipe or a device); not read")
@@ -61,7 +63,7 @@ def _read(path: Path) -> _Read:
     text, issue = decode(raw)
     if text is None:
         return _Read(error=issue.message if issue else "cannot decode it")
-    return _Read(text, raw.startswith(BOM.encode("utf-8")))
+    return _Read(text, raw.startswith(BOM.encode("utf-8")), stamp=stamp.seen(raw))
 
 
 def _notes(shown: str, migration: Migration, verbose: bool) -> list[str]:
@@ -108,7 +110,14 @@ def _one(path: Path, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_PENDING
     notes = _notes(shown, migration, args.verbose)
     if args.write:
-        write_atomic(path.resolve(), (BOM if read.bom else "") + migration.text)
+        try:
+            write_atomic(path.resolve(), (BOM if read.bom else "") + migration.text, expected=read.stamp)
+        except ChangedSinceRead:
+            print(f"{shown}: error: it changed while it was migrated; nothing was written; run again", file=err)
+            return EXIT_ERROR
+        except OSError as exc:
+            print(f"{shown}: error: {cannot_write('it', exc)}", file=err)
+            return EXIT_ERROR
         print(f"{shown}: migrated to v2.0", file=out)
         for line in notes:
             print(f"  {line}", file=out)

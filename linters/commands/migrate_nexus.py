@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from ctxres import nexus
-from ctxres.atomic import write_atomic
+from ctxres.atomic import ChangedSinceRead, Stamp, cannot_write, stamp_before_read, write_all_atomic
 from ctxres.formats import yamledit, yamlemit, yamlguard
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -280,6 +280,7 @@ class Plan:
     moves: list[tuple[Path, Path | None]] = field(default_factory=list)  # (legacy, backup; None: delete)
     notes: list[str] = field(default_factory=list)
     error: str = ""
+    stamps: list[Stamp] = field(default_factory=list)  # every file read: nothing is written if one changed since
 
     @property
     def empty(self) -> bool:
@@ -302,8 +303,11 @@ def backup_name(path: Path, text: bytes) -> Path | None:
     return candidate
 
 
-def _read(path: Path) -> str:
-    return path.read_bytes().decode("utf-8-sig")
+def _read(path: Path, plan: Plan) -> str:
+    stamp = stamp_before_read(path)
+    raw = path.read_bytes()
+    plan.stamps.append(stamp.seen(raw))
+    return raw.decode("utf-8-sig")
 
 
 def _legacy_front(text: str) -> dict[str, Any]:
@@ -323,7 +327,9 @@ def _legacy_front(text: str) -> dict[str, Any]:
 
 
 def _retire(plan: Plan, legacy: Path) -> None:
+    stamp = stamp_before_read(legacy)
     raw = legacy.read_bytes()
+    plan.stamps.append(stamp.seen(raw))
     plan.moves.append((legacy, backup_name(legacy, raw)))
 
 
@@ -351,7 +357,7 @@ def plan_project(project: Path, exists: Callable[[str], bool] | None = None) -> 
 
 
 def _normalise_existing(plan: Plan, manifest: Path) -> None:
-    text = _read(manifest)
+    text = _read(manifest, plan)
     split = nexus.split_manifest(text)
     if split is None:
         raise ValueError(f"{manifest.name} has no YAML front matter; fix it by hand (`ctxres check` says why)")
@@ -368,7 +374,8 @@ def _normalise_existing(plan: Plan, manifest: Path) -> None:
 
 
 def _from_legacy(plan: Plan, project: Path, manifest: Path, legacy: Path, exists: Callable[[str], bool]) -> None:
-    text = _read(legacy)
+    text = _read(legacy, plan)
+    plan.stamps.append(stamp_before_read(manifest))  # absent: it must still be absent when written
     try:
         front = _legacy_front(text)
     except ValueError as exc:
@@ -387,10 +394,11 @@ def _shown(path: Path) -> str:
 
 
 def apply(plan: Plan) -> None:
-    """Write the new files, then move the legacy files to their backups."""
-    for path, text, _what in plan.writes:
+    """Write the new files, then move the legacy files to their backups; nothing when a file read changed
+    since (:class:`~ctxres.atomic.ChangedSinceRead`)."""
+    for path, _text, _what in plan.writes:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
+    write_all_atomic([(path, text) for path, text, _what in plan.writes], expected=plan.stamps)
     for legacy, backup in plan.moves:
         if backup is None:
             legacy.unlink()
@@ -429,8 +437,11 @@ def run(args: argparse.Namespace) -> int:
         if not plan.error and not args.dry_run:
             try:
                 apply(plan)
+            except ChangedSinceRead as exc:
+                plan.error = f"{_shown(Path(exc.path))} changed while it was migrated; nothing was written: run again"
             except OSError as exc:
-                plan.error = f"cannot write: {exc.strerror or exc}"
+                where = _shown(Path(exc.filename)) if exc.filename else _shown(project)
+                plan.error = cannot_write(where, exc)
         failed += bool(plan.error)
         _report(plan, args.dry_run)
     return EXIT_FAILED if failed else EXIT_OK

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ctxres.atomic import write_atomic
+from ctxres.atomic import ChangedSinceRead, Stamp, cannot_write, stamp_before_read, write_atomic
 from ctxres.config import Config, ConfigError, load_config, project_folder
 from ctxres.findings import Finding, Position
 from ctxres.formats.document import Document
@@ -74,8 +74,12 @@ def _display(path: Path, cwd: Path) -> str:
         return os.path.relpath(path.resolve(), cwd.resolve()).replace(os.sep, "/")
 
 
-def load(artifact: Artifact, config: Config) -> tuple[Document | None, bool, list[Finding]]:
-    """The document (its text without a byte-order mark), whether the file had one, and read problems."""
+def load(
+    artifact: Artifact, config: Config, stamps: dict[str, Stamp] | None = None
+) -> tuple[Document | None, bool, list[Finding]]:
+    """The document (its text without a byte-order mark), whether the file had one, and read problems. The
+    file's stamp (for writing it back only if unchanged) goes into ``stamps`` under its shown path."""
+    stamp = stamp_before_read(artifact.path)
     try:
         size = artifact.path.stat().st_size
         if size > config.max_file_size:
@@ -94,6 +98,8 @@ def load(artifact: Artifact, config: Config) -> tuple[Document | None, bool, lis
         assert problem is not None
         return None, False, parsing.findings_for(artifact.display, [problem])
     doc = Document(artifact.display, RULE_FILE_KIND, text, None, fs_path=str(artifact.path))
+    if stamps is not None:
+        stamps[artifact.display] = stamp.seen(raw)
     return doc, raw.startswith(_BOM.encode()), []
 
 
@@ -137,16 +143,19 @@ def run(args: argparse.Namespace) -> int:
     artifacts = rule_files(paths, config)
     if not artifacts:
         print(f"ctxres reinject: warning: no rule files found under {', '.join(map(str, paths))}", file=sys.stderr)
-    loaded = [load(artifact, config) for artifact in artifacts]
+    stamps: dict[str, Stamp] = {}
+    loaded = [load(artifact, config, stamps) for artifact in artifacts]
     docs = [doc for doc, _, _ in loaded if doc is not None]
     problems = [finding for _, _, found in loaded for finding in found]
     findings = check(docs, problems, config)
     if args.fix or args.diff:
         boms = {doc.path: bom for doc, bom, _ in loaded if doc is not None}
         try:
-            changed = _apply(docs, findings, config, boms, write=args.fix)
+            changed = _apply(docs, findings, config, boms, write=args.fix, stamps=stamps)
+        except ChangedSinceRead as exc:
+            return _fail(f"{exc.path} changed while ctxres reinject worked on it; it was not written: run it again")
         except OSError as exc:
-            return _fail(f"cannot write {exc.filename}: {exc.strerror or exc}")
+            return _fail(cannot_write(str(exc.filename), exc))
         if args.diff:
             sys.stdout.write("".join(changed))
             return EXIT_FINDINGS if changed else EXIT_OK
@@ -167,7 +176,12 @@ def _ran(checked: set[str]) -> Callable[[str, str], bool]:
 
 
 def _apply(
-    docs: list[Document], findings: list[Finding], config: Config, boms: dict[str, bool], write: bool
+    docs: list[Document],
+    findings: list[Finding],
+    config: Config,
+    boms: dict[str, bool],
+    write: bool,
+    stamps: dict[str, Stamp] | None = None,
 ) -> list[str]:
     """Apply (``write``) or describe the ``tokens=`` fixes; the diff lines of what changes."""
     diff: list[str] = []
@@ -184,7 +198,8 @@ def _apply(
             )
         ]
         if write:
-            write_atomic(doc.fs_path, (_BOM if boms[doc.path] else "") + text)
+            expected = (stamps or {}).get(doc.path)
+            write_atomic(doc.fs_path, (_BOM if boms[doc.path] else "") + text, expected=expected)
             docs[index] = doc.replace(text=text)
         fixed += len(edits)
         files += 1
