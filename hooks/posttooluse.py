@@ -11,16 +11,20 @@ Other tools and files, and files outside the project, get ``{}`` before anything
 docs/formats.md, "Staleness": STALE is "``updated_at`` is from a previous phase *or* more than 30
 minutes old". For a running workflow (ACTIVE or PAUSED, or no status recorded) two checks run:
 
-1. **The state moved, the section did not.** The written file's state is compared with the last
-   state the hooks saw for that file (``<state_dir>/orchestration-snapshot.json``), or, when there
-   is none yet, with the file at git ``HEAD`` (``git show``; no git, or a file git does not track:
-   this check is skipped), through the workflow model (``ctxres.state.statediff.moved_state`` and
-   ``resumption_moved``). When a state-bearing value moved (a gate PENDING -> COMPLETE, a phase
-   started, a score recorded) and the resumption section did not (``recovery_state.updated_at``
-   did not advance; a v1.0 section did not change), the answer is a warning at once, whatever the
-   age, naming the moves and what to update; the snapshot keeps its old baseline, so later writes
-   keep warning until the section is brought up to date. Otherwise the written state becomes the
-   baseline.
+1. **The write moved the state, not the section.** Only what the write itself changed is judged, never a
+   state git moved (a stash, a checkout, a merge): the written file's state is compared with the file
+   just before the tool ran (the client's ``originalFile``, or the Edit undone from its input:
+   ``ctxres.hooks.beforewrite``); while that is the state the hooks last saw
+   (``<state_dir>/orchestration-snapshot.json``), with the baseline they kept. When the file before
+   cannot be known, with that baseline only while git has not moved the work tree since (else no
+   comparison), or, for a file the hooks have not seen yet, with the file at git ``HEAD`` (``git show``;
+   no git, or a file git does not track: this check is skipped). The comparison goes through the
+   workflow model (``ctxres.state.statediff.moved_state`` and ``resumption_moved``). When a
+   state-bearing value moved (a gate PENDING -> COMPLETE, a phase started, a score recorded) and the
+   resumption section did not (``recovery_state.updated_at`` did not advance; a v1.0 section did not
+   change), the answer is a warning at once, whatever the age, naming the moves and what to update; the
+   snapshot keeps the state the moves started from, so later writes keep warning until the section is
+   brought up to date. Otherwise the written state becomes the baseline.
 2. **The age.** For a v2.0 section, ``recovery_state.updated_at`` is classified with the
    configured window (30 minutes by default), the current phase's ``started_at`` (the phase the
    state says is current) and the session's start (the first timestamp of its transcript). FRESH

@@ -56,7 +56,7 @@ def _check(ctx: HookContext, path: str, problems: list[str]) -> dict[str, Any]:
     rel = ctx.relative(path)
     from ctxres.hooks import statemoves  # only for a workflow file: a Bash call never compiles it
 
-    moved = statemoves.state_moves(ctx, rel, data, monitor.state_folder_or_none(ctx, problems), problems)
+    moved = statemoves.state_moves(ctx, rel, data, monitor.state_folder_or_none(ctx, problems), problems, path)
     if moved is not None:
         return _state_moved(ctx, rel, facts, moved, problems)
     if facts["version"] != "2.0":

@@ -35,9 +35,13 @@ settings.load_profile("ctxres")
 # `ctxres` there. `.venv/bin/python -m pytest` (the README's second command) runs from a virtual environment
 # that is not activated; its bin folder goes first on the PATH here. The tests of a machine without ctxres on
 # the PATH set their own (tests/cli_process.py, minimal_path).
+# Activated as `activate` does it, VIRTUAL_ENV included: `ctxres init` counts a virtual environment that is
+# on the PATH only while it is activated as not found by a Claude Code started from another shell.
 _SCRIPTS = Path(sys.executable).parent
 if (_SCRIPTS / "ctxres").exists() and str(_SCRIPTS) not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = os.pathsep.join((str(_SCRIPTS), os.environ.get("PATH", "")))
+if (_SCRIPTS / "ctxres").exists() and sys.prefix != sys.base_prefix:
+    os.environ["VIRTUAL_ENV"] = sys.prefix
 FIXTURES = ROOT / "fixtures"
 # A byte-exact copy of a real project's files, vendored so that the tests run from any clone; where the
 # original is beside the repository (SHARED_CORPUS), test_corpus_copy_is_byte_exact keeps the copy identical.

@@ -110,6 +110,11 @@ class Clone(Sandbox):
         super().__init__(root, git=False)
         self.bin = bin_folder
         self.env["PATH"] = f"{bin_folder}{os.pathsep}{MINIMAL_PATH}"
+        # The teammate's shell has the virtual environment activated (`activate` sets VIRTUAL_ENV too): a
+        # Claude Code started elsewhere does not have it on its PATH.
+        self.env.pop("VIRTUAL_ENV", None)
+        if (bin_folder.parent / "pyvenv.cfg").is_file():
+            self.env["VIRTUAL_ENV"] = str(bin_folder.parent)
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

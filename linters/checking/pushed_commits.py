@@ -23,7 +23,15 @@ from ctxres.records import FrozenRecord, init_field
 
 FROM_REF, TO_REF = "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"
 REMOTE_NAME, LOCAL_BRANCH = "PRE_COMMIT_REMOTE_NAME", "PRE_COMMIT_LOCAL_BRANCH"
+RUN_BY_PRE_COMMIT = "PRE_COMMIT"
+"""Set to ``1`` by pre-commit in the environment of every hook it runs."""
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+
+
+def run_by_pre_commit(environ: Mapping[str, str]) -> bool:
+    """Whether pre-commit runs this command: it names the files, and a run with nothing to say prints nothing
+    (the ctxres hooks are ``verbose``, so whatever they print is shown on every commit)."""
+    return environ.get(RUN_BY_PRE_COMMIT) == "1"
 
 
 class Pushed(FrozenRecord):

@@ -17,6 +17,7 @@ from ctxres.linters.checking.baseline import BaselineError
 from ctxres.linters.checking.discovery import discover, find_artifacts, one_listing, skipped_files
 from ctxres.linters.checking.finding_runs import release
 from ctxres.linters.checking.progress import Progress
+from ctxres.linters.checking.pushed_commits import run_by_pre_commit
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
@@ -240,6 +241,8 @@ def _report(
     if baseline is not None:
         report.baseline = match(baseline, paths, config, report, compared)
         report.show_baselined = args.show_baselined
+    if _nothing_to_say(args, report):
+        return EXIT_OK  # pre-commit named only files that are no resumption artifact: it shows "Passed" alone
     if args.statistics:
         sys.stdout.write(_statistics(report, args.output_format))
     else:
@@ -247,6 +250,17 @@ def _report(
     if report.files_checked == 0:
         print("ctxres: warning: no resumption artifacts found under " + ", ".join(map(str, paths)), file=sys.stderr)
     return EXIT_OK if args.exit_zero else engine.exit_code(report, config.strict)
+
+
+def _nothing_to_say(args: argparse.Namespace, report: Report) -> bool:
+    """A text report of no file and no finding for the files pre-commit named (a commit of ``mkdocs.yml``)."""
+    return (
+        args.output_format == "text"
+        and bool(args.paths)
+        and report.files_checked == 0
+        and not report.findings
+        and run_by_pre_commit(os.environ)
+    )
 
 
 def _statistics(report: Report, output_format: str) -> str:

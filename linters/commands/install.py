@@ -41,7 +41,14 @@ from ctxres.claude_settings import (
 )
 from ctxres.config import project_folder
 from ctxres.hook_events import EVENTS
-from ctxres.linters.setup.machine import exclude_entry, found_without_env, is_ignored, is_tracked, user_settings
+from ctxres.linters.setup.machine import (
+    Location,
+    exclude_entry,
+    found_without_env,
+    is_ignored,
+    is_tracked,
+    user_settings,
+)
 from ctxres.linters.setup.statusline import ccstatusline_advice, has_segment
 
 BARE_COMMAND = "ctxres-hook"
@@ -206,25 +213,14 @@ def plan_local(
         what = f"set {HOOK_ENV} to this machine's {BARE_COMMAND} in your own settings (outside every repository)"
         return [Change(user, render(after, original), what)], []
     tracked = is_tracked(target)
-    found = found_without_env(script, project_of(settings), BARE_COMMAND)
-    if found is None and settings_env(_read(user_settings())[0]).get(HOOK_ENV) == str(script):
-        found = f"${HOOK_ENV} of your own ~/.claude/settings.json"
-    recorded = not tracked and HOOK_ENV in settings_env(_read(target)[0])
+    location = found_without_env(script, project_of(settings), BARE_COMMAND)
+    in_user_env = settings_env(_read(user_settings())[0]).get(HOOK_ENV) == str(script)
+    if (location is None or location.activated) and in_user_env:
+        location = Location(f"${HOOK_ENV} of your own ~/.claude/settings.json")
+    found = location.place if location is not None and location.activated is None else None
     if tracked:
-        stale = settings_env(_read(target)[0]).get(HOOK_ENV)
-        note = (
-            f"{name} is tracked by git: not written; the hooks look for {BARE_COMMAND} in ${HOOK_ENV}, the "
-            f"project's .venv and the PATH"
-        )
-        if found is not None:
-            return [], [f"{note}, and find this machine's in {found}"]
-        note += (
-            f", and none of them has this machine's ({script}): run `ctxres init --local --user-env` (sets "
-            f"{HOOK_ENV} in your own ~/.claude/settings.json), or install ctxres in the project's .venv"
-        )
-        if isinstance(stale, str):
-            note += f"; the committed file sets {HOOK_ENV} to one machine's path ({stale}): take it out and commit"
-        return [], [note]
+        return [], [_tracked_note(name, script, location, settings_env(_read(target)[0]).get(HOOK_ENV))]
+    recorded = HOOK_ENV in settings_env(_read(target)[0])
     if found is not None and not recorded:
         return [], [f"the hooks find this machine's {BARE_COMMAND} in {found}: nothing per-machine to record"]
     changes = [] if will_ignore or is_ignored(target) else exclude_locally(target)
@@ -234,6 +230,29 @@ def plan_local(
         return changes, []
     what = f"set {HOOK_ENV} to this machine's {BARE_COMMAND} (git ignores this file)"
     return [*changes, Change(target, render(after, original), what)], []
+
+
+def _tracked_note(name: str, script: Path, location: Location | None, stale: object) -> str:
+    """What ``init --local`` says when git tracks the per-clone settings file (it never writes it): where the
+    hooks find this machine's ``ctxres-hook`` (:func:`found_without_env`, as the doctor finds it), or that
+    they do not."""
+    note = (
+        f"{name} is tracked by git: not written; the hooks look for {BARE_COMMAND} in ${HOOK_ENV}, the "
+        "project's .venv and the PATH"
+    )
+    fix = (
+        f"run `ctxres init --local --user-env` (sets {HOOK_ENV} in your own ~/.claude/settings.json), or install "
+        "ctxres in the project's .venv"
+    )
+    if location is not None and location.activated is None:
+        note += f", and find this machine's in {location.place}"
+    elif location is not None:
+        note += f", and find this machine's ({script}) in {location.shown()}, not in another shell: {fix}"
+    else:
+        note += f", and none of them has this machine's ({script}): {fix}"
+    if isinstance(stale, str):
+        note += f"; the committed file sets {HOOK_ENV} to one machine's path ({stale}): take it out and commit"
+    return note
 
 
 def exclude_locally(target: Path) -> list[Change]:

@@ -144,11 +144,24 @@ def _plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
+def _print_unstaged(unstaged: tuple[str, ...]) -> None:
+    """The named files with nothing staged: one line, whatever their number."""
+    if len(unstaged) == 1:
+        name = unstaged[0]
+        print(f"ctxres stale: {name}: nothing staged, nothing to compare (`git add {name}` stages it)")
+    elif unstaged:
+        print(
+            f"ctxres stale: {len(unstaged)} named files have nothing staged ({unstaged[0]}, ...), nothing to compare "
+            "(`git add FILE` stages one)"
+        )
+
+
 def _print_text(results: list[Comparison], range_mode: bool, scope: str = "", unstaged: tuple[str, ...] = ()) -> None:
+    if not results and pushed_commits.run_by_pre_commit(os.environ):
+        return  # nothing compared: a commit of other files, `pre-commit run --all-files` with nothing staged
     blocked = [r for r in results if r.staleness is not None]
     _print_notes(results)
-    for name in unstaged:
-        print(f"ctxres stale: {name}: nothing staged, nothing to compare (`git add {name}` stages it)")
+    _print_unstaged(unstaged)
     skipped = [r for r in results if r.note]
     results = [r for r in results if not r.note]
     for result in blocked:

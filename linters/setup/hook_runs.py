@@ -36,8 +36,10 @@ from ctxres.claude_settings import (
 from ctxres.defaults import PROBE_ENV
 from ctxres.hook_events import HOOK_EVENTS
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
+from ctxres.linters.setup.machine import committed_lookup
 
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+HOOK_SCRIPT = "ctxres-hook"
 LAYER = "hook runs"
 MAX_SECONDS = 30.0
 DEFAULT_SECONDS = 60.0  # Claude Code's default hook timeout
@@ -225,12 +227,8 @@ def check_hook_runs(root: Path) -> list[Layer]:
         return failed
     files = ", ".join(dict.fromkeys(hook.settings for hook in hooks))
     events = ", ".join(hook.event for hook in hooks)
-    return [
-        Layer(
-            LAYER,
-            PRESENT,
-            f"{len(rows)} ctxres hook commands answer (exit 0): {events} in {files}",
-            "",
-            hooks[0].settings,
-        )
-    ]
+    detail = f"{len(rows)} ctxres hook commands answer (exit 0): {events} in {files}"
+    found = committed_lookup(root, HOOK_SCRIPT, {**os.environ, **settings_vars})
+    if found is not None:  # where, as `ctxres init` says it (one definition: machine.found_without_env)
+        detail += f"; they run {found[0]} ({found[1].shown()})"
+    return [Layer(LAYER, PRESENT, detail, "", hooks[0].settings)]

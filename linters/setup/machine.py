@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from ctxres.claude_settings import PROJECT_VENV_BIN
+from ctxres.claude_settings import HOOK_ENV, PROJECT_VENV_BIN
 
 GIT_SECONDS = 10.0
 PROJECT_VENV = "the project's .venv"
@@ -74,10 +76,16 @@ def exclude_entry(path: Path) -> tuple[Path, str] | None:
     return Path(exclude), line
 
 
-def is_venv_bin(folder: Path) -> bool:
-    """Whether ``folder`` is the scripts folder of a virtual environment (on a PATH only while it is activated
-    in one shell)."""
-    return (folder.parent / "pyvenv.cfg").is_file()
+def activated_venv(folder: Path, environ: Mapping[str, str] | None = None) -> Path | None:
+    """The virtual environment whose scripts folder ``folder`` is, when it is the one activated in this shell
+    (``$VIRTUAL_ENV``, which ``activate`` sets while it puts the folder on the PATH): on the PATH only while it
+    stays activated, in this shell. None for any other folder, a virtual environment's too: a PATH that holds
+    one without activating it (a shell profile's ``export PATH=...``) holds it in every shell."""
+    active = (os.environ if environ is None else environ).get("VIRTUAL_ENV")
+    if not active:
+        return None
+    venv = Path(active)
+    return venv if any(_same(folder, venv / scripts) for scripts in ("bin", "Scripts")) else None
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -96,16 +104,44 @@ def executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-def found_without_env(script: Path, project: Path, name: str) -> str | None:
-    """Where the committed commands find ``script`` with no per-machine setting: in the project's ``.venv``,
-    or on the PATH (a pipx or ``uv tool`` install; an activated virtual environment does not count: another
-    shell, or Claude Code started elsewhere, does not have it); None when they do not."""
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where the committed commands find a script without a per-machine setting: ``place`` as a message names
+    it; ``activated``: the virtual environment it is found in only while that one is activated."""
+
+    place: str
+    activated: Path | None = None
+
+    def shown(self) -> str:
+        """The place, with the condition it holds under (``the PATH, while VENV is activated``)."""
+        return f"{self.place}, while {self.activated} is activated" if self.activated else self.place
+
+
+def found_without_env(script: Path, project: Path, name: str) -> Location | None:
+    """Where the committed commands find ``script`` with no per-machine setting: in the project's ``.venv``, or
+    on the PATH (as ``command -v NAME`` finds it: a pipx or ``uv tool`` install, or any folder the PATH holds,
+    a virtual environment's too; the one activated in this shell counts only while it is, which the location
+    says); None when they do not. ``ctxres init`` and the doctor both ask this."""
     if _same(script, project_script(project, name)):
-        return PROJECT_VENV
+        return Location(PROJECT_VENV)
     on_path = shutil.which(name)
-    if on_path is not None and _same(Path(on_path), script) and not is_venv_bin(Path(on_path).parent):
-        return ON_PATH
-    return None
+    if on_path is None or not _same(Path(on_path), script):
+        return None
+    return Location(ON_PATH, activated_venv(Path(on_path).parent))
+
+
+def committed_lookup(project: Path, name: str, environ: Mapping[str, str]) -> tuple[Path, Location] | None:
+    """What the committed command (:func:`ctxres.claude_settings.portable_command`) runs for ``name`` with
+    ``environ`` (the settings files' ``env`` over this process's): ``$CTXRES_HOOK`` when it is executable, else
+    the project's ``.venv``, else the PATH; and where it found it. None when it finds nothing."""
+    given = environ.get(HOOK_ENV)
+    if given and executable(Path(given)):
+        return Path(given), Location(f"${HOOK_ENV}")
+    found = resolve(project, name)
+    if found is None:
+        return None
+    location = found_without_env(found, project, name)
+    return found, location or Location(ON_PATH)
 
 
 def resolve(project: Path, name: str, with_venv: bool = True) -> Path | None:

@@ -220,3 +220,50 @@ def test_local_writes_only_the_local_file(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert not (repo / ".claude" / "settings.json").exists()
     assert json.loads((repo / ".claude" / "settings.local.json").read_text())["env"][HOOK_ENV].endswith("ctxres-hook")
+
+
+def _users_shell(home: Path, activated: bool) -> dict[str, str]:
+    """A user's shell: this virtual environment's scripts folder on the PATH (a profile's `export PATH=...`, or
+    `activate`, which sets VIRTUAL_ENV too), a home of its own."""
+    scripts = Path(sys.executable).parent
+    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    env.update(PATH=f"{scripts}{os.pathsep}{MINIMAL_PATH}", HOME=str(home))
+    if activated:
+        env["VIRTUAL_ENV"] = sys.prefix
+    return env
+
+
+def _hook_runs_row(repo: Path, env: dict[str, str]) -> str:
+    result = ctxres("doctor", "--output-format", "json", cwd=repo, env=env)
+    (row,) = [row for row in json.loads(result.stdout)["layers"] if row["layer"] == "hook runs"]
+    assert row["status"] == "present", row
+    return str(row["detail"])
+
+
+@pytest.mark.parametrize("activated", [False, True], ids=["on-the-path", "activated"])
+def test_init_finds_ctxres_hook_where_the_path_and_the_doctor_find_it(
+    repo: Path, tmp_path: Path, activated: bool
+) -> None:
+    """The team tracks `.claude/settings.local.json` (init never writes it); this machine's ctxres-hook is in a
+    virtual environment on the user's PATH: init says where the hooks find it, as `command -v` and the doctor
+    do, never that no location holds it."""
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_text("{}\n")
+    subprocess.run(["git", "add", "."], cwd=repo, check=True)
+    env = _users_shell(tmp_path / "home", activated)
+    script = Path(sys.executable).parent / "ctxres-hook"
+    looked_up = subprocess.run(["sh", "-c", "command -v ctxres-hook"], env=env, capture_output=True, text=True)
+    assert looked_up.stdout.strip() == str(script)
+    result = ctxres("init", "--only", "hooks", cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "none of them has" not in result.stdout, result.stdout
+    row = _hook_runs_row(repo, env)
+    if activated:
+        where = f"the PATH, while {sys.prefix} is activated"
+        assert f"find this machine's ({script}) in {where}, not in another shell: run `ctxres init --local " in (
+            result.stdout
+        )
+    else:
+        where = "the PATH"
+        assert "and find this machine's in the PATH\n" in result.stdout, result.stdout
+    assert row.endswith(f"; they run {script} ({where})"), row

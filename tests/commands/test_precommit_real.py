@@ -98,3 +98,61 @@ def test_a_workflow_committed_whole_reports_each_finding_once(box: Sandbox) -> N
     assert result.returncode == 1, result.stdout + result.stderr
     finding = "ORCHESTRATION.yaml:33:5: A010 checkpoint .jerry/checkpoints/cx-002-checkpoint.json is not merged"
     assert (result.stdout + result.stderr).count(finding) == 1, result.stdout
+
+
+def _hook_output(shown: str, name: str) -> list[str]:
+    """The lines pre-commit shows under the hook ``name`` in a --verbose run (after its status, id and
+    duration lines, up to the next hook's status line), blank lines left out."""
+    status = re.compile(r"^\S.*\.{3,}.*(Passed|Failed|Skipped)$")
+    lines = shown.splitlines()
+    at = next(index for index, line in enumerate(lines) if line.startswith(f"{name}.") and status.match(line))
+    said = []
+    for line in lines[at + 1 :]:
+        if status.match(line):
+            break
+        if line.strip() and not line.startswith("- "):
+            said.append(line)
+    return said
+
+
+@pytest.fixture
+def many_files(box: Sandbox) -> Sandbox:
+    """A repository of many YAML files that are no resumption artifact, and one workflow, all committed."""
+    for number in range(40):
+        box.write(f"config/part-{number:02}.yaml", f"name: part-{number}\n")
+    box.write("mkdocs.yml", "site_name: docs\n")
+    box.write("ORCHESTRATION.yaml", (FIXTURES / "rules/A010/bad/ORCHESTRATION.yaml").read_text("utf-8"))
+    box.git("add", ".")
+    box.git("commit", "-q", "--no-verify", "-m", "files")
+    return box
+
+
+def test_all_files_with_nothing_staged_prints_nothing(many_files: Sandbox) -> None:
+    result = many_files.pre_commit("run", "ctxres-stale", "--all-files", "--verbose", "--color", "never")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"ctxres stale\.+Passed", result.stdout), result.stdout
+    assert "nothing staged" not in result.stdout
+    assert _hook_output(result.stdout, "ctxres stale") == [], result.stdout
+
+
+def test_a_commit_of_other_files_prints_nothing(many_files: Sandbox) -> None:
+    many_files.write("mkdocs.yml", "site_name: the docs\n")
+    many_files.git("add", "mkdocs.yml")
+    result = many_files.pre_commit("run", "--verbose", "--color", "never")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"ctxres check\.+Passed", result.stdout), result.stdout
+    assert "no resumption artifacts found" not in result.stdout + result.stderr
+    assert _hook_output(result.stdout, "ctxres check") == [], result.stdout
+    assert _hook_output(result.stdout, "ctxres stale") == [], result.stdout
+
+
+def test_a_commit_that_leaves_the_section_stale_still_says_so(many_files: Sandbox) -> None:
+    workflow = many_files.root / "ORCHESTRATION.yaml"
+    text = workflow.read_text("utf-8")
+    many_files.write("ORCHESTRATION.yaml", text.replace('  status: "ACTIVE"', '  status: "PAUSED"', 1))
+    many_files.git("add", "ORCHESTRATION.yaml")
+    result = many_files.pre_commit("run", "ctxres-stale", "--verbose", "--color", "never")
+    assert result.returncode == 1, result.stdout
+    shown = _hook_output(result.stdout, "ctxres stale")
+    assert "ORCHESTRATION.yaml: blocked: the workflow state moved but the resumption section did not" in shown
+    assert shown[-1] == "ctxres stale: 1 of 1 staged orchestration file leaves the resumption section stale."

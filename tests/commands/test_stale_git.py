@@ -203,6 +203,18 @@ def test_a_named_file_with_nothing_staged_says_so(repo: GitRepo) -> None:
     assert "checked" not in result.stdout
 
 
+def test_many_named_files_with_nothing_staged_say_so_in_one_line(repo: GitRepo) -> None:
+    for number in range(5):
+        repo.write(f"notes-{number}.yaml", f"note: {number}\n")
+    names = [f"notes-{number}.yaml" for number in range(5)]
+    result = repo.run("stale", "ORCHESTRATION.yaml", *names)
+    assert result.returncode == 0
+    assert result.stdout == (
+        "ctxres stale: 6 named files have nothing staged (ORCHESTRATION.yaml, ...), nothing to compare "
+        "(`git add FILE` stages one)\nctxres stale: no staged orchestration file to compare.\n"
+    )
+
+
 def test_a_repository_without_commits_has_nothing_to_compare(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "empty")
     repo.stage("ORCHESTRATION.yaml", ADVANCED)

@@ -363,9 +363,9 @@ def test_a_gate_moved_without_the_section_is_stale_at_once_against_git_head(tmp_
     assert lines[1] == "- gate qg-2 status: PENDING -> COMPLETE"
     assert "Set resumption.recovery_state.updated_at to the current time (2026-02-17T12:00:00Z)" in lines[2]
     assert run.stderr_lines == []
-    from ctxres.hooks.statemoves import SNAPSHOT_FILE
-
-    assert not (project / ".jerry" / SNAPSHOT_FILE).exists()  # no baseline recorded: HEAD stays the reference
+    entry = _snapshot(project)["files"][WORKFLOW]  # HEAD stays the reference while the file is as the hooks saw it
+    assert (entry["from"], entry["state"]["quality_gates"]["qg-2"]["status"]) == ("HEAD", "PENDING")
+    assert entry["seen"]["quality_gates"]["qg-2"]["status"] == "COMPLETE"
 
 
 def test_a_gate_moved_without_the_section_against_the_last_state_the_hooks_saw(tmp_path: Path) -> None:
