@@ -186,8 +186,8 @@ def live_workflow(value: Any, key: str, where: object) -> str:
 
 
 def required_version(value: Any, where: object) -> str:
-    """The ``required-version`` setting: a PEP 440 specifier set (:mod:`ctxres.versions`)."""
-    from ctxres.versions import VersionError, check_setting
+    """The ``required-version`` setting: a PEP 440 specifier set (:mod:`ctxres.formats.versions`)."""
+    from ctxres.formats.versions import VersionError, check_setting
 
     try:
         return check_setting(value, where)
@@ -199,3 +199,60 @@ def state_dir(value: Any, where: object) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}: `state-dir` must be a non-empty string")
     return value
+
+
+# --- required-version: the ctxres versions a repository needs (ctxres.formats.versions matches them) ---
+
+
+def required(start: str) -> tuple[str, str] | None:
+    """The ``required-version`` of the configuration that applies to ``start`` (a folder): (specifier, the
+    file's name); None when none is set, or when the configuration cannot be read (the command reports that)."""
+    if not _may_be_pinned(start):
+        return None
+    try:
+        found = find_table(start)
+    except ConfigError:
+        return None
+    if found is None:
+        return None
+    table, _, source = found
+    from ctxres.formats.versions import SETTING, VersionError, check_setting
+
+    value = table.get(SETTING, table.get(SETTING.replace("-", "_")))
+    if value is None:
+        return None
+    try:
+        return check_setting(value, source), source
+    except VersionError:
+        return None  # the command's configuration error says it
+
+
+def _may_be_pinned(start: str) -> bool:
+    """Whether a configuration file from ``start`` up could set ``required-version``: most repositories set
+    none, and then no TOML is parsed (every command asks, ``audit-history`` and ``check`` too)."""
+    folder = os.path.realpath(start)
+    while True:
+        for name in (".ctxres.toml", "pyproject.toml"):
+            try:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            if b"required" in data or b"\\u" in data or b"\\U" in data:
+                return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def problem_here(start: str) -> str | None:
+    """:func:`unmet` for the configuration that applies to ``start`` and this ctxres; None when it is met."""
+    from ctxres import __version__
+
+    pin = required(start)
+    if pin is None:
+        return None
+    from ctxres.formats.versions import unmet
+
+    return unmet(__version__, pin[0], os.path.basename(pin[1]))

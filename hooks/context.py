@@ -173,7 +173,7 @@ def load_settings(root: str, *, resolved: bool = False) -> Settings:
                 settings.pinned_by = f"live-workflow in {os.path.basename(source)}"
             elif key == "required_version":
                 from ctxres import __version__
-                from ctxres.versions import unmet
+                from ctxres.formats.versions import unmet
 
                 settings.required_version = (
                     unmet(__version__, config_file.required_version(value, source), os.path.basename(source)) or ""

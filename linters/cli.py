@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(given[0] if given and not given[0].startswith("-") else None)
     args = parser.parse_args(given)
     if args.command not in VERSION_UNCHECKED:
-        from ctxres.versions import problem_here
+        from ctxres.config_file import problem_here
 
         pinned = problem_here(os.getcwd())
         if pinned is not None:

@@ -35,7 +35,7 @@ from ctxres.claude_settings import (
 from ctxres.config import load_config
 from ctxres.formats.yamledit import EditError, remove_item
 from ctxres.linters.checking.baseline import baseline_file
-from ctxres.linters.commands._precommit_hooks import BY_ID, is_older_remote, local_repo
+from ctxres.linters.commands._precommit_hooks import BY_ID, local_repo
 from ctxres.linters.commands.init import (
     BUDGET_OPTION,
     BUDGET_STEP,
@@ -58,6 +58,7 @@ from ctxres.linters.rules.layers import PRECOMMIT_IDS, PROTOCOL_PATH, rule_files
 from ctxres.linters.rules.reinject import reminder_marker
 from ctxres.linters.setup.checkpoints_tracked import state_folder
 from ctxres.linters.setup.machine import is_precommit_launcher
+from ctxres.linters.setup.precommit_setup import is_older_remote
 
 
 @dataclass(slots=True, frozen=True)

@@ -89,20 +89,6 @@ def local_repo(ids: tuple[str, ...] = INIT_IDS) -> dict[str, Any]:
     return {"repo": "local", "hooks": [BY_ID[hook_id].local() for hook_id in ids]}
 
 
-# The remote form an older `ctxres init` wrote (`repo:` this URL, `rev: v0.1.0`): a repository that was never
-# published, so that pre-commit fails every commit in `git fetch`. Today's init migrates it to `repo: local`.
-OLDER_REMOTES = ("https://github.com/ctxres/ctxres",)
-
-
-def is_older_remote(repo: Any) -> bool:
-    """Whether a ``repos:`` item is the remote entry an older init wrote: its URL, and only ctxres hooks."""
-    if not isinstance(repo, dict) or not isinstance(repo.get("hooks"), list):
-        return False
-    url = str(repo.get("repo", "")).rstrip("/").removesuffix(".git")
-    hooks = repo["hooks"]
-    return url in OLDER_REMOTES and bool(hooks) and all(isinstance(h, dict) and h.get("id") in BY_ID for h in hooks)
-
-
 def migrated(repo: dict[str, Any]) -> dict[str, Any]:
     """The ``repo: local`` entry that runs the hooks of an older remote entry: each as today's init writes it,
     with what the team set on it (``args:``, ``exclude:``, ...) kept."""

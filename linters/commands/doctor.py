@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ctxres import __version__
 from ctxres.config import Config, load_config, project_folder, shadowed_warning
+from ctxres.formats.versions import SETTING, unmet
 from ctxres.linters.commands import elsewhere
 from ctxres.linters.reporters import add_format_option, print_findings
 from ctxres.linters.rules.layers import (
@@ -26,7 +27,6 @@ from ctxres.linters.setup.checkpoints_tracked import check_checkpoints_tracked
 from ctxres.linters.setup.hook_runs import check_hook_runs
 from ctxres.linters.setup.precommit_setup import check_precommit_setup
 from ctxres.linters.setup.statusline import statusline_note
-from ctxres.versions import SETTING, unmet
 
 VERSION_LAYER = "ctxres version"
 

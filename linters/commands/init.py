@@ -21,7 +21,7 @@ from ctxres.formats.yamledit import EditError, append_item, replace_item, replac
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.commands import elsewhere
 from ctxres.linters.commands._config_edit import option_change
-from ctxres.linters.commands._precommit_hooks import BY_ID, is_older_remote, local_repo, migrated
+from ctxres.linters.commands._precommit_hooks import BY_ID, local_repo, migrated
 from ctxres.linters.commands.install import (
     BARE_COMMAND,
     Change,
@@ -56,7 +56,7 @@ from ctxres.linters.setup.checkpoints_tracked import (
     state_folder,
 )
 from ctxres.linters.setup.machine import is_precommit_launcher, is_tracked
-from ctxres.linters.setup.precommit_setup import check_installed
+from ctxres.linters.setup.precommit_setup import check_installed, is_older_remote
 from ctxres.reinject import scan
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS, PROTOCOL_DOCS_FOLDER
 

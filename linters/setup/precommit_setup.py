@@ -18,9 +18,23 @@ from typing import Any
 import yaml
 
 from ctxres.formats.yamledit import EditError, item_span
-from ctxres.linters.commands._precommit_hooks import is_older_remote
 from ctxres.linters.rules.layers import MISCONFIGURED, MISSING, PRECOMMIT_IDS, PRESENT, UNVERIFIED, Layer
 from ctxres.linters.setup.machine import PRECOMMIT_COMMAND, is_precommit_launcher, resolve
+
+# The remote form an older `ctxres init` wrote (`repo:` this URL, `rev: v0.1.0`): a repository that was never
+# published, so that pre-commit fails every commit in `git fetch`. Today's init migrates it to `repo: local`.
+OLDER_REMOTES = ("https://github.com/ctxres/ctxres",)
+
+
+def is_older_remote(repo: Any) -> bool:
+    """Whether a ``repos:`` item is the remote entry an older init wrote: its URL, and only ctxres hooks."""
+    if not isinstance(repo, dict) or not isinstance(repo.get("hooks"), list):
+        return False
+    url = str(repo.get("repo", "")).rstrip("/").removesuffix(".git")
+    hooks = repo["hooks"]
+    ours = all(isinstance(h, dict) and str(h.get("id", "")).startswith("ctxres-") for h in hooks)
+    return url in OLDER_REMOTES and bool(hooks) and ours
+
 
 CONFIG = ".pre-commit-config.yaml"
 INSTALL_LAYER = "git hook"  # `pre-commit install` was run

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ctxres import __version__
-from ctxres.versions import VersionError, check_setting, satisfies
+from ctxres.formats.versions import VersionError, check_setting, satisfies
 
 from ..cli_process import MINIMAL_PATH
 from ..git_sandbox import executable

@@ -9,11 +9,7 @@ Like ruff's ``required-version``: ``">=0.2"``, ``"==0.2.*"``, ``"~=0.2"``, ``">=
 from __future__ import annotations
 
 import re
-
-# A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+from typing import Any
 
 SETTING = "required-version"
 _VERSION = re.compile(
@@ -130,59 +126,3 @@ def unmet(installed: str, specifier: str, source: str) -> str | None:
 
 def _pip_spec(specifier: str) -> str:
     return ",".join(op + version for op, version in clauses(specifier))
-
-
-def required(start: str) -> tuple[str, str] | None:
-    """The ``required-version`` of the configuration that applies to ``start`` (a folder): (specifier, the
-    file's name); None when none is set, or when the configuration cannot be read (the command reports that)."""
-    if not _may_be_pinned(start):
-        return None
-    from ctxres import config_file
-
-    try:
-        found = config_file.find_table(start)
-    except config_file.ConfigError:
-        return None
-    if found is None:
-        return None
-    table, _, source = found
-    value = table.get(SETTING, table.get(SETTING.replace("-", "_")))
-    if value is None:
-        return None
-    try:
-        return check_setting(value, source), source
-    except VersionError:
-        return None  # the command's configuration error says it
-
-
-def _may_be_pinned(start: str) -> bool:
-    """Whether a configuration file from ``start`` up could set ``required-version``: most repositories set
-    none, and then no TOML is parsed (every command asks, ``audit-history`` and ``check`` too)."""
-    import os
-
-    folder = os.path.realpath(start)
-    while True:
-        for name in (".ctxres.toml", "pyproject.toml"):
-            try:
-                with open(os.path.join(folder, name), "rb") as handle:
-                    data = handle.read()
-            except OSError:
-                continue
-            if b"required" in data or b"\\u" in data or b"\\U" in data:
-                return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-
-
-def problem_here(start: str) -> str | None:
-    """:func:`unmet` for the configuration that applies to ``start`` and this ctxres; None when it is met."""
-    from ctxres import __version__
-
-    pin = required(start)
-    if pin is None:
-        return None
-    import os
-
-    return unmet(__version__, pin[0], os.path.basename(pin[1]))
