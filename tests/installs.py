@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,18 @@ OFFLINE = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 def build_wheel(target: Path) -> Path:
     """The wheel of the working tree (its git-tracked and new files, as a clone would have them), built
     without network (``--no-build-isolation``: setuptools comes from the test dependencies)."""
-    source = working_tree_copy(target / "source")
-    wheels = target / "wheels"
+    return _wheel_of(working_tree_copy(target / "source"), target / "wheels")
+
+
+def build_release_wheel(target: Path, commit: str) -> Path:
+    """The wheel of ``commit`` of this repository (a release: its history has it), built from a clone."""
+    source = target / "source"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(source)], check=True, capture_output=True)
+    subprocess.run(["git", "checkout", "-q", commit], cwd=source, check=True, capture_output=True)
+    return _wheel_of(source, target / "wheels")
+
+
+def _wheel_of(source: Path, wheels: Path) -> Path:
     subprocess.run(
         [
             sys.executable,
@@ -58,15 +69,26 @@ def shared_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     every xdist worker that installs ctxres: under the run's temporary root (which the workers share), in a
     folder named by the digest of the tree's files; the first to ask builds it under a lock, the others wait
     for it and reuse it."""
+    return _built_once(tmp_path_factory, f"ctxres-wheel-{tree_digest()[:16]}", build_wheel)
+
+
+def release_wheel(tmp_path_factory: pytest.TempPathFactory, commit: str) -> Path:
+    """The wheel of an earlier release, its ``commit`` of this repository, built once per test run."""
+    return _built_once(tmp_path_factory, f"ctxres-wheel-at-{commit}", lambda folder: build_release_wheel(folder, commit))
+
+
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:
+    """The wheel in the folder ``name`` of the run's temporary root, ``build`` (given the folder) making it under
+    a lock when it is not there yet."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # each worker's root is a folder of the run's root
-    folder = base / f"ctxres-wheel-{tree_digest()[:16]}"
+    folder = base / name
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         built = sorted((folder / "wheels").glob("ctxres-*.whl"))
-        return built[0] if built else build_wheel(folder)
+        return built[0] if built else build(folder)
 
 
 def tree_digest() -> str:

@@ -121,15 +121,35 @@ class Clone(Sandbox):
         return [(event, h["command"]) for event, groups in data["hooks"].items() for g in groups for h in g["hooks"]]
 
     def run_hook_as_the_client(self, command: str, event: str) -> subprocess.CompletedProcess[str]:
-        payload = {"hook_event_name": event, "session_id": "team", "cwd": str(self.root), **PAYLOADS[event]}
+        return self.as_the_client(command, {"hook_event_name": event, "session_id": "team", **PAYLOADS[event]})
+
+    def as_the_client(self, command: str, payload: dict[str, object]) -> subprocess.CompletedProcess[str]:
+        """A hook command of the settings run as Claude Code runs it (``sh -c``, the settings' env merged), with
+        ``payload`` (its ``cwd`` added) on stdin."""
+        process = self.start_as_the_client(command)
+        stdout, stderr = process.communicate(self.payload(payload))
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+    def payload(self, fields: dict[str, object]) -> str:
+        """The JSON the client sends a hook of this clone: ``fields`` and the ``cwd``."""
+        return json.dumps({"cwd": str(self.root), **fields})
+
+    def start_as_the_client(self, command: str) -> subprocess.Popen[str]:
+        """The process of :meth:`as_the_client`, started; its :meth:`payload` goes to ``communicate()``."""
         env = {
             "PATH": MINIMAL_PATH,
             "HOME": str(self.home),
             "CLAUDE_PROJECT_DIR": str(self.root),
             **settings_environment(self.root, self.home),  # the user's own settings too, as the client merges
         }
-        return subprocess.run(
-            ["sh", "-c", command], input=json.dumps(payload), cwd=self.root, env=env, capture_output=True, text=True
+        return subprocess.Popen(
+            ["sh", "-c", command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=self.root,
+            env=env,
+            text=True,
         )
 
     def status(self) -> str:
