@@ -74,7 +74,9 @@ def shared_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def release_wheel(tmp_path_factory: pytest.TempPathFactory, commit: str) -> Path:
     """The wheel of an earlier release, its ``commit`` of this repository, built once per test run."""
-    return _built_once(tmp_path_factory, f"ctxres-wheel-at-{commit}", lambda folder: build_release_wheel(folder, commit))
+    return _built_once(
+        tmp_path_factory, f"ctxres-wheel-at-{commit}", lambda folder: build_release_wheel(folder, commit)
+    )
 
 
 def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:

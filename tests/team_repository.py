@@ -19,6 +19,8 @@ from .conftest import FIXTURES
 from .git_sandbox import Sandbox
 from .installs import install_wheel, offline_venv
 
+# Another tool's checkpoint (its `cx-NNN.json` layout), from a real project.
+PEER_CHECKPOINT = FIXTURES / "corpus" / "checkpoints" / "cx-001.d933ffb7.json"
 WORKFLOWS = sorted((FIXTURES / "corpus" / "orchestration").glob("*.yaml"))
 NEW = "projects/FEAT-900/ORCHESTRATION.yaml"
 PAYLOADS = {
@@ -78,6 +80,13 @@ resumption:
     count: 0
     events: []
 """
+
+
+def peer_checkpoint_template() -> str:
+    """What a team's own checkpoint writer writes (its id and time aside), holding the workflow's position."""
+    data = json.loads(PEER_CHECKPOINT.read_text("utf-8"))
+    data["resumption_state"] = {"recovery_state": {"current_phase": 1, "current_activity": "phase-1-build"}}
+    return json.dumps(data, indent=2) + "\n"
 
 
 def with_section_updated_now(text: str) -> str:

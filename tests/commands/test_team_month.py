@@ -22,10 +22,17 @@ from typing import Any
 import pytest
 import yaml
 
-from ..conftest import FIXTURES
 from ..git_sandbox import IDENTITY
 from ..installs import install_wheel, release_wheel, shared_wheel
-from ..team_repository import NEW, Clone, new_workflow, other_venv, team_repository, with_section_updated_now
+from ..team_repository import (
+    NEW,
+    Clone,
+    new_workflow,
+    other_venv,
+    peer_checkpoint_template,
+    team_repository,
+    with_section_updated_now,
+)
 
 PREVIOUS_RELEASE = "72cde69"  # the commit of CHANGELOG's last entry, [0.1.0]: the version a teammate starts on
 CHECKPOINTS = ".jerry/checkpoints"
@@ -46,7 +53,6 @@ data["created_at"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
 (folder / f"cx-{n:03d}.json").write_text(json.dumps(data, indent=2) + "\\n")
 print(f"cx-{n:03d}.json")
 """
-PEER = FIXTURES / "corpus" / "checkpoints" / "cx-001.d933ffb7.json"
 # Another process editing the workflow (a person's editor): adds a line per edit, re-reading before it replaces.
 EDITOR = """import os, sys, time
 from pathlib import Path
@@ -61,9 +67,9 @@ for n in range(count):
         if path.read_text() == text:
             os.replace(temporary, path)
             break
-    time.sleep(0.005)
+    time.sleep(0.002)
 """
-EDITS = 40
+EDITS = 100  # about as long as `ctxres ack` runs: an edit falls between its read and its write
 
 
 @dataclass
@@ -109,7 +115,7 @@ class Team:
 def origin_with_writer(base: Path) -> Path:
     work = team_repository(base / "before")
     work.write("tools/cx_writer.py", WRITER)
-    work.write("tools/cx_template.json", PEER.read_text("utf-8"))
+    work.write("tools/cx_template.json", peer_checkpoint_template())
     work.git("add", ".")
     work.git("commit", "-q", "-m", "the team's own checkpoint writer")
     origin = base / "origin.git"
@@ -170,7 +176,8 @@ def team_writer(teammate: Teammate) -> None:
     done = subprocess.run(
         ["python3", "tools/cx_writer.py"], cwd=teammate.root, env=teammate.env, capture_output=True, text=True
     )
-    if succeeded(teammate, "the team's checkpoint writer", done):
+    said = (done.stderr.strip().splitlines() or [""])[-1]  # a traceback's last line
+    if teammate.ledger.expect(done.returncode == 0, f"{teammate.name}: the team's checkpoint writer failed: {said}"):
         teammate.ledger.writer.append((teammate.name, done.stdout.strip()))
 
 
@@ -198,13 +205,16 @@ def new_session(teammate: Teammate) -> str:
     return f"{teammate.name}-s{teammate.sessions}"
 
 
-def compact(teammate: Teammate, trigger: str = "auto", next_step: str | None = None) -> Compaction:
-    """One compaction of a new session: the team's writer, our PreCompact, SessionStart `compact`, the writer
-    again; recorded in the ledger."""
+def compact(
+    teammate: Teammate, trigger: str = "auto", next_step: str | None = None, *, theirs_first: bool = True
+) -> Compaction:
+    """One compaction of a new session: the team's writer (unless ``theirs_first`` is false: ours writes first),
+    our PreCompact, SessionStart `compact`, the writer again; recorded in the ledger."""
     session = new_session(teammate)
     if next_step is not None:
         model_sets_next_step(teammate, next_step)
-    team_writer(teammate)
+    if theirs_first:
+        team_writer(teammate)
     before = names(teammate)
     hook(teammate, session, "PreCompact", trigger=trigger, custom_instructions="")
     written = sorted(names(teammate) - before)
@@ -289,19 +299,21 @@ def ann_adopts_on_the_previous_release(ann: Teammate) -> None:
 def ben_joins_on_the_current_version(ben: Teammate) -> None:
     pull(ben)
     succeeded(ben, "ctxres init --local", ben.run("ctxres", "init", "--local"))
-    compact(ben, next_step="Write the parser (ben, before ann upgrades)")
+    compact(ben, next_step="Write the parser (ben, before ann upgrades)", theirs_first=False)  # an empty folder
     ack(ben)
     commit(ben, "FEAT-900: a compaction on the current version")
     push(ben)
 
 
 def ann_works_on_the_old_version_then_upgrades(ann: Teammate, wheel: Path) -> None:
-    pull(ann)
-    model_sets_next_step(ann, "Write the parser's error messages")
-    commit(ann, "FEAT-900: next step, on 0.1.0 beside a teammate's newer checkpoints")
+    pull(ann)  # the teammate's checkpoints, written by the current version
+    edit(ann, "CLAUDE.md", "Team rule: name the phase in the commit message.\n")
+    commit(ann, "team rules, committed on 0.1.0")
     install_wheel(ann.bin / "python", wheel)
     succeeded(ann, "ctxres init (upgrade)", ann.run("ctxres", "init"))
-    commit(ann, "ctxres upgraded")
+    if ann.status():  # what the new init migrated
+        commit(ann, "ctxres upgraded")
+    succeeded(ann, "ctxres doctor after the upgrade", ann.run("ctxres", "doctor"))
     compact(ann, next_step="Write the parser's tests (ann, upgraded)")
     ack(ann)
     commit(ann, "FEAT-900: a compaction after the upgrade")
@@ -398,7 +410,7 @@ def two_sessions_at_once(ben: Teammate) -> None:
     before = names(ben)
     (command,) = [command for name, command in ben.hook_commands() if name == "PreCompact"]
     started = [ben.start_as_the_client(command) for _ in sessions]
-    for session, process in zip(sessions, started):
+    for session, process in zip(sessions, started, strict=True):
         assert process.stdin is not None
         process.stdin.write(ben.payload({"hook_event_name": "PreCompact", "session_id": session, "trigger": "auto"}))
         process.stdin.close()
