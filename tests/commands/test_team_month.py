@@ -351,7 +351,7 @@ def both_compact_on_branches_and_merge(ann: Teammate, ben: Teammate) -> None:
     succeeded(ben, "check after keeping both", check(ben))
     commit(ben, "merge main: both compactions kept")
     ben.git("checkout", "-q", "main")
-    attempt(ben, "merge", "-q", "ben-tests")
+    succeeded(ben, "git merge ben-tests", attempt(ben, "merge", "-q", "ben-tests"))
     push(ben)
     pull(ann)
 
