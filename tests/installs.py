@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,11 +30,18 @@ OFFLINE = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 def build_wheel(target: Path) -> Path:
     """The wheel of the working tree (its git-tracked and new files, as a clone would have them), built
     without network (``--no-build-isolation``: setuptools comes from the test dependencies)."""
-    return wheel_of(working_tree_copy(target / "source"), target / "wheels")
+    return _wheel_of(working_tree_copy(target / "source"), target / "wheels")
 
 
-def wheel_of(source: Path, wheels: Path) -> Path:
-    """The wheel of the ctxres source tree at ``source``, built offline into ``wheels``."""
+def build_release_wheel(target: Path, commit: str) -> Path:
+    """The wheel of ``commit`` of this repository (a release: its history has it), built from a clone."""
+    source = target / "source"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(source)], check=True, capture_output=True)
+    subprocess.run(["git", "checkout", "-q", commit], cwd=source, check=True, capture_output=True)
+    return _wheel_of(source, target / "wheels")
+
+
+def _wheel_of(source: Path, wheels: Path) -> Path:
     subprocess.run(
         [
             sys.executable,
@@ -61,15 +69,7 @@ def shared_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     every xdist worker that installs ctxres: under the run's temporary root (which the workers share), in a
     folder named by the digest of the tree's files; the first to ask builds it under a lock, the others wait
     for it and reuse it."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # each worker's root is a folder of the run's root
-    folder = base / f"ctxres-wheel-{tree_digest()[:16]}"
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        built = sorted((folder / "wheels").glob("ctxres-*.whl"))
-        return built[0] if built else build_wheel(folder)
+    return _built_once(tmp_path_factory, f"ctxres-wheel-{tree_digest()[:16]}", build_wheel)
 
 
 RELEASES = {"0.1.0": "72cde69"}
@@ -79,21 +79,22 @@ RELEASES = {"0.1.0": "72cde69"}
 def released_wheel(tmp_path_factory: pytest.TempPathFactory, version: str = "0.1.0") -> Path:
     """The wheel of an earlier release, built from its commit of this repository's history (a clone of it
     checked out there), once per test run for every module and xdist worker, as :func:`shared_wheel`."""
+    commit = RELEASES[version]
+    return _built_once(tmp_path_factory, f"ctxres-wheel-{version}", lambda folder: build_release_wheel(folder, commit))
+
+
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:
+    """The wheel in the folder ``name`` of the run's temporary root, ``build`` (given the folder) making it under
+    a lock when it is not there yet."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent
-    folder = base / f"ctxres-wheel-{version}"
+        base = base.parent  # each worker's root is a folder of the run's root
+    folder = base / name
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         built = sorted((folder / "wheels").glob("ctxres-*.whl"))
-        if built:
-            return built[0]
-        source = folder / "source"
-        shutil.rmtree(source, ignore_errors=True)
-        subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(source)], check=True, timeout=300)
-        subprocess.run(["git", "-C", str(source), "checkout", "-q", RELEASES[version]], check=True, timeout=300)
-        return wheel_of(source, folder / "wheels")
+        return built[0] if built else build(folder)
 
 
 def tree_digest() -> str:

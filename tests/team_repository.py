@@ -19,6 +19,8 @@ from .conftest import FIXTURES
 from .git_sandbox import Sandbox
 from .installs import install_wheel, offline_venv
 
+# Another tool's checkpoint (its `cx-NNN.json` layout), from a real project.
+PEER_CHECKPOINT = FIXTURES / "corpus" / "checkpoints" / "cx-001.d933ffb7.json"
 WORKFLOWS = sorted((FIXTURES / "corpus" / "orchestration").glob("*.yaml"))
 NEW = "projects/FEAT-900/ORCHESTRATION.yaml"
 PAYLOADS = {
@@ -80,6 +82,13 @@ resumption:
 """
 
 
+def peer_checkpoint_template() -> str:
+    """What a team's own checkpoint writer writes (its id and time aside), holding the workflow's position."""
+    data = json.loads(PEER_CHECKPOINT.read_text("utf-8"))
+    data["resumption_state"] = {"recovery_state": {"current_phase": 1, "current_activity": "phase-1-build"}}
+    return json.dumps(data, indent=2) + "\n"
+
+
 def with_section_updated_now(text: str) -> str:
     """The workflow with `recovery_state.updated_at` set to now (later than the time it holds)."""
     pattern = re.compile(r'(    updated_at: ")([^"]+)(")')
@@ -126,15 +135,35 @@ class Clone(Sandbox):
         return [(event, h["command"]) for event, groups in data["hooks"].items() for g in groups for h in g["hooks"]]
 
     def run_hook_as_the_client(self, command: str, event: str) -> subprocess.CompletedProcess[str]:
-        payload = {"hook_event_name": event, "session_id": "team", "cwd": str(self.root), **PAYLOADS[event]}
+        return self.as_the_client(command, {"hook_event_name": event, "session_id": "team", **PAYLOADS[event]})
+
+    def as_the_client(self, command: str, payload: dict[str, object]) -> subprocess.CompletedProcess[str]:
+        """A hook command of the settings run as Claude Code runs it (``sh -c``, the settings' env merged), with
+        ``payload`` (its ``cwd`` added) on stdin."""
+        process = self.start_as_the_client(command)
+        stdout, stderr = process.communicate(self.payload(payload))
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+    def payload(self, fields: dict[str, object]) -> str:
+        """The JSON the client sends a hook of this clone: ``fields`` and the ``cwd``."""
+        return json.dumps({"cwd": str(self.root), **fields})
+
+    def start_as_the_client(self, command: str) -> subprocess.Popen[str]:
+        """The process of :meth:`as_the_client`, started; its :meth:`payload` goes to ``communicate()``."""
         env = {
             "PATH": MINIMAL_PATH,
             "HOME": str(self.home),
             "CLAUDE_PROJECT_DIR": str(self.root),
             **settings_environment(self.root, self.home),  # the user's own settings too, as the client merges
         }
-        return subprocess.run(
-            ["sh", "-c", command], input=json.dumps(payload), cwd=self.root, env=env, capture_output=True, text=True
+        return subprocess.Popen(
+            ["sh", "-c", command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=self.root,
+            env=env,
+            text=True,
         )
 
     def status(self) -> str:

@@ -19,11 +19,10 @@ import pytest
 from ctxres.linters.setup.hook_runs import settings_environment
 
 from ..cli_process import MINIMAL_PATH
-from ..conftest import FIXTURES
 from ..git_sandbox import executable
 from ..hooks.claude_session import fill_transcript
 from ..installs import shared_wheel
-from ..team_repository import NEW, Clone, new_workflow, other_venv, team_repository
+from ..team_repository import NEW, Clone, new_workflow, other_venv, peer_checkpoint_template, team_repository
 
 TEAM_COMMAND = 'python3 "$CLAUDE_PROJECT_DIR/tools/cx_writer.py"'
 # The team's own writer: fail-open (a hook must not break the session), numbering by int() of every name.
@@ -42,21 +41,14 @@ except Exception as exc:
     print(f"team checkpoint writer: {exc!r}", file=sys.stderr)
 sys.exit(0)
 """
-PEER = FIXTURES / "corpus" / "checkpoints" / "cx-001.d933ffb7.json"
 BROKEN = '    current_activity: "phase-1-build\n'  # the closing quote is missing
-
-
-def template() -> str:
-    data = json.loads(PEER.read_text("utf-8"))
-    data["resumption_state"] = {"recovery_state": {"current_phase": 1, "current_activity": "phase-1-build"}}
-    return json.dumps(data, indent=2) + "\n"
 
 
 def origin_with_writer(base: Path) -> Path:
     """The team's shared repository: the team repository with its own writer in its committed settings."""
     work = team_repository(base / "before")
     work.write("tools/cx_writer.py", WRITER)
-    work.write("tools/cx_template.json", template())
+    work.write("tools/cx_template.json", peer_checkpoint_template())
     settings = {"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": TEAM_COMMAND}]}]}}
     work.write(".claude/settings.json", json.dumps(settings, indent=2) + "\n")
     work.git("add", ".")
