@@ -209,9 +209,10 @@ def _git_ignored(path: Path, root: Path) -> bool:
 
 
 def _absent_by_design(reference: str, section: _Section, config: Config) -> bool:
-    """A missing file under a git-ignored folder that is absent too: a fresh clone, nothing to check."""
+    """A missing file that git ignores: it stays in the clone that compacted (a fresh clone, CI, or a team
+    that keeps its checkpoints folder out of git), nothing to check."""
     target = Path(os.path.normpath(section.root / reference))
-    return config.respect_gitignore and not target.parent.is_dir() and _git_ignored(target, section.root)
+    return config.respect_gitignore and _git_ignored(target, section.root)
 
 
 MISSING_FILE = register(
@@ -226,13 +227,14 @@ MISSING_FILE = register(
     compaction (position in the workflow, decisions, recovery instructions). A path to nothing
     sends it looking for a file that was moved, renamed or deleted.
 
-    Paths are relative to the repository root. When the checkpoint folder is listed in
-    `.gitignore` and absent (a fresh clone, CI), the file cannot be checked and is not reported.
+    Paths are relative to the repository root. When git ignores the checkpoint file (its folder
+    is listed in `.gitignore`), the file stays in the clone that compacted: in another clone or in
+    CI it cannot be checked and is not reported.
 
     ## Example
     ```yaml
     - id: "CX-002"
-      checkpoint_file: ".jerry/checkpoints/cx-002-checkpoint.json"   # no such file
+      checkpoint_file: ".jerry/checkpoints/cx-002.json"   # no such file
     ```
 
     ## Fix

@@ -52,10 +52,12 @@ def test_every_checkpoint_name_is_accepted_in_events(tmp_path: Path) -> None:
         assert check_folder(repo) == [], new
 
 
-def test_missing_file_is_reported_when_the_ignored_state_folder_exists(tmp_path: Path) -> None:
+def test_missing_file_is_reported_only_when_git_keeps_it(tmp_path: Path) -> None:
     repo = copy_case("A004/good", tmp_path)  # .jerry/ is git-ignored and absent: nothing to check
     assert check_folder(repo) == []
-    (repo / ".jerry" / "checkpoints").mkdir(parents=True)  # present here: the file should be there
+    (repo / ".jerry" / "checkpoints").mkdir(parents=True)  # present, still ignored: local to the clone that compacted
+    assert check_folder(repo) == []
+    (repo / ".gitignore").unlink()  # git keeps it: the file should be there
     assert [(f.code, f.position.line) for f in check_folder(repo)] == [("A004", 41)]
 
 
