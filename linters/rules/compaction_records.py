@@ -360,7 +360,11 @@ NO_RECOVERY_DATA = register(
     ## Fix
     Make the PreCompact hook copy the workflow's position into the checkpoint (`ctxres-hook
     precompact` does); for this checkpoint, fill the position from the resumption section as it
-    was at that time, or acknowledge it (`ctxres ack`) once the section holds its state.
+    was at that time. A checkpoint that `ctxres ack` can merge (it has an id, a time, a trigger and
+    an acknowledgement flag) can be acknowledged with `ctxres ack FILE` once the section holds its
+    state. One that lacks those is another tool's own record, which `ctxres ack` refuses: its
+    writer must record the position, or, when that tool's checkpoints are not meant for ctxres,
+    keep them out of the check (git-ignore the folder, or list it in `extend-exclude`).
     """,
 )
 
@@ -385,11 +389,25 @@ def _check_recovery_data(doc: Document, data: dict[str, Any]) -> list[Finding]:
             NO_RECOVERY_DATA,
             f"{holds}: the compaction alert built from this checkpoint cannot say what the session was doing",
             where,
-            "copy the workflow's position (phase, activity, status) into the checkpoint when it is written, or "
-            "acknowledge it with `ctxres ack` once the resumption section holds its state",
+            _recovery_fix(view),
             key=True,
         )
     ]
+
+
+def _recovery_fix(view: cp.CheckpointView) -> str:
+    """A012's fix: ``ctxres ack`` only where ack would merge the checkpoint (never one it refuses)."""
+    missing = cp.missing_for_event(view)
+    if not missing:
+        return (
+            "copy the workflow's position (phase, activity, status) into the checkpoint when it is written, or "
+            "acknowledge it with `ctxres ack FILE` once the resumption section holds its state"
+        )
+    return (
+        f"this is another tool's checkpoint (it lacks {', '.join(missing)}, so it cannot be merged): make its "
+        "writer record the workflow's position, or, if that tool's checkpoints are not meant for ctxres, keep "
+        "them out of the check (git-ignore the folder, or list it in `extend-exclude`)"
+    )
 
 
 @document_check(COUNT, DUPLICATE, SEQUENCE, ACK_AT, ACK_BEFORE, kinds=("orchestration",))
