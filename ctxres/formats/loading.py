@@ -129,12 +129,33 @@ def split_front_matter(text: str) -> tuple[str, int] | None:
     return None
 
 
+_CONFLICT_MARKERS = ("<<<<<<< ", ">>>>>>> ")
+
+
+def conflict_issue(text: str, line_offset: int = 0) -> LoadIssue | None:
+    """A file that does not parse because git's conflict markers are still in it: an unresolved merge."""
+    for number, line in enumerate(text.splitlines(), start=1 + line_offset):
+        if line.startswith(_CONFLICT_MARKERS):
+            return LoadIssue(
+                IssueKind.SYNTAX,
+                f"unresolved merge conflict: git's conflict markers are still in the file (line {number})",
+                Position(number, 1),
+                fix="resolve the conflict and remove the markers (for a checkpoint both branches wrote under one "
+                "name: keep this side's with `git checkout --ours FILE`, then `ctxres renumber` restores the other "
+                "under the next number)",
+            )
+    return None
+
+
 def _from_yaml(doc: Document, text: str, line_offset: int, limits: Limits) -> list[LoadIssue]:
     try:
         parsed = parse_yaml(text, line_offset=line_offset, max_nodes=limits.max_nodes, max_depth=limits.max_depth)
     except YamlPosError as exc:
         if "alias" in exc.message or "nested" in exc.message:
             return [LoadIssue(IssueKind.LIMIT, exc.message, exc.position)]
+        conflict = conflict_issue(text, line_offset)
+        if conflict is not None:
+            return [conflict]
         return [
             LoadIssue(
                 IssueKind.SYNTAX,
@@ -168,7 +189,8 @@ def _from_json(doc: Document, text: str, limits: Limits) -> list[LoadIssue]:
         parsed = parse_json_quick(text, max_depth=limits.max_depth)
     except JsonPosError as exc:
         kind = IssueKind.LIMIT if "nested" in exc.message else IssueKind.SYNTAX
-        return [LoadIssue(kind, f"invalid JSON: {exc.message}", exc.position)]
+        conflict = conflict_issue(text) if kind is IssueKind.SYNTAX else None
+        return [conflict or LoadIssue(kind, f"invalid JSON: {exc.message}", exc.position)]
     doc.data = parsed.data
     doc.value_pos = parsed.value_pos
     doc.key_pos = parsed.key_pos
