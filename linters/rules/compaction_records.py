@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxres.config import Config
-from ctxres.findings import Finding
+from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath
 from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.roots import root_of
@@ -25,6 +25,7 @@ from ctxres.linters.rules.acknowledgement import (
     shaped_events,
 )
 from ctxres.state import checkpoints as cp
+from ctxres.state.checkpoint_names import is_seed_name
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -421,3 +422,73 @@ def check_document(doc: Document, config: Config) -> list[Finding]:
 @document_check(ID_MISMATCH, NO_RECOVERY_DATA, ACK_AT, ACK_BEFORE, kinds=("checkpoint",))
 def check_checkpoint(doc: Document, _config: Config) -> list[Finding]:
     return _check_checkpoint(doc)
+
+
+def _other_writers_plain_file(folder: Path) -> str | None:
+    """The name of a ``cx-NNN.json`` checkpoint of another tool's layout in ``folder``; None when none."""
+    for path in cp.list_checkpoints(folder.parent):
+        stem = path.name[3:-5]
+        if not stem.isdigit():
+            continue
+        try:
+            if cp.read(path).layout == cp.PEER:
+                return path.name
+        except cp.CheckpointError:
+            continue
+    return None
+
+
+# --- A014: checkpoint-name-breaks-other-numbering -------------------------------------------------
+
+CHECKPOINT_NAME_BREAKS_OTHER_NUMBERING = register(
+    "A014",
+    "checkpoint-name-breaks-other-numbering",
+    "A checkpoint keeps an earlier release's name (`cx-NNN-checkpoint.json`) beside another tool's `cx-NNN.json`.",
+    Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="The name is the one an earlier release of the PreCompact hook gave; the current one writes `cx-NNN.json`.",
+    explanation="""
+    ## Why
+    A checkpoint writer of the team's own that names its files `cx-NNN.json` often numbers the
+    next one with `int(name[3:-5])` over every `cx-*.json` of the folder. On
+    `cx-001-checkpoint.json` that raises `ValueError`, and such a writer usually fails open: its
+    checkpoints silently stop for the whole team. The PreCompact hook now names its checkpoints
+    `cx-NNN.json` (one numbering shared with the other writer; ctxres tells its own by content),
+    but files an earlier release wrote keep the old name until they are renamed.
+
+    ## Example
+    ```
+    .jerry/checkpoints/cx-001-checkpoint.json   # ours, from an earlier release
+    .jerry/checkpoints/cx-002.json              # the team's own writer (checkpoint_id, created_at)
+    ```
+
+    ## Fix
+    Run `ctxres renumber`: it renames `cx-001-checkpoint.json` to `cx-001.json` and updates the
+    compaction event that points to it (`--dry-run` shows what it would do). Commit the rename.
+    """,
+)
+
+
+@document_check(CHECKPOINT_NAME_BREAKS_OTHER_NUMBERING, kinds=("checkpoint",))
+def check_checkpoint_name_breaks_other_numbering(doc: Document, _config: Config) -> list[Finding]:
+    """A014: one of our checkpoints under the earlier release's name, in a folder where another tool keeps
+    ``cx-NNN.json`` checkpoints (whose writer may number them by ``int()`` of every name)."""
+    if not doc.fs_path or not is_seed_name(Path(doc.fs_path).name) or cp.layout_of(doc.data) != cp.SEED:
+        return []
+    theirs = _other_writers_plain_file(Path(doc.fs_path).parent)
+    if theirs is None:
+        return []
+    name = Path(doc.fs_path).name
+    number = cp.number_of_name(name)
+    assert number is not None
+    return [
+        rule_finding(
+            doc,
+            CHECKPOINT_NAME_BREAKS_OTHER_NUMBERING,
+            f"{name} has an earlier release's name, beside another tool's checkpoints ({theirs}): a writer that "
+            "numbers its files by int() of every cx-*.json name fails on it",
+            ("event_id",),
+            f"run `ctxres renumber` (renames it to {cp.file_name(number)} and updates the event that points to it)",
+            key=True,
+        )
+    ]
