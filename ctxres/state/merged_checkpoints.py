@@ -34,7 +34,7 @@ _ID_KEYS = ("event_id", "checkpoint_id", "metadata")
 class Dropped(Record):
     """A compaction of the other side that the merge result holds under no name."""
 
-    __slots__ = ("name", "ours", "other_label", "other_rev", "theirs")
+    __slots__ = ("name", "other_label", "other_rev", "ours", "theirs")
 
     name: str  # the file name both sides used (cx-002.json)
     ours: dict[str, Any]  # this side's checkpoint under that name
@@ -177,7 +177,9 @@ def _other_event(item: Dropped, orchestration: Path, root: Path) -> dict[str, An
     return None
 
 
-def plan(orchestration: Path, root: Path, folder: Path, items: list[Dropped], now: str) -> tuple[ack.Plan, list[Restored]]:
+def plan(
+    orchestration: Path, root: Path, folder: Path, items: list[Dropped], now: str
+) -> tuple[ack.Plan, list[Restored]]:
     """The section with an event for each dropped compaction and the files that restore them, under the
     next free numbers; :class:`~ctxres.ack.AckError` when the workflow file cannot take them."""
     old = ack.read_orchestration(orchestration)
@@ -209,8 +211,12 @@ def plan(orchestration: Path, root: Path, folder: Path, items: list[Dropped], no
             data.setdefault("metadata", {}).update(acknowledged=True, acknowledged_at=at)
         event.update(id=cp.section_id(number), checkpoint_file=reference)
         text, _ = ack.append_event(text, event, now)
-        restored.append(Restored(item.name, path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", event["id"], source))
+        restored.append(
+            Restored(item.name, path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", event["id"], source)
+        )
     result.new_text = text
     result.count_after = ack._count(ack.section_of(text))
-    result.steps = [ack.Step(r.path, cp.relative_reference(r.path, root), r.event_id, True, r.json_text) for r in restored]
+    result.steps = [
+        ack.Step(r.path, cp.relative_reference(r.path, root), r.event_id, True, r.json_text) for r in restored
+    ]
     return result, restored

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 from ctxres import ack, git
-from ctxres.state import merged_checkpoints
 from ctxres.atomic import write_all_atomic
 from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.formats.yamledit import EditError, set_key
 from ctxres.linters.commands.ack import _now, _orchestration
 from ctxres.state import checkpoints as cp
+from ctxres.state import merged_checkpoints
 from ctxres.state.checkpoint_names import is_seed_name
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         now = _now(args.now)
         orchestration, chosen = _orchestration(args)
         root = git.repo_root(orchestration.parent)
-        state_dir = cp.find_state_dir(orchestration, project_folder(orchestration), load_config(orchestration).state_dir)
+        state_dir = cp.find_state_dir(
+            orchestration, project_folder(orchestration), load_config(orchestration).state_dir
+        )
         folder = cp.checkpoints_dir(state_dir)
         items = merged_checkpoints.dropped(root, folder)
         result, restored = merged_checkpoints.plan(orchestration, root, folder, items, now)

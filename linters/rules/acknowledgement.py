@@ -309,12 +309,12 @@ OUTSIDE = register(
 
     ## Example
     ```yaml
-    checkpoint_file: "/home/me/repo/.jerry/checkpoints/cx-001-checkpoint.json"
+    checkpoint_file: "/home/me/repo/.jerry/checkpoints/cx-001.json"
     ```
 
     ## Fix
     Write the path relative to the repository root, for example
-    `.jerry/checkpoints/cx-001-checkpoint.json`.
+    `.jerry/checkpoints/cx-001.json`.
     """,
 )
 
@@ -325,7 +325,7 @@ def _outside(doc: Document, where: JsonPath, what: str, reference: str, problem:
         hint = (
             f"write it relative to the repository root: {cp.relative_reference(target, root)}"
             if target.is_absolute() and inside(target, root)
-            else "write it relative to the repository root, for example .jerry/checkpoints/cx-001-checkpoint.json"
+            else "write it relative to the repository root, for example .jerry/checkpoints/cx-001.json"
         )
         message = f"{what} points to the absolute path {reference}: other clones and machines cannot follow it"
     else:
@@ -343,14 +343,14 @@ ID_MISMATCH = register(
     explanation="""
     ## Why
     The event `CX-002` must point to the checkpoint of the same compaction: the file
-    `cx-002-checkpoint.json` whose `event_id` is `cx-002`. When the numbers differ, the resuming
+    `cx-002.json` whose `event_id` is `cx-002`. When the numbers differ, the resuming
     session reads the state saved at another compaction. A checkpoint file whose name and
     `event_id` (or `checkpoint_id`) differ is reported too.
 
     ## Example
     ```yaml
     - id: "CX-002"
-      checkpoint_file: ".jerry/checkpoints/cx-001-checkpoint.json"   # the file of CX-001
+      checkpoint_file: ".jerry/checkpoints/cx-001.json"   # the file of CX-001
     ```
 
     ## Fix
@@ -375,7 +375,7 @@ ACK_MISMATCH = register(
     ## Example
     ```yaml
     - id: "CX-001"
-      acknowledged: false    # but cx-001-checkpoint.json says "acknowledged": true
+      acknowledged: false    # but cx-001.json says "acknowledged": true
     ```
 
     ## Fix
@@ -552,7 +552,7 @@ UNMERGED = register(
     wrong, and a session resuming from the section alone misses what the checkpoint saved.
 
     ## Example
-    `.jerry/checkpoints/cx-002-checkpoint.json` exists, and no event of `compaction_events`
+    `.jerry/checkpoints/cx-002.json` exists, and no event of `compaction_events`
     has `checkpoint_file` pointing to it.
 
     ## Fix

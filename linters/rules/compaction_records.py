@@ -136,9 +136,9 @@ SEQUENCE = register(
     explanation="""
     ## Why
     Compaction events are appended in order, numbered from `CX-001`, one per compaction and one
-    per checkpoint file `cx-NNN-checkpoint.json`. A gap or a step backwards means an event is
+    per checkpoint file `cx-NNN.json`. A gap or a step backwards means an event is
     missing (a checkpoint was never merged) or the entries were reordered. The numbers held by
-    another tool's checkpoints in the same folder (its `cx-NNN.json` layout) are skipped: the
+    another tool's checkpoints in the same folder (told from ours by their content) are skipped: the
     two writers share one numbering.
 
     ## Example
@@ -345,12 +345,12 @@ NO_RECOVERY_DATA = register(
     explanation="""
     ## Why
     The compaction alert that the next session receives says "YOU WERE DOING: phase N, activity"
-    from the checkpoint written just before the compaction (`orchestration_state` in
-    `cx-NNN-checkpoint.json`; `resumption_state.recovery_state` in the `cx-NNN.json` layout). A
-    `cx-NNN.json` checkpoint that holds no phase and no activity (`"resumption_state": null`, or a
-    `recovery_state` without `current_phase` and `current_activity`) gives an alert that cannot
-    re-orient anyone. (In `cx-NNN-checkpoint.json` the schema requires
-    `orchestration_state.current_phase`: C001 reports it missing.)
+    from the checkpoint written just before the compaction (`orchestration_state` in the PreCompact
+    hook's layout; `resumption_state.recovery_state` in another tool's layout, the one with
+    `checkpoint_id` and `created_at`). A checkpoint of that other layout that holds no phase and no
+    activity (`"resumption_state": null`, or a `recovery_state` without `current_phase` and
+    `current_activity`) gives an alert that cannot re-orient anyone. (In the hook's layout the
+    schema requires `orchestration_state.current_phase`: C001 reports it missing.)
 
     ## Example
     ```json
@@ -371,8 +371,8 @@ NO_RECOVERY_DATA = register(
 
 
 def _check_recovery_data(doc: Document, data: dict[str, Any]) -> list[Finding]:
-    """A012: a checkpoint of the `cx-NNN.json` layout without the workflow's phase or activity (in the
-    `cx-NNN-checkpoint.json` layout the schema requires `orchestration_state.current_phase`: C001 says so)."""
+    """A012: a checkpoint of another tool's layout without the workflow's phase or activity (in the hook's
+    layout the schema requires `orchestration_state.current_phase`: C001 says so)."""
     view = cp.view(data)
     if view.layout != cp.PEER or view.phase is not None or view.activity is not None or "resumption_state" not in data:
         return []

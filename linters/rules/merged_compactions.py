@@ -10,8 +10,8 @@ from ctxres.formats.document import Document, format_json_path
 from ctxres.linters.checking.registry import register, workspace_check
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
-from ctxres.state.merged_checkpoints import dropped, fix_command
 from ctxres.state import checkpoints as cp
+from ctxres.state.merged_checkpoints import dropped, fix_command
 
 # A workspace check: the engine imports the type only to annotate.
 TYPE_CHECKING = False
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace
 
 EVENTS_OWNER = ("resumption", "compaction_events")
+
 
 class _Fact:
     __slots__ = ("path", "position", "root", "state_dir")
@@ -36,7 +37,9 @@ def collect(doc: Document, config: Config) -> tuple[_Fact | None, list[Finding]]
         return None, []
     path = Path(doc.fs_path)
     root = root_of(path)
-    return _Fact(doc.path, root, cp.find_state_dir(path, root, config.state_dir), doc.locate(EVENTS_OWNER, key=True)), []
+    return _Fact(
+        doc.path, root, cp.find_state_dir(path, root, config.state_dir), doc.locate(EVENTS_OWNER, key=True)
+    ), []
 
 
 # --- A013: compaction-dropped-by-merge ------------------------------------------------------------

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ctxres.config import Config
-from ctxres.state import checkpoints as cp
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
 from ctxres.linters.setup.precommit_setup import run_git
+from ctxres.state import checkpoints as cp
 
 LAYER = "git keeps"  # the row of `ctxres doctor` (no longer than the other layers' names)
 SAMPLE = "cx-001.json"  # a checkpoint name: git answers for paths that do not exist yet
