@@ -61,13 +61,17 @@ def has_conflict_markers(text: str) -> bool:
 
 def merge_sides(root: Path) -> tuple[str, str, str] | None:
     """(this side, the other side, how to name it) of the merge in progress or of the merge commit HEAD;
-    None when there is neither (or no git)."""
-    for ours, theirs, label in (("HEAD", "MERGE_HEAD", "the branch being merged"), ("HEAD^1", "HEAD^2", "HEAD^2")):
-        try:
-            git.run(["rev-parse", "-q", "--verify", f"{theirs}^{{commit}}"], root)
-        except git.GitError:
-            continue
-        return ours, theirs, label
+    None when there is neither (or no git). One ``git cat-file`` process asks for both."""
+    try:
+        out = git.run(["cat-file", "--batch-check"], root, stdin=b"MERGE_HEAD\nHEAD^2\n").decode("utf-8", "replace")
+    except git.GitError:
+        return None
+    kinds = [line.split()[1] if len(line.split()) == 3 else "missing" for line in out.splitlines()]
+    merging, merged = [*kinds, "missing", "missing"][:2]
+    if merging == "commit":
+        return "HEAD", "MERGE_HEAD", "the branch being merged"
+    if merged == "commit":
+        return "HEAD^1", "HEAD^2", "HEAD^2"
     return None
 
 
@@ -119,6 +123,10 @@ def dropped(root: Path, folder: Path) -> list[Dropped]:
     if sides is None:
         return []
     ours_rev, theirs_rev, label = sides
+    try:
+        root = git.repo_root(root)  # the paths in `REV:path` are the work tree's
+    except git.GitError:
+        return []
     rel = git.repo_path(folder, root)
     ours, theirs = _tree(ours_rev, rel, root), _tree(theirs_rev, rel, root)
     shared = sorted(name for name in set(ours) & set(theirs) if ours[name] != theirs[name])

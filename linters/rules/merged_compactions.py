@@ -13,7 +13,7 @@ from ctxres.linters.checking.severity_policy import Case
 from ctxres.state import checkpoints as cp
 from ctxres.state.merged_checkpoints import dropped, fix_command
 
-# A workspace check: the engine imports the type only to annotate.
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxres.linters.checking.engine import Workspace
