@@ -15,6 +15,7 @@ from ctxres.formats.yamledit import EditError, set_key
 from ctxres.linters.commands.ack import _now, _orchestration
 from ctxres.state import checkpoints as cp
 from ctxres.state import merged_checkpoints
+from ctxres.state import orchestration as live
 from ctxres.state.checkpoint_names import is_seed_name
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -68,10 +69,22 @@ def _seed_renames(text: str, folder: Path, root: Path) -> tuple[str, list[tuple[
     return text, renames, left
 
 
+def _workflow(args: argparse.Namespace) -> tuple[Path, str | None]:
+    """The workflow file, as ``ctxres ack`` finds it; a live one that cannot be read (conflict markers
+    after a merge) is refused in this command's words."""
+    try:
+        return _orchestration(args)
+    except ack.AckError as exc:
+        cause = exc.__context__
+        if isinstance(cause, live.UnreadableWorkflow):
+            raise ack.AckError(f"{cause.sentence()}, then run `ctxres renumber` again") from None
+        raise
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         now = _now(args.now)
-        orchestration, chosen = _orchestration(args)
+        orchestration, chosen = _workflow(args)
         root = git.repo_root(orchestration.parent)
         state_dir = cp.find_state_dir(
             orchestration, project_folder(orchestration), load_config(orchestration).state_dir

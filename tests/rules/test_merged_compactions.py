@@ -81,6 +81,9 @@ def test_a_merge_that_kept_one_of_two_compactions_is_reported_and_renumber_keeps
     assert "unresolved merge conflict" in unresolved.stdout, unresolved.stdout
     refused = alice.run("renumber", "--file", WORKFLOW)
     assert refused.returncode == 1 and "conflict markers" in refused.stderr, refused.stderr
+    found = alice.run("renumber")  # the live workflow is the conflicted file
+    assert found.returncode == 1 and "unresolved merge conflict" in found.stderr, found.stderr
+    assert "ctxres renumber` again" in found.stderr, found.stderr
     alice.git("checkout", "--ours", "--", f"{FOLDER}/cx-001.json", WORKFLOW)
     alice.git("add", "-A")
     for state in ("merging", "merged"):  # MERGE_HEAD, then the merge commit HEAD
