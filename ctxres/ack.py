@@ -299,6 +299,11 @@ def pending(state_dir: Path) -> tuple[list[Candidate], int]:
     return waiting, skipped
 
 
+def _is_ours(path: Path) -> bool:
+    view = read_candidate(path).view
+    return view is not None and view.layout == cp.SEED
+
+
 def find_checkpoint(spec: str, state_dir: Path, root: Path, cwd: Path) -> Path:
     """The checkpoint named by ``spec``: a path (from ``cwd`` or the project root), or an id
     (``cx-002``, ``CX-002``, ``2``) of a checkpoint in ``state_dir``."""
@@ -309,9 +314,9 @@ def find_checkpoint(spec: str, state_dir: Path, root: Path, cwd: Path) -> Path:
     number = cp.number_of_id(spec) if not spec.isdigit() else int(spec)
     if number is not None:
         matches = [p for p in cp.list_checkpoints(state_dir) if cp.number_of_name(p.name) == number]
-        seed = [p for p in matches if p.name == cp.file_name(number)]
-        if len(matches) == 1 or seed:
-            return (seed or matches)[0]
+        ours = [p for p in matches if _is_ours(p)]
+        if len(matches) == 1 or len(ours) == 1:
+            return (ours or matches)[0]
     where = cp.relative_reference(cp.checkpoints_dir(state_dir), root)
     raise AckUsageError(f"no checkpoint {spec!r}: give a path or an id such as cx-002 (looked in {where}/)")
 

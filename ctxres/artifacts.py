@@ -233,7 +233,7 @@ CATALOG: tuple[ArtifactKind, ...] = (
         (CHECKPOINT_FILE_GLOB,),
         schemas=("checkpoint", "checkpoint-peer"),
         description="checkpoint",
-        found_as="`cx-NNN-checkpoint.json` (also the `cx-NNN.json` layout other checkpoint writers use)",
+        found_as="`cx-NNN.json` (also `cx-NNN-checkpoint.json`, an earlier release's name, and `cx-NNN.<hash>.json`)",
     ),
     ArtifactKind(
         "monitor-state",

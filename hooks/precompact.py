@@ -1,6 +1,6 @@
 """PreCompact (trigger T5): write the next checkpoint file before Claude Code compacts the conversation.
 
-``<state_dir>/checkpoints/cx-NNN-checkpoint.json`` (seed layout, ``schema_version`` 1.0.0) records
+``<state_dir>/checkpoints/cx-NNN.json`` (seed content, ``schema_version`` 1.0.0) records
 where the workflow was, so that the session can re-orient after the compaction (SessionStart
 injects the ``<compaction-alert>`` that points at it, and ``ctxres ack`` merges it into the
 resumption section):
@@ -45,7 +45,6 @@ from ctxres.state.checkpoint_names import (
     file_name,
     number_of_id,
     number_of_name,
-    writes_plain_names,
 )
 from ctxres.timestamps import parse_datetime
 
@@ -367,9 +366,10 @@ def write_checkpoint(
     """Write the checkpoint (redacted) under the next free number; its path.
 
     The file appears complete or not at all (``create_atomic``: a temporary file hard-linked to the
-    name), so a hook killed at any point never leaves an empty or partial ``cx-NNN-checkpoint.json``
-    that would block ``ctxres ack``; when another hook takes the number first, the next one is tried.
-    In a folder that holds only ``cx-NNN.json`` checkpoints (another writer's), it is named so too.
+    name), so a hook killed at any point never leaves an empty or partial ``cx-NNN.json`` that would
+    block ``ctxres ack``; when another hook (or another tool) takes the number first, the next one is
+    tried. The name is always ``cx-NNN.json``, numbered after every checkpoint in the folder: another
+    writer that numbers by ``int()`` of every ``cx-*.json`` name keeps working beside ours.
     """
     from ctxres import atomic
     from ctxres.redact import redact_value
@@ -396,11 +396,10 @@ def write_checkpoint(
     checkpoint = redact_value(built)
     try:
         number = next_free_number(folder, floor)
-        plain = writes_plain_names(os.listdir(folder))
     except OSError as exc:
         raise HookError(f"cannot create a checkpoint in {shown}: {exc.strerror or exc}; none was written") from None
     while True:
-        target = os.path.join(folder, file_name(number, plain))
+        target = os.path.join(folder, file_name(number))
         checkpoint["event_id"] = file_id(number)
         text = json.dumps(checkpoint, indent=2, ensure_ascii=False) + "\n"
         try:

@@ -1,4 +1,5 @@
-"""The checkpoint file the PreCompact hook writes before a compaction (``cx-NNN-checkpoint.json``)."""
+"""The checkpoint file the PreCompact hook writes before a compaction (``cx-NNN.json``; an earlier
+release named it ``cx-NNN-checkpoint.json``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,13 @@
 """Checkpoint file names: the one definition of their pattern, their numbers, and their listing.
 
-``<state_dir>/checkpoints/cx-NNN-checkpoint.json`` is what the PreCompact hook writes (seed
-layout); another tool writes ``cx-NNN.json`` or ``cx-NNN.<hash>.json`` (peer layout). Both are
-checkpoints; the number is at least three ASCII digits. The resumption section records the same
-compaction as ``CX-NNN``.
+``<state_dir>/checkpoints/cx-NNN.json`` is what the PreCompact hook writes; another tool may write
+``cx-NNN.json`` or ``cx-NNN.<hash>.json`` into the same folder, and the previous release of the hook
+wrote ``cx-NNN-checkpoint.json`` (the seed's name, still read). All are checkpoints; the number is at
+least three ASCII digits. The resumption section records the same compaction as ``CX-NNN``.
+
+Every name the hook creates parses with ``int(name[3:-5])``: a writer that numbers its files so over
+every ``cx-*.json`` keeps working whichever writer came first, and both share one numbering (the
+content tells whose a file is, see ``ctxres.state.checkpoints.layout_of``).
 
 Everything here works on ``str`` paths and imports only ``os`` and ``re``: the hooks list the
 checkpoints on every prompt (``ctxres.state.checkpoints`` adds the ``pathlib`` view for the linters).
@@ -64,10 +68,15 @@ def section_id(number: int) -> str:
     return file_id(number).upper()
 
 
-def file_name(number: int, plain: bool = False) -> str:
-    """The name of the checkpoint file to write: ``cx-007-checkpoint.json``; ``cx-007.json`` when
-    ``plain`` (the other writers' layout, see :func:`writes_plain_names`)."""
-    return f"{file_id(number)}.json" if plain else f"{file_id(number)}-checkpoint.json"
+def file_name(number: int) -> str:
+    """The name of the checkpoint file to write: ``cx-007.json``."""
+    return f"{file_id(number)}.json"
+
+
+def seed_name(number: int) -> str:
+    """The name the previous release's PreCompact hook gave its checkpoints: ``cx-007-checkpoint.json``
+    (still read and acknowledged; ``ctxres renumber`` renames such files to :func:`file_name`)."""
+    return f"{file_id(number)}-checkpoint.json"
 
 
 def renumbered(name: str, number: int) -> str:
@@ -80,20 +89,10 @@ def renumbered(name: str, number: int) -> str:
     return file_id(number) + stem[digits:]
 
 
-def writes_plain_names(names: Iterable[str]) -> bool:
-    """Whether the next checkpoint is named ``cx-NNN.json``: the folder (its ``names``) holds
-    checkpoints named so and none named ``cx-NNN-checkpoint.json``. Another writer that numbers its
-    checkpoints by ``int()`` of every ``cx-*.json`` name then keeps working, and both share one
-    numbering; the content tells ours from theirs."""
-    plain = False
-    for name in names:
-        if number_of_name(name) is None:
-            continue
-        stem = name[len(_PREFIX) : -len(_SUFFIX)]
-        if stem.endswith(_SEED_TAIL):
-            return False
-        plain = plain or stem.isdigit()
-    return plain
+def is_seed_name(name: str) -> bool:
+    """Whether ``name`` is a checkpoint name in the previous release's layout (``cx-007-checkpoint.json``),
+    which another writer's ``int()`` numbering cannot read."""
+    return number_of_name(name) is not None and name.endswith(_SEED_TAIL + _SUFFIX)
 
 
 def next_number(names: Iterable[str]) -> int:

@@ -1,8 +1,8 @@
 """Checkpoint files: their names, where they are, and a read-only view of their content.
 
-The PreCompact hook writes ``<state_dir>/checkpoints/cx-NNN-checkpoint.json`` before each
-compaction (seed layout, ``schema_version`` 1.0.0). Another tool writes ``cx-NNN.json`` or
-``cx-NNN.<hash>.json`` with other fields (peer layout: ``checkpoint_id``, ``created_at``,
+The PreCompact hook writes ``<state_dir>/checkpoints/cx-NNN.json`` before each compaction (seed
+layout, ``schema_version`` 1.0.0; an earlier release named it ``cx-NNN-checkpoint.json``). Another
+tool writes ``cx-NNN.json`` or ``cx-NNN.<hash>.json`` with other fields (peer layout: ``checkpoint_id``, ``created_at``,
 ``context_state.fill_percentage``, a copy of the resumption section). Both are accepted here;
 :class:`CheckpointView` gives the few facts the rules, ``ctxres ack`` and the hooks need, whatever
 the layout.

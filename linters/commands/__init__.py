@@ -40,6 +40,7 @@ COMMAND_MODULES = {
     "prompt": "prompt",
     "record": "record",
     "reinject": "reinject",
+    "renumber": "renumber",
     "replay": "replay",
     "runs": "runs",
     "stale": "stale",

@@ -52,7 +52,9 @@ from ctxres.linters.setup.checkpoints_tracked import (
     check_checkpoints_tracked,
     checkpoint_sample,
     fixed_gitignore,
+    foreign_checkpoints,
     ignoring_rule,
+    kept_local,
     state_folder,
 )
 from ctxres.linters.setup.machine import is_precommit_launcher, is_tracked
@@ -272,6 +274,8 @@ def plan_gitignore(root: Path) -> list[Change]:
     actions = []
     _, rule = ignoring_rule(root, checkpoint_sample(config, root))
     fixed = fixed_gitignore(text, rule, state_folder(config, root)) if rule is not None else None
+    if fixed is not None and foreign_checkpoints(root, config):
+        fixed = None  # the team ignores its own tool's checkpoints there: git must not see them (see gitignore_note)
     if fixed is not None and rule is not None:
         text = fixed
         actions.append(f"keep the checkpoints in git (`{rule.pattern}` ignored them)")
@@ -579,6 +583,9 @@ def run(args: argparse.Namespace) -> int:
     installed = install_precommit(root, args.dry_run) if "pre-commit" in steps else None
     if installed:
         print(installed, file=sys.stderr if installed.startswith("ctxres: warning") else sys.stdout)
+    kept = gitignore_note(root, steps) if not args.local else None
+    if kept:
+        print(kept)
     for warning in remaining_warnings(root, steps, args.dry_run):
         print(warning, file=sys.stderr)
     if not changes and not (installed and not installed.startswith("ctxres: warning")):
@@ -597,3 +604,14 @@ def remaining_warnings(root: Path, steps: tuple[str, ...], dry_run: bool) -> lis
     if row is None or row.ok:
         return []
     return [f"ctxres: warning: {row.detail}; fix: {row.fix}"]
+
+
+def gitignore_note(root: Path, steps: tuple[str, ...]) -> str | None:
+    """A note when the team's ignore of the checkpoints folder is left as it is (another tool's files are
+    there): ctxres's checkpoints then stay on each machine."""
+    if "gitignore" not in steps:
+        return None
+    config = load_config(root)
+    _, rule = ignoring_rule(root, checkpoint_sample(config, root))
+    foreign = foreign_checkpoints(root, config) if rule is not None else []
+    return kept_local(rule, state_folder(config, root), foreign) if rule is not None and foreign else None

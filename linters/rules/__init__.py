@@ -34,6 +34,7 @@ RULE_MODULES = (
     "ctxres.linters.rules.unsafe_paths",
     "ctxres.linters.rules.layers",
     "ctxres.linters.rules.suppression_comments",
+    "ctxres.linters.rules.merged_compactions",
 )
 
 

@@ -209,9 +209,10 @@ def _git_ignored(path: Path, root: Path) -> bool:
 
 
 def _absent_by_design(reference: str, section: _Section, config: Config) -> bool:
-    """A missing file under a git-ignored folder that is absent too: a fresh clone, nothing to check."""
+    """A missing file that git ignores: it stays in the clone that compacted (a fresh clone, CI, or a team
+    that keeps its checkpoints folder out of git), nothing to check."""
     target = Path(os.path.normpath(section.root / reference))
-    return config.respect_gitignore and not target.parent.is_dir() and _git_ignored(target, section.root)
+    return config.respect_gitignore and _git_ignored(target, section.root)
 
 
 MISSING_FILE = register(
@@ -226,13 +227,14 @@ MISSING_FILE = register(
     compaction (position in the workflow, decisions, recovery instructions). A path to nothing
     sends it looking for a file that was moved, renamed or deleted.
 
-    Paths are relative to the repository root. When the checkpoint folder is listed in
-    `.gitignore` and absent (a fresh clone, CI), the file cannot be checked and is not reported.
+    Paths are relative to the repository root. When git ignores the checkpoint file (its folder
+    is listed in `.gitignore`), the file stays in the clone that compacted: in another clone or in
+    CI it cannot be checked and is not reported.
 
     ## Example
     ```yaml
     - id: "CX-002"
-      checkpoint_file: ".jerry/checkpoints/cx-002-checkpoint.json"   # no such file
+      checkpoint_file: ".jerry/checkpoints/cx-002.json"   # no such file
     ```
 
     ## Fix
@@ -307,12 +309,12 @@ OUTSIDE = register(
 
     ## Example
     ```yaml
-    checkpoint_file: "/home/me/repo/.jerry/checkpoints/cx-001-checkpoint.json"
+    checkpoint_file: "/home/me/repo/.jerry/checkpoints/cx-001.json"
     ```
 
     ## Fix
     Write the path relative to the repository root, for example
-    `.jerry/checkpoints/cx-001-checkpoint.json`.
+    `.jerry/checkpoints/cx-001.json`.
     """,
 )
 
@@ -323,7 +325,7 @@ def _outside(doc: Document, where: JsonPath, what: str, reference: str, problem:
         hint = (
             f"write it relative to the repository root: {cp.relative_reference(target, root)}"
             if target.is_absolute() and inside(target, root)
-            else "write it relative to the repository root, for example .jerry/checkpoints/cx-001-checkpoint.json"
+            else "write it relative to the repository root, for example .jerry/checkpoints/cx-001.json"
         )
         message = f"{what} points to the absolute path {reference}: other clones and machines cannot follow it"
     else:
@@ -341,14 +343,14 @@ ID_MISMATCH = register(
     explanation="""
     ## Why
     The event `CX-002` must point to the checkpoint of the same compaction: the file
-    `cx-002-checkpoint.json` whose `event_id` is `cx-002`. When the numbers differ, the resuming
+    `cx-002.json` whose `event_id` is `cx-002`. When the numbers differ, the resuming
     session reads the state saved at another compaction. A checkpoint file whose name and
     `event_id` (or `checkpoint_id`) differ is reported too.
 
     ## Example
     ```yaml
     - id: "CX-002"
-      checkpoint_file: ".jerry/checkpoints/cx-001-checkpoint.json"   # the file of CX-001
+      checkpoint_file: ".jerry/checkpoints/cx-001.json"   # the file of CX-001
     ```
 
     ## Fix
@@ -373,7 +375,7 @@ ACK_MISMATCH = register(
     ## Example
     ```yaml
     - id: "CX-001"
-      acknowledged: false    # but cx-001-checkpoint.json says "acknowledged": true
+      acknowledged: false    # but cx-001.json says "acknowledged": true
     ```
 
     ## Fix
@@ -550,7 +552,7 @@ UNMERGED = register(
     wrong, and a session resuming from the section alone misses what the checkpoint saved.
 
     ## Example
-    `.jerry/checkpoints/cx-002-checkpoint.json` exists, and no event of `compaction_events`
+    `.jerry/checkpoints/cx-002.json` exists, and no event of `compaction_events`
     has `checkpoint_file` pointing to it.
 
     ## Fix

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxres.config import Config
-from ctxres.findings import Finding
+from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath
 from ctxres.linters.checking.registry import document_check, register
 from ctxres.linters.checking.roots import root_of
@@ -25,6 +25,7 @@ from ctxres.linters.rules.acknowledgement import (
     shaped_events,
 )
 from ctxres.state import checkpoints as cp
+from ctxres.state.checkpoint_names import is_seed_name
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -135,9 +136,9 @@ SEQUENCE = register(
     explanation="""
     ## Why
     Compaction events are appended in order, numbered from `CX-001`, one per compaction and one
-    per checkpoint file `cx-NNN-checkpoint.json`. A gap or a step backwards means an event is
+    per checkpoint file `cx-NNN.json`. A gap or a step backwards means an event is
     missing (a checkpoint was never merged) or the entries were reordered. The numbers held by
-    another tool's checkpoints in the same folder (its `cx-NNN.json` layout) are skipped: the
+    another tool's checkpoints in the same folder (told from ours by their content) are skipped: the
     two writers share one numbering.
 
     ## Example
@@ -344,12 +345,12 @@ NO_RECOVERY_DATA = register(
     explanation="""
     ## Why
     The compaction alert that the next session receives says "YOU WERE DOING: phase N, activity"
-    from the checkpoint written just before the compaction (`orchestration_state` in
-    `cx-NNN-checkpoint.json`; `resumption_state.recovery_state` in the `cx-NNN.json` layout). A
-    `cx-NNN.json` checkpoint that holds no phase and no activity (`"resumption_state": null`, or a
-    `recovery_state` without `current_phase` and `current_activity`) gives an alert that cannot
-    re-orient anyone. (In `cx-NNN-checkpoint.json` the schema requires
-    `orchestration_state.current_phase`: C001 reports it missing.)
+    from the checkpoint written just before the compaction (`orchestration_state` in the PreCompact
+    hook's layout; `resumption_state.recovery_state` in another tool's layout, the one with
+    `checkpoint_id` and `created_at`). A checkpoint of that other layout that holds no phase and no
+    activity (`"resumption_state": null`, or a `recovery_state` without `current_phase` and
+    `current_activity`) gives an alert that cannot re-orient anyone. (In the hook's layout the
+    schema requires `orchestration_state.current_phase`: C001 reports it missing.)
 
     ## Example
     ```json
@@ -360,14 +361,18 @@ NO_RECOVERY_DATA = register(
     ## Fix
     Make the PreCompact hook copy the workflow's position into the checkpoint (`ctxres-hook
     precompact` does); for this checkpoint, fill the position from the resumption section as it
-    was at that time, or acknowledge it (`ctxres ack`) once the section holds its state.
+    was at that time. A checkpoint that `ctxres ack` can merge (it has an id, a time, a trigger and
+    an acknowledgement flag) can be acknowledged with `ctxres ack FILE` once the section holds its
+    state. One that lacks those is another tool's own record, which `ctxres ack` refuses: its
+    writer must record the position, or, when that tool's checkpoints are not meant for ctxres,
+    keep them out of the check (git-ignore the folder, or list it in `extend-exclude`).
     """,
 )
 
 
 def _check_recovery_data(doc: Document, data: dict[str, Any]) -> list[Finding]:
-    """A012: a checkpoint of the `cx-NNN.json` layout without the workflow's phase or activity (in the
-    `cx-NNN-checkpoint.json` layout the schema requires `orchestration_state.current_phase`: C001 says so)."""
+    """A012: a checkpoint of another tool's layout without the workflow's phase or activity (in the hook's
+    layout the schema requires `orchestration_state.current_phase`: C001 says so)."""
     view = cp.view(data)
     if view.layout != cp.PEER or view.phase is not None or view.activity is not None or "resumption_state" not in data:
         return []
@@ -385,11 +390,25 @@ def _check_recovery_data(doc: Document, data: dict[str, Any]) -> list[Finding]:
             NO_RECOVERY_DATA,
             f"{holds}: the compaction alert built from this checkpoint cannot say what the session was doing",
             where,
-            "copy the workflow's position (phase, activity, status) into the checkpoint when it is written, or "
-            "acknowledge it with `ctxres ack` once the resumption section holds its state",
+            _recovery_fix(view),
             key=True,
         )
     ]
+
+
+def _recovery_fix(view: cp.CheckpointView) -> str:
+    """A012's fix: ``ctxres ack`` only where ack would merge the checkpoint (never one it refuses)."""
+    missing = cp.missing_for_event(view)
+    if not missing:
+        return (
+            "copy the workflow's position (phase, activity, status) into the checkpoint when it is written, or "
+            "acknowledge it with `ctxres ack FILE` once the resumption section holds its state"
+        )
+    return (
+        f"this is another tool's checkpoint (it lacks {', '.join(missing)}, so it cannot be merged): make its "
+        "writer record the workflow's position, or, if that tool's checkpoints are not meant for ctxres, keep "
+        "them out of the check (git-ignore the folder, or list it in `extend-exclude`)"
+    )
 
 
 @document_check(COUNT, DUPLICATE, SEQUENCE, ACK_AT, ACK_BEFORE, kinds=("orchestration",))
@@ -403,3 +422,73 @@ def check_document(doc: Document, config: Config) -> list[Finding]:
 @document_check(ID_MISMATCH, NO_RECOVERY_DATA, ACK_AT, ACK_BEFORE, kinds=("checkpoint",))
 def check_checkpoint(doc: Document, _config: Config) -> list[Finding]:
     return _check_checkpoint(doc)
+
+
+def _other_writers_plain_file(folder: Path) -> str | None:
+    """The name of a ``cx-NNN.json`` checkpoint of another tool's layout in ``folder``; None when none."""
+    for path in cp.list_checkpoints(folder.parent):
+        stem = path.name[3:-5]
+        if not stem.isdigit():
+            continue
+        try:
+            if cp.read(path).layout == cp.PEER:
+                return path.name
+        except cp.CheckpointError:
+            continue
+    return None
+
+
+# --- A014: checkpoint-name-breaks-other-numbering -------------------------------------------------
+
+CHECKPOINT_NAME_BREAKS_OTHER_NUMBERING = register(
+    "A014",
+    "checkpoint-name-breaks-other-numbering",
+    "A checkpoint keeps an earlier release's name (`cx-NNN-checkpoint.json`) beside another tool's `cx-NNN.json`.",
+    Severity.WARNING,
+    case=Case.OLD_VERSION,
+    why="The name is the one an earlier release of the PreCompact hook gave; the current one writes `cx-NNN.json`.",
+    explanation="""
+    ## Why
+    A checkpoint writer of the team's own that names its files `cx-NNN.json` often numbers the
+    next one with `int(name[3:-5])` over every `cx-*.json` of the folder. On
+    `cx-001-checkpoint.json` that raises `ValueError`, and such a writer usually fails open: its
+    checkpoints silently stop for the whole team. The PreCompact hook now names its checkpoints
+    `cx-NNN.json` (one numbering shared with the other writer; ctxres tells its own by content),
+    but files an earlier release wrote keep the old name until they are renamed.
+
+    ## Example
+    ```
+    .jerry/checkpoints/cx-001-checkpoint.json   # ours, from an earlier release
+    .jerry/checkpoints/cx-002.json              # the team's own writer (checkpoint_id, created_at)
+    ```
+
+    ## Fix
+    Run `ctxres renumber`: it renames `cx-001-checkpoint.json` to `cx-001.json` and updates the
+    compaction event that points to it (`--dry-run` shows what it would do). Commit the rename.
+    """,
+)
+
+
+@document_check(CHECKPOINT_NAME_BREAKS_OTHER_NUMBERING, kinds=("checkpoint",))
+def check_checkpoint_name_breaks_other_numbering(doc: Document, _config: Config) -> list[Finding]:
+    """A014: one of our checkpoints under the earlier release's name, in a folder where another tool keeps
+    ``cx-NNN.json`` checkpoints (whose writer may number them by ``int()`` of every name)."""
+    if not doc.fs_path or not is_seed_name(Path(doc.fs_path).name) or cp.layout_of(doc.data) != cp.SEED:
+        return []
+    theirs = _other_writers_plain_file(Path(doc.fs_path).parent)
+    if theirs is None:
+        return []
+    name = Path(doc.fs_path).name
+    number = cp.number_of_name(name)
+    assert number is not None
+    return [
+        rule_finding(
+            doc,
+            CHECKPOINT_NAME_BREAKS_OTHER_NUMBERING,
+            f"{name} has an earlier release's name, beside another tool's checkpoints ({theirs}): a writer that "
+            "numbers its files by int() of every cx-*.json name fails on it",
+            ("event_id",),
+            f"run `ctxres renumber` (renames it to {cp.file_name(number)} and updates the event that points to it)",
+            key=True,
+        )
+    ]

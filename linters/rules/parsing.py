@@ -87,7 +87,7 @@ BINARY = register(
     file copied into place, or a corrupted write).
 
     ## Example
-    A `cx-001-checkpoint.json` whose text is cut by NUL bytes: `{"checkpoint_id": "cx-001"\\0\\0\\0}`.
+    A `cx-001.json` whose text is cut by NUL bytes: `{"checkpoint_id": "cx-001"\\0\\0\\0}`.
 
     ## Fix
     Restore the file from version control or re-create it.

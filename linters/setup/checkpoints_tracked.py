@@ -8,6 +8,11 @@ followed by ``!/.jerry/checkpoints/``; a line without a leading or middle ``/`` 
 folders of sub-folders (``src/.jerry/``), so it becomes ``**/.jerry/*``, which still does. ``ctxres init``
 makes that change when the ignoring line is the state folder itself in the repository's own
 ``.gitignore``; otherwise it, and ``ctxres doctor``, say which line ignores them and what to write instead.
+
+A team may ignore that folder because its own tool keeps checkpoints there (``cx-NNN.json``, another
+layout). Un-ignoring the folder would make git see that tool's files, which are not ours to commit: when
+the ignored checkpoints folder holds a file that is not ours by content, ``init`` leaves the line as it
+is, and it and the doctor say that ctxres's checkpoints then stay on each machine (and how to commit one).
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from pathlib import Path, PurePosixPath
 from ctxres.config import Config
 from ctxres.linters.rules.layers import MISCONFIGURED, PRESENT, Layer
 from ctxres.linters.setup.precommit_setup import run_git
+from ctxres.state import checkpoints as cp
 
 LAYER = "git keeps"  # the row of `ctxres doctor` (no longer than the other layers' names)
-SAMPLE = "cx-001-checkpoint.json"  # a checkpoint name: git answers for paths that do not exist yet
+SAMPLE = "cx-001.json"  # a checkpoint name: git answers for paths that do not exist yet
 _SECONDS = 10.0
 
 
@@ -106,6 +112,31 @@ def replacement(folder: str, pattern: str = "") -> str:
     return f"`{_entries(pattern, folder)}` followed by `!/{folder}/checkpoints/`"
 
 
+def foreign_checkpoints(root: Path, config: Config) -> list[str]:
+    """The checkpoint files of the state folder that are not ours by content (another tool's layout, or
+    not readable as a checkpoint), as paths relative to ``root``."""
+    folder = state_folder(config, root)
+    found = []
+    for path in cp.list_checkpoints(root / folder):
+        try:
+            ours = cp.read(path).layout == cp.SEED
+        except cp.CheckpointError:
+            ours = False
+        if not ours:
+            found.append(f"{folder}/checkpoints/{path.name}")
+    return found
+
+
+def kept_local(rule: IgnoreRule, folder: str, foreign: list[str]) -> str:
+    """What it means that git ignores the checkpoints folder where another tool keeps its own files."""
+    shown = ", ".join(name.rsplit("/", 1)[-1] for name in foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+    return (
+        f"git ignores {folder}/checkpoints/ ({rule}), where another tool's checkpoints ({shown}) are kept: the "
+        "line is left as it is, so ctxres's checkpoints stay on each machine too; to commit one, "
+        f"`git add -f {folder}/checkpoints/cx-NNN.json` after `ctxres ack`"
+    )
+
+
 def check_checkpoints_tracked(root: Path, config: Config) -> Layer | None:
     """A row saying whether git keeps the checkpoints; None outside a git repository."""
     in_git, rule = ignoring_rule(root, checkpoint_sample(config, root))
@@ -114,6 +145,9 @@ def check_checkpoints_tracked(root: Path, config: Config) -> Layer | None:
     folder = state_folder(config, root)
     if rule is None:
         return Layer(LAYER, PRESENT, f"git keeps {folder}/checkpoints/ (committed: the resumption record)")
+    foreign = foreign_checkpoints(root, config)
+    if foreign:  # the team's choice for its own tool's files: not a failure
+        return Layer(LAYER, PRESENT, kept_local(rule, folder, foreign))
     fix = (
         f"ctxres init --only gitignore (replaces `{rule.pattern}` with {replacement(folder, rule.pattern)})"
         if fixed_gitignore(_read(root / ".gitignore"), rule, folder) is not None

@@ -83,7 +83,7 @@ def test_a_team_adopts_ctxres(team: tuple[Clone, Clone]) -> None:
         text=True,
     )
     assert precompact.returncode == 0, precompact.stderr
-    checkpoints = sorted((alice.root / ".jerry" / "checkpoints").glob("cx-*-checkpoint.json"))
+    checkpoints = sorted((alice.root / ".jerry" / "checkpoints").glob("cx-*.json"))
     assert len(checkpoints) == 1, precompact.stderr
     acked = alice.run("ctxres", "ack", "--all")
     assert acked.returncode == 0, acked.stdout + acked.stderr

@@ -101,7 +101,7 @@ def test_every_command_from_a_subfolder(alice: Clone) -> None:
     assert prompt.returncode == 0 and "<compaction-alert>" in prompt.stdout, prompt.stdout + prompt.stderr
     acked = run("ctxres", "ack", "--all")
     assert acked.returncode == 0, acked.stdout + acked.stderr
-    merged = "merged ../../.jerry/checkpoints/cx-001-checkpoint.json as CX-001 into ../FEAT-900/ORCHESTRATION.yaml"
+    merged = "merged ../../.jerry/checkpoints/cx-001.json as CX-001 into ../FEAT-900/ORCHESTRATION.yaml"
     assert merged in acked.stdout, acked.stdout  # the checkpoint and NEW, as paths from the subfolder
     for args in (("stale",), ("audit-history",), ("runs",), ("append-only",)):
         done = run("ctxres", *args)

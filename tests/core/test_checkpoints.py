@@ -38,7 +38,7 @@ def test_number_of_name_accepts_both_layouts(name: str, number: int | None) -> N
 def test_ids_and_names_round_trip() -> None:
     assert cp.number_of_id("cx-007") == cp.number_of_id("CX-007") == 7
     assert cp.number_of_id("CX-7") is None and cp.number_of_id(7) is None
-    assert (cp.file_id(7), cp.section_id(7), cp.file_name(7)) == ("cx-007", "CX-007", "cx-007-checkpoint.json")
+    assert (cp.file_id(7), cp.section_id(7), cp.file_name(7)) == ("cx-007", "CX-007", "cx-007.json")
     assert cp.number_of_name(cp.file_name(42)) == 42
 
 

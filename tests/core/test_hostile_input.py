@@ -570,7 +570,7 @@ def test_a_hostile_cwd_falls_back_to_claude_project_dir(tmp_path: Path, event: s
     hook_answer(run, event)
     assert "the payload's cwd" not in run.stderr
     if event == "PreCompact":  # the project of $CLAUDE_PROJECT_DIR got its checkpoint
-        assert (root / ".jerry" / "checkpoints" / "cx-002-checkpoint.json").is_file()
+        assert (root / ".jerry" / "checkpoints" / "cx-002.json").is_file()
 
 
 # --------------------------------------------------------------------------- paths named by state files

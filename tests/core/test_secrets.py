@@ -352,10 +352,10 @@ def test_no_hook_writes_or_injects_a_secret(tmp_path: Path) -> None:
         outputs[f"SessionStart {source}"] = run_hook("SessionStart", start, project).context or ""
 
     written = _written(project, before)
-    checkpoint = project / ".jerry" / "checkpoints" / "cx-002-checkpoint.json"
+    checkpoint = project / ".jerry" / "checkpoints" / "cx-002.json"
     assert sorted(written) == sorted(
         [
-            ".jerry/checkpoints/cx-002-checkpoint.json",
+            ".jerry/checkpoints/cx-002.json",
             f".jerry/{monitor.STATE_FILE}",
             f".jerry/{monitor.CACHE_FILE}",
             f".jerry/{SNAPSHOT_FILE}",  # the PostToolUse baseline: a redacted copy of the workflow's data

@@ -160,6 +160,10 @@ def test_replayed_qg2_compaction_alert_matches_the_seed_apart_from_listed_lines(
     seed = (T / "seed-template2-example.txt").read_text()
     golden = FIXTURES / "replay" / "a-feat015-single-session" / "expected" / "18-sessionstart-compact"
     assert _changes(seed, (golden / "additional-context.txt").read_text()) == [
+        # The PreCompact hook names its checkpoint cx-NNN.json (a name another writer's int() numbering
+        # reads), not the original example's cx-NNN-checkpoint.json.
+        "-CHECKPOINT: .jerry/checkpoints/cx-001-checkpoint.json",
+        "+CHECKPOINT: .jerry/checkpoints/cx-001.json",
         # The fill is the client's own figure (tokens / 180,000 usable), which the recorded session's
         # last reply puts at 89%; the original example computed 88.6% against the whole window.
         "-PRE-COMPACTION FILL: 88.6%",
@@ -181,6 +185,8 @@ def test_replayed_qg2_compaction_alert_matches_the_seed_apart_from_listed_lines(
         # RD-001 was applied before iteration 2 (the revision), so no decision is pending.
         "-- RD-001: Align copyright holder to 'Adam Nowak'. Affects Phase 3 header_template.",
         "+- none",
+        "-1. Read checkpoint file: .jerry/checkpoints/cx-001-checkpoint.json",
+        "+1. Read checkpoint file: .jerry/checkpoints/cx-001.json",
         # Merging by hand (two steps) is replaced by `ctxres ack`; the next action is the
         # fixture's own next_step for iteration 2.
         "-3. Merge checkpoint data into resumption section if checkpoint is newer",

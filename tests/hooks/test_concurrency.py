@@ -90,7 +90,7 @@ def test_64_precompact_and_64_userpromptsubmit_at_once(tmp_path: Path) -> None:
             assert "<context-monitor>" in output["hookSpecificOutput"]["additionalContext"]
     folder = root / ".jerry" / "checkpoints"
     names = sorted(path.name for path in folder.iterdir())
-    assert names == [f"cx-{n:03d}-checkpoint.json" for n in range(1, PER_EVENT + 1)]  # no gap, no duplicate
+    assert names == [f"cx-{n:03d}.json" for n in range(1, PER_EVENT + 1)]  # no gap, no duplicate
     for name in names:
         data = json.loads((folder / name).read_text())
         validate("checkpoint", data)

@@ -51,7 +51,7 @@ ACK_NOW = "2026-03-02T11:30:00Z"
 KILLS = 200
 TIMED_KILLS = 25
 TEMP_NAME = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
-CX = ".jerry/checkpoints/cx-{:03d}-checkpoint.json"
+CX = ".jerry/checkpoints/cx-{:03d}.json"  # the name PreCompact writes
 ACK_ORDER = (  # the files `ctxres ack --all` writes, in the order it writes them
     "projects/PROJ-002/ORCHESTRATION.yaml",
     ".jerry/checkpoints/cx-001-checkpoint.json",
@@ -198,7 +198,7 @@ def assert_next_precompact(server: Server, root: Path, number: int, reference: b
     reply = server.hook("PreCompact", root)
     assert hook_answer(reply, "PreCompact") == {} and reply["stderr"] == ""
     names = {p.name for p in (root / ".jerry" / "checkpoints").glob("cx-*")}
-    assert names - names_before == {f"cx-{number:03d}-checkpoint.json"}
+    assert names - names_before == {f"cx-{number:03d}.json"}
     written = (root / CX.format(number)).read_bytes()
     assert written == reference.replace(b'"event_id": "cx-002"', f'"event_id": "cx-{number:03d}"'.encode())
     alert = hook_answer(server.hook("SessionStart", root), "SessionStart")
@@ -534,7 +534,7 @@ def symlinked(server: Server, tmp_path: Path, link: str) -> tuple[Path, Path, di
     to its outside counterpart. (project, outside folder, outside files before)."""
     root = lived_in_project(server, tmp_path / "project")
     outside = tmp_path / "outside"
-    outside_checkpoint(root / CX.format(2), outside / "checkpoints" / "cx-003-checkpoint.json")
+    outside_checkpoint(root / CX.format(2), outside / "checkpoints" / "cx-003.json")
     state = json.loads((root / ".jerry" / "context-monitor-state.json").read_text())
     (outside / "context-monitor-state.json").write_text(json.dumps({**state, "fill": 0.123, "tokens": 24_600}))
     cache = json.loads((root / ".jerry" / "context-monitor-cache.json").read_text())
@@ -578,11 +578,11 @@ def test_state_or_checkpoint_folder_symlinked_out_is_refused_by_every_hook(
 
 
 def test_checkpoint_file_symlinked_out_is_never_read_into_the_session(server: Server, tmp_path: Path) -> None:
-    root, outside, before = symlinked(server, tmp_path, ".jerry/checkpoints/cx-003-checkpoint.json")
+    root, outside, before = symlinked(server, tmp_path, ".jerry/checkpoints/cx-003.json")
     reply = server.hook("SessionStart", root)
     text = hook_answer(reply, "SessionStart")["hookSpecificOutput"]["additionalContext"]
     assert MARKER not in text
-    assert "could not be read (.jerry/checkpoints/cx-003-checkpoint.json is a symbolic link" in text  # says why
+    assert "could not be read (.jerry/checkpoints/cx-003.json is a symbolic link" in text  # says why
     assert str(outside) not in text and "../" not in text
     reply = server.hook("PreCompact", root)  # the name is taken: the next checkpoint is cx-004
     assert hook_answer(reply, "PreCompact") == {} and reply["stderr"] == ""

@@ -57,7 +57,7 @@ def test_documented_payload_writes_a_valid_checkpoint_and_answers_empty(tmp_path
     assert result.stderr == ""
     [written] = checkpoints(root)
     # the section already records CX-001, so the next number is 2 (ctxres ack can append it)
-    assert written.name == "cx-002-checkpoint.json"
+    assert written.name == "cx-002.json"
     data = load(written)
     validate("checkpoint", data)
     assert data["event_id"] == "cx-002"
@@ -201,7 +201,7 @@ def test_v1_section_gives_what_it_can(tmp_path: Path) -> None:
     root = workspace(tmp_path, V1_WORKFLOW)
     answer(run_hook("PreCompact", root, payload(root, trigger="auto")), "PreCompact")
     [written] = checkpoints(root)
-    assert written.name == "cx-001-checkpoint.json"
+    assert written.name == "cx-001.json"
     data = load(written)
     validate("checkpoint", data)
     state = data["orchestration_state"]
@@ -344,7 +344,7 @@ def test_failed_write_removes_the_claimed_name(tmp_path: Path, monkeypatch: pyte
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr("ctxres.atomic.create_atomic", full_disk)
-    with pytest.raises(HookError, match=r"cannot write cx-002-checkpoint\.json in \.jerry/checkpoints: No space left"):
+    with pytest.raises(HookError, match=r"cannot write cx-002\.json in \.jerry/checkpoints: No space left"):
         precompact.write_checkpoint(
             ctx, {"resumption": {"compaction_events": {"events": [{"id": "CX-001"}]}}}, "O.yaml"
         )

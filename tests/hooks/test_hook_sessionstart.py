@@ -203,7 +203,7 @@ def test_precompact_then_sessionstart_compact_point_at_the_new_checkpoint(tmp_pa
     answer(run_hook("PreCompact", root, payload(root, trigger="auto", custom_instructions="")), "PreCompact")
     text, _ = start(root, "compact")
     assert text is not None
-    assert "CHECKPOINT: .jerry/checkpoints/cx-002-checkpoint.json" in text
+    assert "CHECKPOINT: .jerry/checkpoints/cx-002.json" in text
     assert "TRIGGER: auto (PreCompact hook)" in text
     assert "LAST SCORE: 0.960 (qg-2, iteration 1)" in text
     assert 300 <= estimate_tokens(text) <= 400

@@ -1,5 +1,6 @@
-"""A checkpoint folder another writer fills with ``cx-NNN.json``: ours take that name too, one
-numbering for both, and ``ctxres ack`` / ``ctxres check`` tell ours from theirs by content."""
+"""A checkpoint folder another writer fills with ``cx-NNN.json``: ours are named so too (always), one
+numbering for both, whichever writer came first, and ``ctxres ack`` / ``ctxres check`` tell ours from
+theirs by content."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 from ctxres.config import load_config
 from ctxres.linters.checking import engine
 from ctxres.linters.cli import main as cli_main
-from ctxres.state.checkpoint_names import file_name, renumbered, writes_plain_names
+from ctxres.state.checkpoint_names import file_name, renumbered, seed_name
 from tests.conftest import ROOT
+from tests.other_writer import write_checkpoint, written
 
 from .hook_project import answer, checkpoints, load, payload, run_hook, validate, workspace
 
@@ -40,25 +42,10 @@ def findings(root: Path) -> list[tuple[str, str, str]]:
     return [(f.code, f.path, f.message) for f in engine.run([root], load_config(root), cwd=root).findings]
 
 
-@pytest.mark.parametrize(
-    ("names", "plain"),
-    [
-        ([], False),
-        (["cx-001.json"], True),
-        (["cx-001.json", "notes.txt", "cx-002.json"], True),
-        (["cx-001.json", "cx-002-checkpoint.json"], False),
-        (["cx-002-checkpoint.json", "cx-001.json"], False),
-        (["cx-001.d933ffb7.json"], False),  # a hashed name is not the int() writer's
-        (["cx-1.json", "cx-abc.json"], False),  # not checkpoint names
-    ],
-)
-def test_plain_names_only_where_the_folder_has_them_and_none_of_ours(names: list[str], plain: bool) -> None:
-    assert writes_plain_names(names) is plain
-
-
-def test_file_name_in_either_layout() -> None:
-    assert file_name(7) == "cx-007-checkpoint.json"
-    assert file_name(7, plain=True) == "cx-007.json"
+def test_file_name_is_the_plain_one_and_the_seed_name_is_still_known() -> None:
+    assert file_name(7) == "cx-007.json"
+    assert seed_name(7) == "cx-007-checkpoint.json"
+    assert int(file_name(7)[3:-5]) == 7  # what another writer's int() numbering reads
 
 
 @pytest.mark.parametrize(
@@ -67,7 +54,7 @@ def test_file_name_in_either_layout() -> None:
         ("cx-002.json", "cx-005.json"),
         ("cx-002-checkpoint.json", "cx-005-checkpoint.json"),
         ("cx-0002.d933ffb7.json", "cx-005.d933ffb7.json"),
-        ("notes.json", "cx-005-checkpoint.json"),
+        ("notes.json", "cx-005.json"),
     ],
 )
 def test_a_fix_names_the_file_in_its_own_layout(name: str, renamed: str) -> None:
@@ -91,13 +78,37 @@ def test_precompact_takes_the_other_writers_layout_and_numbering(tmp_path: Path)
     assert load(folder / "cx-005.json")["event_id"] == "cx-005"
 
 
-def test_precompact_keeps_its_own_layout_beside_its_own_files(tmp_path: Path) -> None:
+def test_precompact_names_its_checkpoint_plainly_beside_seed_named_ones(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     peer_checkpoint(root, 2)
     shutil.copy(root / ".jerry" / "checkpoints" / "cx-002.json", root / ".jerry" / "checkpoints" / "cx-003.json")
     (root / ".jerry" / "checkpoints" / "cx-003.json").rename(root / ".jerry" / "checkpoints" / "cx-003-checkpoint.json")
     answer(run_hook("PreCompact", root, payload(root, trigger="auto")), "PreCompact")
-    assert checkpoints(root)[-1].name == "cx-004-checkpoint.json"
+    assert checkpoints(root)[-1].name == "cx-004.json"
+
+
+def test_the_other_writer_keeps_working_when_our_checkpoint_came_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = workspace(tmp_path)
+    before = findings(root)
+    folder = root / ".jerry" / "checkpoints"
+    answer(run_hook("PreCompact", root, payload(root, trigger="auto")), "PreCompact")  # ours first
+    theirs = write_checkpoint(folder)
+    assert theirs.returncode == 0, theirs.stderr  # its int() numbering reads our name
+    assert Path(theirs.stdout.strip()).name == "cx-003.json"
+    answer(run_hook("PreCompact", root, payload(root, trigger="manual")), "PreCompact")
+    assert written(folder).name == "cx-005.json"
+    assert [p.name for p in checkpoints(root)] == ["cx-002.json", "cx-003.json", "cx-004.json", "cx-005.json"]
+    assert [load(folder / n)["event_id"] for n in ("cx-002.json", "cx-004.json")] == ["cx-002", "cx-004"]
+    monkeypatch.chdir(root)
+    assert cli_main(["ack", "--all", "--now", "2026-02-17T12:11:00Z"]) == 0
+    out = capsys.readouterr().out
+    assert "merged .jerry/checkpoints/cx-002.json as CX-002" in out
+    assert "merged .jerry/checkpoints/cx-004.json as CX-004" in out
+    assert load(folder / "cx-003.json")["resumption_state"] is None  # theirs is left as it was
+    ours = [f for f in findings(root) if not f[1].endswith(("cx-003.json", "cx-005.json"))]
+    assert ours == before  # theirs get what a file with no position gets (A012), ours nothing
 
 
 def test_ack_merges_ours_under_the_plain_name_and_check_finds_nothing_in_the_mixed_folder(

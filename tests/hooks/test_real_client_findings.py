@@ -89,7 +89,7 @@ def state(project: Path) -> dict[str, Any]:
 
 
 def checkpoints(project: Path) -> list[str]:
-    return sorted(path.name for path in (project / ".jerry" / "checkpoints").glob("cx-*-checkpoint.json"))
+    return sorted(path.name for path in (project / ".jerry" / "checkpoints").glob("cx-*.json"))
 
 
 def append(transcript: str, *lines: dict[str, Any]) -> None:

@@ -63,7 +63,7 @@ def test_a_tool_install_then_init(route: str, built_wheel: Path, wheels: Path, t
     answers = {event: run_as_the_client(project, command, event, EVENTS[event]) for event, command in hooks}
     assert sorted(answers) == sorted(EVENTS)
     assert "FEAT-900" in json.dumps(answers["SessionStart"]["hookSpecificOutput"]), answers["SessionStart"]
-    assert len(list((project.root / ".jerry" / "checkpoints").glob("cx-*-checkpoint.json"))) == 1
+    assert len(list((project.root / ".jerry" / "checkpoints").glob("cx-*.json"))) == 1
     acked = project.run("ctxres", "ack", "--all")
     assert acked.returncode == 0, acked.stdout + acked.stderr
 

@@ -159,16 +159,16 @@ def test_a_injects_template2_with_the_qg2_state_after_the_first_compaction() -> 
     name = "a-feat015-single-session"
     text = _recorded(name, "sessionstart-compact")
     assert text.startswith("<compaction-alert>")
-    assert "CHECKPOINT: .jerry/checkpoints/cx-001-checkpoint.json" in text
+    assert "CHECKPOINT: .jerry/checkpoints/cx-001.json" in text
     assert "TRIGGER: auto (PreCompact hook)" in text  # the client compacted reactively (prompt too long)
     assert "PRE-COMPACTION FILL: 89.0%" in text
     assert "YOU WERE DOING: Phase 2 (Core License Changes), qg-2-iteration-2" in text
     precompact = _step(name, "precompact-auto")
-    checkpoint = json.loads(_golden(name, precompact, "files/.jerry/checkpoints/cx-001-checkpoint.json"))
+    checkpoint = json.loads(_golden(name, precompact, "files/.jerry/checkpoints/cx-001.json"))
     assert checkpoint["context_state"]["estimated_tokens_used"] == 159_480
     assert _golden(name, precompact, "stdout.json") == ""  # PreCompact prints nothing
     second = _recorded(name, "sessionstart-compact", 2)
-    assert "cx-002-checkpoint.json" in second and "qg-final-iteration-2" in second
+    assert "cx-002.json" in second and "qg-final-iteration-2" in second
     assert "TRIGGER: manual (PreCompact hook)" in second  # /compact
 
 
@@ -256,7 +256,7 @@ def test_d_reports_two_pending_compactions_and_acks_both() -> None:
 def test_e_corrupted_checkpoint_is_a_graceful_alert() -> None:
     name = "e-corrupted-checkpoint"
     steps = (REPLAY / name / rp.STEPS_FILE).read_text(encoding="utf-8")
-    assert "path: .jerry/checkpoints/cx-001-checkpoint.json" in steps  # the truncation, recorded as an edit
+    assert "path: .jerry/checkpoints/cx-001.json" in steps  # the truncation, recorded as an edit
     text = _recorded(name, "sessionstart-startup", 2)  # the next new session
     assert text.startswith("<compaction-alert>") and "could not be read" in text and "not valid JSON" in text
     assert "You are resuming a workflow that was interrupted." in text  # Template 1 still renders
@@ -338,7 +338,7 @@ def test_record_writes_a_fixture_that_replays(tmp_path: Path) -> None:
     assert fixture.steps[1].edits[0].replacements == (
         ('    updated_at: "2026-02-17T09:00:00Z"', '    updated_at: "2026-02-17T10:04:00Z"'),
     )
-    assert (fx / "expected/02-precompact-auto/files/.jerry/checkpoints/cx-001-checkpoint.json").is_file()
+    assert (fx / "expected/02-precompact-auto/files/.jerry/checkpoints/cx-001.json").is_file()
     # the transcript is kept byte for byte (its paths too): the monitor records its size
     assert (fx / "transcripts" / "s1.jsonl").read_bytes() == transcript.read_bytes()
     assert fixture.steps[0].transcript == {"s1.jsonl": 2}

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from ctxres.config import Config
 from ctxres.linters.checking import engine
+from ctxres.linters.cli import main as cli_main
 
-from ..conftest import CORPUS
+from ..conftest import CORPUS, ROOT
+from ..other_writer import written
 from .rule_folders import a_findings, check_folder, copy_case
 
 SECTION_023 = "023-PROJ-004-context-resilience--feat001-impl-20260220-001.yaml"
@@ -83,3 +85,20 @@ def test_events_of_another_shape_produce_no_follow_up_findings(tmp_path: Path) -
     found = check_folder(repo)
     assert [f.code for f in found if not f.code.startswith("C")] == []  # count == 2 entries; the odd one skipped
     assert [f.code for f in found if f.code.startswith("C")] == ["C007"]
+
+
+def test_a012_never_suggests_an_ack_that_ack_refuses(tmp_path: Path) -> None:
+    """The other tool's checkpoint (no trigger, no acknowledgement flag): `ctxres ack FILE` refuses it as
+    another tool's layout, so the help must not send the user there; the page says the same."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    path = written(root / ".jerry" / "checkpoints")
+    [finding] = [f for f in engine.run([path], Config(root=root), cwd=root).findings if f.code == "A012"]
+    workflow = root / "ORCHESTRATION.yaml"
+    workflow.write_text((ROOT / "fixtures/templates/proj001-qg2-ORCHESTRATION.yaml").read_text())
+    refused = cli_main(["ack", str(path), "--file", str(workflow)])
+    assert refused != 0  # another tool's layout: ack cannot merge it
+    assert "ctxres ack" not in finding.fix, finding.fix
+    assert "another tool" in finding.fix and "extend-exclude" in finding.fix, finding.fix
+    page = (ROOT / "docs" / "rules" / "A012.md").read_text()
+    assert "acknowledge it (`ctxres ack`)" not in page

@@ -103,6 +103,8 @@ def test_valid_workspace_has_no_findings_at_all() -> None:
 # Rules that a command reports, not `ctxres check` on files: the test that triggers each.
 COMMAND_RULES = {
     "S013": "tests/rules/test_stale_commits.py::test_check_since_reports_the_stale_commit_as_s013_in_every_format",
+    "A013": "tests/rules/test_merged_compactions.py::"
+    "test_a_merge_that_kept_one_of_two_compactions_is_reported_and_renumber_keeps_both",
     "L001": "tests/commands/test_command_reporters.py::test_doctor_missing_layers_are_l001",
     "L002": "tests/commands/test_command_reporters.py::test_doctor_misconfigured_layer_is_l002",
     "M012": "tests/commands/test_command_reporters.py::test_append_only_rewritten_line_is_m012",
