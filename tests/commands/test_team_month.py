@@ -38,7 +38,7 @@ PREVIOUS_RELEASE = "0.1.0"  # CHANGELOG's last entry (tests/installs.py RELEASES
 CHECKPOINTS = ".jerry/checkpoints"
 WORKTREE = ".claude/worktrees/wt2"
 OURS = "ctxres-hook PreCompact"  # a checkpoint's metadata.written_by when the PreCompact hook wrote it
-KEEP_BOTH = ("ctxres", "ack", "--keep-both")  # the command `ctxres check` names after a `--ours` resolution
+KEEP_BOTH = ("ctxres", "renumber")  # the command `ctxres check` names after a `--ours` resolution
 # The team's own PreCompact writer: numbers by int() of every cx-*.json name, and does not expect to fail.
 WRITER = """import datetime, json
 from pathlib import Path
@@ -485,7 +485,7 @@ def every_compaction_has_its_checkpoint_and_event(teammate: Teammate, ledger: Le
     assert not expected - recorded, (expected - recorded, recorded)
     section = yaml.safe_load((teammate.root / NEW).read_text())["resumption"]["compaction_events"]
     files = collections.Counter(Path(e["checkpoint_file"]).name for e in section["events"])
-    assert files == collections.Counter(checkpoints), (files, sorted(checkpoints))
+    assert files == collections.Counter(checkpoints.keys()), (files, sorted(checkpoints))
     assert section["count"] == len(section["events"]) == len(ledger.compactions), section
     missed = [c for c in ledger.compactions if "compaction-alert" not in c.alert]
     assert not missed, missed
