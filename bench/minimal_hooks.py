@@ -110,7 +110,7 @@ def pre_compact(payload: dict[str, Any], state: str) -> None:
     folder = os.path.join(state, "checkpoints")
     number = len(os.listdir(folder)) + 2
     checkpoint = {"event_id": f"cx-{number:03d}", "fill": fill, "resumption": data.get("resumption")}
-    _write_json(os.path.join(folder, f"cx-{number:03d}-checkpoint.json"), checkpoint)
+    _write_json(os.path.join(folder, f"cx-{number:03d}.json"), checkpoint)
     return None  # PreCompact prints nothing
 
 

@@ -99,6 +99,7 @@ class Plan(Record):
         steps: list[Step] | None = None,
         count_before: int | None = None,
         count_after: int | None = None,
+        stamps: list[Stamp] | None = None,
     ) -> None:
         self.orchestration = orchestration
         self.old_text = old_text
@@ -106,7 +107,7 @@ class Plan(Record):
         self.steps = [] if steps is None else steps
         self.count_before = count_before
         self.count_after = count_after
-        self.stamps = []
+        self.stamps = [] if stamps is None else stamps
 
 
 # --- pure: the texts ----------------------------------------------------------------------------

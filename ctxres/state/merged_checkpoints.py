@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from ctxres import ack, git
+from ctxres.formats.conflicts import first_marker
 from ctxres.records import Record
 from ctxres.state import checkpoints as cp
 
@@ -27,7 +28,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ")
 _ID_KEYS = ("event_id", "checkpoint_id", "metadata")
 
 
@@ -42,12 +42,14 @@ class Dropped(Record):
     other_rev: str  # MERGE_HEAD or HEAD^2
     other_label: str  # how the message names the other side
 
-    def __init__(self, name: str, ours: dict[str, Any], theirs: dict[str, Any], other_rev: str, label: str) -> None:
+    def __init__(
+        self, name: str, ours: dict[str, Any], theirs: dict[str, Any], other_rev: str, other_label: str
+    ) -> None:
         self.name = name
         self.ours = ours
         self.theirs = theirs
         self.other_rev = other_rev
-        self.other_label = label
+        self.other_label = other_label
 
     def times(self) -> tuple[str, str]:
         """When each side compacted (the checkpoints' times), this side's first."""
@@ -56,7 +58,7 @@ class Dropped(Record):
 
 def has_conflict_markers(text: str) -> bool:
     """Whether ``text`` still holds git's conflict markers (an unresolved merge)."""
-    return any(line.startswith(CONFLICT_MARKERS) for line in text.splitlines())
+    return first_marker(text) is not None
 
 
 def merge_sides(root: Path) -> tuple[str, str, str] | None:
@@ -156,18 +158,18 @@ class Restored(Record):
 
     __slots__ = ("event_id", "json_text", "name", "path", "source")
 
-    event_id: str
+    name: str  # the name both sides used
+    path: Path  # where it is restored
     json_text: str
-    name: str
-    path: Path
-    source: str
+    event_id: str
+    source: str  # where its event came from
 
     def __init__(self, name: str, path: Path, json_text: str, event_id: str, source: str) -> None:
-        self.name = name  # the name both sides used
-        self.path = path  # where it is restored
+        self.name = name
+        self.path = path
         self.json_text = json_text
         self.event_id = event_id
-        self.source = source  # where its event came from
+        self.source = source
 
 
 def _other_event(item: Dropped, orchestration: Path, root: Path) -> dict[str, Any] | None:

@@ -33,8 +33,8 @@ RULE_MODULES = (
     "ctxres.linters.rules.secrets",
     "ctxres.linters.rules.unsafe_paths",
     "ctxres.linters.rules.layers",
-    "ctxres.linters.rules.suppression_comments",
     "ctxres.linters.rules.merged_compactions",
+    "ctxres.linters.rules.suppression_comments",
 )
 
 

@@ -117,7 +117,7 @@ def test_a_claude_code_worktree_never_becomes_the_main_checkouts_live_workflow(p
     assert "WORKFLOW: proj002-docs-20260302-001" in opening and "wt2-feature-001" not in opening
     answer(hook("PreCompact", project, trigger="auto"), "PreCompact")
     written = checkpoint_ids(project / ".jerry" / "checkpoints")
-    assert written["cx-003-checkpoint.json"] == "proj002-docs-20260302-001", written
+    assert written["cx-003.json"] == "proj002-docs-20260302-001", written
     acked = ctxres("ack", "--all", "--now", "2026-03-02T12:30:00Z", cwd=project, env=env())
     assert acked.returncode == 0, acked.stderr
     assert f"into {REAL}" in acked.stdout and "worktrees" not in acked.stdout + acked.stderr
@@ -126,7 +126,7 @@ def test_a_claude_code_worktree_never_becomes_the_main_checkouts_live_workflow(p
     inside = session_start(tree)
     assert "WORKFLOW: wt2-feature-001" in inside
     answer(hook("PreCompact", tree, trigger="auto"), "PreCompact")
-    assert checkpoint_ids(tree / ".jerry" / "checkpoints") == {"cx-001-checkpoint.json": "wt2-feature-001"}
+    assert checkpoint_ids(tree / ".jerry" / "checkpoints") == {"cx-001.json": "wt2-feature-001"}
 
 
 def test_a_workflow_in_a_folder_git_ignores_is_not_the_live_workflow(project: Path) -> None:

@@ -159,7 +159,7 @@ def test_a_compaction_during_the_merge_still_gets_its_checkpoint_and_the_alert_s
     result = hook("PreCompact", conflicted, session_id=session, trigger="auto")
     answer(result, "PreCompact")
     assert "records what could be read of it" in result.stderr
-    written = conflicted / ".jerry" / "checkpoints" / "cx-003-checkpoint.json"
+    written = conflicted / ".jerry" / "checkpoints" / "cx-003.json"
     checkpoint = json.loads(written.read_text())
     validate("checkpoint", checkpoint)
     state = checkpoint["orchestration_state"]
@@ -172,7 +172,7 @@ def test_a_compaction_during_the_merge_still_gets_its_checkpoint_and_the_alert_s
 
     said = context_of(hook("SessionStart", conflicted, session_id=session, source="compact"), "SessionStart")
     alert = " ".join(said.split())  # the alert's lines are wrapped
-    assert "CHECKPOINT: .jerry/checkpoints/cx-003-checkpoint.json" in alert
+    assert "CHECKPOINT: .jerry/checkpoints/cx-003.json" in alert
     assert f"WORKFLOW NOT READ: {REAL}: unresolved merge conflict at line {line}" in alert
     assert f"2. Fix {REAL} (it could not be read), then read its resumption section" in alert
     assert "`ctxres ack --all`" in alert and "YOU WERE DOING: Phase 2 (Content Migration)" in alert
@@ -181,7 +181,7 @@ def test_a_compaction_during_the_merge_still_gets_its_checkpoint_and_the_alert_s
     git(conflicted, "checkout", "--ours", REAL)
     acked = ctxres("ack", "--all", "--now", NOW, cwd=conflicted, env=env())
     assert acked.returncode == 0, acked.stderr
-    assert f"merged .jerry/checkpoints/cx-003-checkpoint.json as CX-003 into {REAL}" in acked.stdout
+    assert f"merged .jerry/checkpoints/cx-003.json as CX-003 into {REAL}" in acked.stdout
     checked = ctxres("check", str(written.relative_to(conflicted)), REAL, cwd=conflicted, env=env())
     assert checked.returncode == 0, checked.stdout  # the checkpoint is valid, and merged
 
