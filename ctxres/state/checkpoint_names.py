@@ -73,12 +73,6 @@ def file_name(number: int) -> str:
     return f"{file_id(number)}.json"
 
 
-def seed_name(number: int) -> str:
-    """The name the previous release's PreCompact hook gave its checkpoints: ``cx-007-checkpoint.json``
-    (still read and acknowledged; ``ctxres renumber`` renames such files to :func:`file_name`)."""
-    return f"{file_id(number)}-checkpoint.json"
-
-
 def renumbered(name: str, number: int) -> str:
     """The checkpoint file name ``name`` with ``number`` in place of its own, in the same layout
     (``cx-002.json`` -> ``cx-005.json``); :func:`file_name` when ``name`` is no checkpoint's."""

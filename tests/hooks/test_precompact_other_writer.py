@@ -13,7 +13,7 @@ import pytest
 from ctxres.config import load_config
 from ctxres.linters.checking import engine
 from ctxres.linters.cli import main as cli_main
-from ctxres.state.checkpoint_names import file_name, renumbered, seed_name
+from ctxres.state.checkpoint_names import file_name, is_seed_name, renumbered
 from tests.conftest import ROOT
 from tests.other_writer import write_checkpoint, written
 
@@ -44,7 +44,7 @@ def findings(root: Path) -> list[tuple[str, str, str]]:
 
 def test_file_name_is_the_plain_one_and_the_seed_name_is_still_known() -> None:
     assert file_name(7) == "cx-007.json"
-    assert seed_name(7) == "cx-007-checkpoint.json"
+    assert is_seed_name("cx-007-checkpoint.json") and not is_seed_name(file_name(7))
     assert int(file_name(7)[3:-5]) == 7  # what another writer's int() numbering reads
 
 
