@@ -118,10 +118,11 @@ def _present(folder: Path) -> list[dict[str, Any]]:
     return found
 
 
-def dropped(root: Path, folder: Path) -> list[Dropped]:
+def dropped(root: Path, folder: Path, sides: tuple[str, str, str] | None = None) -> list[Dropped]:
     """The compactions of the other side of the merge that no checkpoint file of ``folder`` (a
-    ``checkpoints`` folder under ``root``, the repository) holds now; empty when there is no merge."""
-    sides = merge_sides(root)
+    ``checkpoints`` folder under ``root``, the repository) holds now; empty when there is no merge.
+    ``sides``: :func:`merge_sides` of ``root`` when the caller asked already (one git process a repository)."""
+    sides = sides or merge_sides(root)
     if sides is None:
         return []
     ours_rev, theirs_rev, label = sides

@@ -11,7 +11,7 @@ from ctxres.linters.checking.registry import register, workspace_check
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.state import checkpoints as cp
-from ctxres.state.merged_checkpoints import dropped, fix_command
+from ctxres.state.merged_checkpoints import dropped, fix_command, merge_sides
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -84,9 +84,15 @@ def check_compaction_dropped_by_merge(ws: Workspace) -> list[Finding]:
     by_folder: dict[Path, list[_Fact]] = {}
     for fact in ws.facts_of(__name__):
         by_folder.setdefault(cp.checkpoints_dir(fact.state_dir), []).append(fact)
+    sides_of: dict[Path, tuple[str, str, str] | None] = {}  # one git process a repository, not one a folder
     for folder, facts in sorted(by_folder.items()):
         first = min(facts, key=lambda fact: fact.path)
-        for item in dropped(first.root, folder):
+        if first.root not in sides_of:
+            sides_of[first.root] = merge_sides(first.root)
+        sides = sides_of[first.root]
+        if sides is None:
+            continue
+        for item in dropped(first.root, folder, sides):
             mine, theirs = item.times()
             shown = cp.relative_reference(folder / item.name, first.root)
             findings.append(
