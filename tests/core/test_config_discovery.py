@@ -185,3 +185,24 @@ def test_every_spelling_of_the_table_is_still_read(tmp_path: Path, text: str) ->
 def test_a_pyproject_that_only_names_ctxres_as_a_value_or_other_key_is_not_parsed(text: str) -> None:
     assert "ctxres" not in tomllib.loads(text).get("tool", {})
     assert not config_file.may_hold_table(text.encode())
+
+
+def test_required_version_is_read_from_the_configuration_that_applies(tmp_path: Path) -> None:
+    """In-process, as every command asks before it runs: none set, one met, one unmet, one unreadable."""
+    from ctxres import __version__
+
+    project = tmp_path / "repo"
+    (project / "sub").mkdir(parents=True)
+    assert config_file.required(str(project / "sub")) is None  # no configuration file at all
+    (project / "pyproject.toml").write_text('[tool.ctxres]\nstate-dir = ".jerry"\n')
+    assert config_file.required(str(project / "sub")) is None  # a configuration without a pin
+    (project / "pyproject.toml").write_text(f'[tool.ctxres]\nrequired-version = "=={__version__}"\n')
+    assert config_file.required(str(project / "sub")) == (f"=={__version__}", str(project / "pyproject.toml"))
+    assert config_file.problem_here(str(project / "sub")) is None
+    (project / "pyproject.toml").write_text('[tool.ctxres]\nrequired-version = ">=99"\n')
+    said = config_file.problem_here(str(project))
+    assert said is not None and said.startswith("this repository requires ctxres >=99 (required-version in pyproject")
+    (project / "pyproject.toml").write_text('[tool.ctxres]\nrequired-version = "not a version"\n')
+    assert config_file.required(str(project)) is None  # the command's configuration error says it
+    (project / "pyproject.toml").write_text("[tool.ctxres\nrequired-version = 1\n")
+    assert config_file.required(str(project)) is None  # unreadable: the command reports it
