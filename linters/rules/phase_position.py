@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ctxres.findings import Finding
+from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath
+from ctxres.linters.checking.finished_work import is_finished
 from ctxres.linters.checking.registry import register, section_check
 from ctxres.linters.checking.resumption_context import (
     LISTED,
@@ -299,17 +300,46 @@ def _activity_problem(ctx: Context, accepted: frozenset[int], what: str) -> str:
     )
 
 
-def _lagging(pipeline: state.Pipeline) -> state.Phase | None:
-    """The phase a pipeline is really at when its own `current_phase` lags its phases' statuses: its
-    current phase is finished and a later one runs (None when it does not lag)."""
+class Lag(FrozenRecord):
+    """Where a pipeline really is when its own `current_phase` lags its phases' statuses."""
+
+    __slots__ = ("accepted", "at", "finished")
+
+    finished: state.Phase  # the last finished phase (the counter names it or an earlier one)
+    at: state.Phase  # the phase that runs, else the next to begin, else (all finished) the last one
+    accepted: frozenset[int]  # the section's `current_phase` values that agree with the phases
+
+    def __init__(self, finished: state.Phase, at: state.Phase, accepted: frozenset[int]) -> None:
+        init_field(self, "finished", finished)
+        init_field(self, "at", at)
+        init_field(self, "accepted", accepted)
+
+
+def _lagging(pipeline: state.Pipeline) -> Lag | None:
+    """Where a pipeline is when its own `current_phase` lags its phases' statuses (None when it does not): its
+    current phase is finished and a later one runs; or, nothing running, later phases are finished too (the
+    pipeline is at its last finished phase, or the one after it, which is about to begin)."""
     number = pipeline.current_phase
     current = pipeline.phase(number) if number is not None else None
     if number is None or current is None or current.status not in PASSED_WORDS:
         return None
-    running = [
-        ph for ph in pipeline.phases if ph.number is not None and ph.number > number and ph.status in RUNNING_WORDS
-    ]
-    return running[0] if len(running) == 1 else None
+    later = sorted((ph for ph in pipeline.phases if ph.number is not None and ph.number > number), key=_number_of)
+    running = [ph for ph in later if ph.status in RUNNING_WORDS]
+    if running:
+        return Lag(current, running[0], frozenset({_number_of(running[0])})) if len(running) == 1 else None
+    finished = current
+    for phase in later:
+        if phase.status not in PASSED_WORDS:
+            if phase.status not in state.NOT_STARTED_WORDS or finished is current:
+                return None
+            return Lag(finished, phase, frozenset({_number_of(finished), _number_of(phase)}))
+        finished = phase
+    return None if finished is current else Lag(finished, finished, frozenset({_number_of(finished)}))
+
+
+def _number_of(phase: state.Phase) -> int:
+    assert phase.number is not None
+    return phase.number
 
 
 CURRENT_PHASE = register(
@@ -327,9 +357,16 @@ CURRENT_PHASE = register(
     every pipeline, when they agree. When they disagree and nothing names one, only a phase that
     none of them is at is reported. The message says which pipeline it compared with.
 
-    When a pipeline's own `current_phase` lags its phases (it names a COMPLETE phase while the one
-    after it runs) and the section names the phase that runs, the section is right: the finding
-    is on the pipeline's `current_phase`.
+    When a pipeline's own `current_phase` lags its phases and the section names the phase the
+    phases say the pipeline is at, the section is right and is not reported: the pipeline's counter
+    is what is stale, and the finding is a warning on it (resumption reads the section). The
+    counter lags when it names a COMPLETE phase while a later one runs (the section names the one
+    that runs), or while later phases are COMPLETE too (phases 1-4 COMPLETE, `current_phase: 3`:
+    the section names the last finished phase or the next to begin).
+
+    A finished workflow (every status, of the workflow, its pipelines and their phases, COMPLETE)
+    whose pipelines number only their own phases may count its phases as a whole in the section:
+    `current_phase: 7` for pipelines of 3 and 4 phases, the end of both. That is not reported.
 
     - `current_phase_name` must not be the name of another phase (names are matched ignoring
       case, punctuation, notes in parentheses and a leading "Phase N:").
@@ -367,30 +404,60 @@ CURRENT_PHASE = register(
 
 
 def _pipeline_lag_finding(ctx: Context, mine: int, compared: Compared) -> Finding | None:
-    """S006 on a pipeline's `current_phase` that lags its phases while the section names the phase that runs."""
+    """S006 (a warning) on a pipeline's `current_phase` that lags its phases while the section names the phase
+    the phases say the pipeline is at: the section is right, the pipeline's counter is stale."""
     for pipeline in compared.pipelines:
-        running = _lagging(pipeline)
-        if running is None or running.number != mine or pipeline.current_phase_path is None:
+        lag = _lagging(pipeline)
+        if lag is None or mine not in lag.accepted or pipeline.current_phase_path is None:
             continue
         assert pipeline.current_phase is not None
-        finished = pipeline.phase(pipeline.current_phase)
-        assert finished is not None
         others = [p for p in compared.pipelines if p is not pipeline and p.current_phase_path is not None]
-        if compared.named_by is None and any(mine not in _accepted(p) and _lagging(p) is None for p in others):
+        if compared.named_by is None and any(mine not in _accepted(p) | _lagging_accepted(p) for p in others):
             return None  # the pipelines disagree and nothing names one: no single place to blame
+        if lag.at.status in RUNNING_WORDS:
+            state_of = f"{phase_is(ctx, lag.finished)} and {phase_is(ctx, lag.at)}"
+        elif lag.at is lag.finished:
+            state_of = f"{phase_is(ctx, lag.finished)}, as are the phases before it, and it is the last"
+        else:
+            state_of = f"{phase_is(ctx, lag.finished)}, as are the phases before it, and {phase_is(ctx, lag.at)}"
         message = (
-            f"{place(ctx.doc, pipeline.current_phase_path)} is {pipeline.current_phase}, but {phase_is(ctx, finished)} "
-            f"and {phase_is(ctx, running)}: the pipeline's own current phase lags its phases "
-            f"(`recovery_state.current_phase` {mine} agrees with them; {which_compared(ctx, compared)})"
+            f"{place(ctx.doc, pipeline.current_phase_path)} is {pipeline.current_phase}, but {state_of}: the "
+            f"pipeline's own current phase lags its phases (`recovery_state.current_phase` {mine} agrees with "
+            f"them; {which_compared(ctx, compared)})"
         )
-        fix = f"Set {short_path(pipeline.current_phase_path)} to {mine}, the phase that runs."
-        return ctx.finding(CURRENT_PHASE, pipeline.current_phase_path, message, fix)
+        fix = f"Set {short_path(pipeline.current_phase_path)} to {mine}, the phase its phases say it is at."
+        finding = ctx.finding(CURRENT_PHASE, pipeline.current_phase_path, message, fix)
+        return finding.replace(severity=Severity.WARNING)
     return None
 
 
-def _name_and_activity_findings(ctx: Context, mine: int, pipelines: list[state.Pipeline]) -> list[Finding]:
-    """S006 on a `current_phase_name` or `current_activity` about another phase than ``mine``."""
-    what, accepted = f"phase {mine}", frozenset({mine})
+def _lagging_accepted(pipeline: state.Pipeline) -> frozenset[int]:
+    lag = _lagging(pipeline)
+    return lag.accepted if lag is not None else frozenset()
+
+
+def _workflow_wide_count(ctx: Context, mine: int) -> frozenset[int] | None:
+    """The phases a finished workflow's section may name when its `current_phase` counts the phases of the whole
+    workflow (``7`` for pipelines of 3 and 4 phases) while each pipeline numbers only its own: the last phase
+    of every pipeline (for the name and the activity). None when that is not the case."""
+    everything = state.pipelines(ctx.doc.data)
+    if len(everything) < 2 or not is_finished(ctx.doc):
+        return None
+    phases = [ph for p in everything for ph in p.phases]
+    if not phases or any(ph.number is None or ph.status not in state.COMPLETE_WORDS for ph in phases):
+        return None
+    if any(p.status is not None and p.status not in state.COMPLETE_WORDS for p in everything):
+        return None
+    if mine != len(phases) or any(_number_of(ph) >= mine for ph in phases):
+        return None
+    return frozenset({mine} | {max(_number_of(ph) for ph in p.phases) for p in everything if p.phases})
+
+
+def _name_and_activity_findings(
+    ctx: Context, mine: int, pipelines: list[state.Pipeline], accepted: frozenset[int] | None = None
+) -> list[Finding]:
+    """S006 on a `current_phase_name` or `current_activity` about another phase than ``mine`` (or ``accepted``)."""
+    what, accepted = f"phase {mine}", accepted or frozenset({mine})
     problems = [
         (problem, path)
         for problem, path in (
@@ -411,6 +478,9 @@ def check_current_phase(ctx: Context) -> list[Finding]:
     if mine is None or isinstance(ctx.recovery.get("current_phase"), str):
         return []
     compared = compared_pipelines(ctx.doc)
+    workflow_wide = _workflow_wide_count(ctx, mine)
+    if workflow_wide is not None:  # a finished workflow counted as a whole: the pipelines' numbers are their own
+        return _name_and_activity_findings(ctx, mine, compared.pipelines, workflow_wide)
     lag = _pipeline_lag_finding(ctx, mine, compared)
     if lag is not None:
         return [lag, *_name_and_activity_findings(ctx, mine, compared.pipelines)]
