@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime
 
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import JsonPath
@@ -140,10 +141,44 @@ def _last_checkpoint_problem(
     )
 
 
+# A time in a spelling the timestamp parser does not read (``2026-02-17 11:45 UTC``) is still a time.
+_DATED = re.compile(
+    r"\A\s*\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}))?\s*\Z"
+)
+_ZONE_WORD = re.compile(r"\s*\b(?:UTC|GMT)\s*\Z")
+# Where a section states its own update time (v2.0 in `recovery_state`; v1.0 sections add one of their own).
+_UPDATE_TIME_KEYS = ("updated_at", "last_updated")
+
+
 def _what_it_is(named: str) -> str:
     """How a message calls a `last_checkpoint` that is no checkpoint id: a time (``2026-02-17T11:45:00Z``) is a
     timestamp, anything else (``phase-1-started``) a label."""
-    return "timestamp" if parse_timestamp(named) is not None else "label"
+    return "timestamp" if _DATED.match(named) or parse_timestamp(named) is not None else "label"
+
+
+def _time_of(value: object) -> datetime | None:
+    """The time ``value`` states (a ``datetime`` as YAML read it, or a text, ``UTC`` spelt out accepted)."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        return None
+    parsed = parse_timestamp(value) or parse_timestamp(_ZONE_WORD.sub("Z", value.strip()))
+    return parsed.instant if parsed is not None else None
+
+
+def _is_update_time(named: str, value: object) -> bool:
+    """Whether ``named`` is the time ``value`` (a section's update time) states, spelt the same or not."""
+    if isinstance(value, str) and value.strip() == named.strip():
+        return True
+    mine, theirs = _time_of(named), _time_of(value)
+    return mine is not None and theirs is not None and mine == theirs
+
+
+def _own_update_time(ctx: Context, holder: JsonPath, named: str) -> bool:
+    """Whether `last_checkpoint` is the section's own update time: the section names itself as the recovery
+    point (it was written then), which is what an unused `checkpoints` section leaves to resume from."""
+    owners = {holder, ("resumption",)}
+    return any(_is_update_time(named, ctx.doc.get((*owner, key))) for owner in owners for key in _UPDATE_TIME_KEYS)
 
 
 CHECKPOINTS_UNUSED = register(
@@ -164,7 +199,10 @@ CHECKPOINTS_UNUSED = register(
     never uses checkpoints can ignore it (`ignore = ["S015"]`) without losing S004.
 
     A `last_checkpoint` that names a checkpoint id (`CP-003`) while the section records none is
-    not this warning but S004: a checkpoint was taken and never recorded.
+    not this warning but S004: a checkpoint was taken and never recorded. A `last_checkpoint` that
+    is the section's own update time (the same time as its `updated_at`) is not reported: the
+    section names itself as the recovery point, which is exactly what a workflow without
+    checkpoints resumes from. Another time is reported, as a timestamp.
 
     ## Example
     ```yaml
@@ -194,6 +232,8 @@ def check_last_checkpoint(ctx: Context) -> list[Finding]:
         return []
     path = (*holder, "last_checkpoint")
     if view.latest is None and not view.entries and isinstance(named, str) and not _SECTION_CHECKPOINT_ID.match(named):
+        if _own_update_time(ctx, holder, named):
+            return []  # the section itself is the recovery point, and says so: nothing to change
         return [
             ctx.finding(
                 CHECKPOINTS_UNUSED,
