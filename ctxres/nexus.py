@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 PROJECTS_FOLDER = "02-projects"
 BUILDS_FOLDER = "02-builds"
+ARCHIVE_FOLDER = "05-archived"  # where Nexus's archive-project skill moves finished projects
 BUILD_STAGES = ("active", "complete")
 """The folders of ``02-builds/`` that hold builds by stage (a build may also sit in ``02-builds/`` itself)."""
 PLANNING_FOLDER = "01-planning"
@@ -383,6 +384,23 @@ def generated_body(body: str) -> bool:
         if text.startswith(_GENERATED_SIGNATURE) and " skill" in text:
             return True
     return False
+
+
+def finished_body(body: str) -> bool:
+    """Whether a manifest's body is the one its generator wrote when the project was done: it signs it
+    ``*Auto-updated by close-project on project completion*`` (the running signature says "on task/section
+    completion")."""
+    for line in body.splitlines():
+        text = " ".join(line.strip().strip("*_").strip().lower().split())
+        if text.startswith("auto-updated") and text.rstrip(".").endswith("on project completion"):
+            return True
+    return False
+
+
+def is_archived(path: str) -> bool:
+    """Whether a file or folder lies in a Nexus archive (``05-archived/``, at a workspace's root or inside
+    ``02-projects/``): archived projects are finished."""
+    return ARCHIVE_FOLDER in path.replace("\\", "/").split("/")
 
 
 def duplicates_content(body: str) -> bool:

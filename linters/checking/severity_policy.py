@@ -59,9 +59,10 @@ Every rule's default severity follows one sentence:
   target, a run left idle, a suppression that silences nothing).
 - A project's own extra keys are **silent**: a key the schema does not know is reported only when
   it is a near miss of a key it knows (C006).
-- **Finished work** is silent about shape and convention: nobody resumes a COMPLETE workflow or a
-  complete Nexus project again, so the warnings of C006, C007, S003, S004, S012, S015, N002, N008 and
-  N009 are not reported there (V001 is not either). Its errors still are.
+- **Finished work** is silent about shape, convention and migration: nobody resumes a COMPLETE
+  workflow, a complete Nexus project or an archived one (`05-archived/`) again, so the warnings of
+  C006, C007, S003, S004, S012, S015, N002, N008, N009 and V001 are not reported there. Its errors
+  still are.
 
 A rule may report one finding below its default severity when that finding is another case (for
 example S004 is an error, but `last_checkpoint` holding the *time* of the latest checkpoint instead

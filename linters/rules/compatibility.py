@@ -17,7 +17,7 @@ from ctxres.linters.checking.registry import Rule, document_check, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.validation.schema_errors import dotted
 from ctxres.migration.migration_marks import phases_in_prose, placeholders, status_from_prose
-from ctxres.state.orchestration import WORKFLOW_STATUSES, pipelines, workflow_status_of
+from ctxres.state.orchestration import WORKFLOW_STATUSES, pipelines
 from ctxres.state.resumption import MOVED_TO_RECOVERY_STATE, detect_version, v1_leftovers, v1_view, v1_view_paths
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
@@ -65,8 +65,10 @@ V1_SECTION = register(
     `files_to_read` in it. v1.0 is accepted, so this is a warning (it fails under `--strict`).
 
     The version is recognised from the section's keys, not from the file's `schema_version`. A
-    finished workflow (`workflow.status` COMPLETE) is not reported: nobody resumes it again, so
-    migrating its section gains nothing.
+    finished workflow (`workflow.status` COMPLETE) or an archived one (in `05-archived/`) is not
+    reported: nobody resumes it again, so migrating its section gains nothing. Nor is a v1.0 section
+    that lacks a v1.0 key (`files_to_read`, say): C001 or C007 reports the missing keys on the same
+    line as an error, and that is the fix to make first.
 
     ## Example
     ```yaml
@@ -89,13 +91,10 @@ V1_SECTION = register(
 def _v1_section(doc: Document, section: dict[str, Any]) -> list[Finding]:
     from ctxres.linters.rules.conformance import schema  # (conformance imports this module)
 
-    missing = [key for key in schema("resumption-v1").get("required", ()) if key not in section]
+    if any(key not in section for key in schema("resumption-v1").get("required", ())):
+        return []  # C001 or C007 reports the missing keys on the same line, as an error: no second finding
     records = "it records no update time, quality trajectory, defects, decisions, agent summaries or compactions"
-    if missing:  # not "still read": a reader finds no `files_to_read` there (the C rules report each key)
-        keys = ", ".join(f"`{key}`" for key in missing)
-        message = f"`resumption` is a v1.0 section without {keys}, which v1.0 readers need; and {records}"
-    else:
-        message = f"`resumption` is a v1.0 section: it is still read, but {records}"
+    message = f"`resumption` is a v1.0 section: it is still read, but {records}"
     fix = f"run `ctxres migrate --write {doc.path}` (`ctxres migrate {doc.path}` shows the diff first)"
     return [_finding(doc, V1_SECTION, (SECTION,), message, fix, key=True)]
 
@@ -426,6 +425,6 @@ def check_document(doc: Document, _config: Config) -> list[Finding]:
     if not isinstance(section, dict) or not section:
         return []
     if detect_version(section) == "1.0":
-        finished = workflow_status_of(doc.data) == "COMPLETE"  # never resumed again: no migration hint
-        return ([] if finished else _v1_section(doc, section)) + _placeholders(doc, section)
+        # (finished or archived work is never resumed again: the engine drops the migration hint there)
+        return _v1_section(doc, section) + _placeholders(doc, section)
     return _leftovers(doc, section) + _decisions(doc, section) + _empty_view(doc, section) + _placeholders(doc, section)

@@ -20,6 +20,7 @@ from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.formats.loading import load_file
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.discovery import find_named
+from ctxres.linters.checking.finished_work import is_finished
 from ctxres.linters.checking.registry import Rule, document_check, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.project import inside
@@ -390,8 +391,9 @@ DUPLICATION = register(
     A build's manifest (one that names a `build_id`, in `02-builds/`), and a project's manifest whose
     body Nexus's generator wrote (it signs it "*Auto-updated by execute-project skill on
     task/section completion*"): the generator writes that body (a progress summary) and rewrites it on
-    every update, so there is nothing to move by hand. A complete project is not checked either:
-    nobody resumes it again.
+    every update, so there is nothing to move by hand. Finished work is not checked either, since
+    nobody resumes it again: a complete project, an archived one (in `05-archived/`), and one whose
+    manifest its generator finished ("*Auto-updated ... on project completion*").
     """,
 )
 
@@ -583,7 +585,7 @@ def check_state(doc: Document, _config: Config) -> list[Finding]:
 
 # Folders that hold project folders: the projects, the builds, and the archive (`05-archived/`, where
 # Nexus's archive-project skill moves finished projects, at the workspace root or inside `02-projects/`).
-ARCHIVE_FOLDER = "05-archived"
+ARCHIVE_FOLDER = nexus.ARCHIVE_FOLDER
 CONTAINERS = (nexus.PROJECTS_FOLDER, "02-builds", ARCHIVE_FOLDER)
 
 
@@ -697,13 +699,14 @@ LEGACY_FILE = register(
     and a `_resume.md` left beside a migrated manifest is a second, stale copy.
 
     Where it is looked for: `_resume.md` at the top of a project folder or in its `01-planning/`,
-    for every project folder under the checked paths (`02-projects/NN-name/`, `02-builds/NN-name/`,
-    and the archived ones in `05-archived/NN-name/`, at the workspace root or inside `02-projects/`),
+    for every project folder under the checked paths (`02-projects/NN-name/`, `02-builds/NN-name/`),
     with the excludes and `.gitignore` rules of the check. The same files are found whether the
     check runs from the workspace root, a parent folder or a sub-folder (there: those below it). A
     `_resume.md` outside any project folder is not a Nexus manifest and is not reported; nor is a
-    `_resume.md.backup` (what `migrate-nexus` leaves), nor the leftover copy of a project whose
-    manifest says it is complete (nobody resumes it again).
+    `_resume.md.backup` (what `migrate-nexus` leaves). Finished work is not reported either, since
+    nobody resumes it again: an archived project (in `05-archived/`), and the leftover copy of a
+    project whose manifest says it is complete, or whose manifest's body its generator wrote on
+    project completion ("*Auto-updated ... on project completion*").
 
     ## Example
     `02-projects/24-demo-project/_resume.md`, the project's only manifest:
@@ -729,6 +732,8 @@ def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding 
     def shown(path: str) -> str:
         return os.path.relpath(path, base).replace(os.sep, "/")
 
+    if nexus.is_archived(project):
+        return None  # an archived project: nobody resumes it again, migrating its manifest gains nothing
     result = load_file(legacy, "resume-context", Format.FRONT_MATTER)
     doc = result.document
     traits = legacy_traits(doc.data, doc.yaml_timestamps) if doc is not None else ["no YAML front matter"]
@@ -746,9 +751,9 @@ def _legacy_finding(root: str, base: str, project: str, legacy: str) -> Finding 
 
 
 def _finished_manifest(path: str) -> bool:
-    """Whether a project's ``resume-context.md`` says the project is complete."""
+    """Whether a project's ``resume-context.md`` says the project is complete (or its generator finished it)."""
     document = load_file(path, "resume-context", Format.FRONT_MATTER).document
-    return document is not None and isinstance(document.data, dict) and nexus.is_finished("", document.data)
+    return document is not None and isinstance(document.data, dict) and is_finished(document)
 
 
 @workspace_check(LEGACY_FILE)
