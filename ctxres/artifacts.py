@@ -15,7 +15,9 @@ import re
 from collections.abc import Callable
 from enum import Enum
 
+from ctxres.defaults import STATE_DIR
 from ctxres.nexus import BUILDS_FOLDER, PROJECTS_FOLDER, manifest_workspace
+from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER
 from ctxres.state.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
 from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
 
@@ -70,24 +72,36 @@ def _front_matter(raw: bytes) -> bytes | None:
 
 
 # ------------------------------------------------------------------------ ours by place and content
-# `task-graph.json` and `resume-context.md` are common names: other tools write files called so. A file
-# that matches a kind's default patterns is ours when its place or its content says so (the kind's
-# `Recognition`); one that only shares the name is another tool's, and gets no finding.
+# Every kind's names are common ones (`cx-001.json`, `task-graph.json`, `events/<x>/<day>.jsonl`, ...): other
+# tools write files called so. A file that matches a kind's default patterns is ours when its place or its
+# content says so (the kind's `Recognition`: the place is tested first, the content read only when it fails);
+# one that only shares the name is another tool's, and gets no finding.
+
+Place = Callable[[str, str], bool]
+"""A test of a file's place: (its absolute path with ``/`` separators, the configured ``state-dir``)."""
 
 
 class Recognition:
-    """Where a kind lives (``place``: a test of the file's absolute path, ``/`` separators) and what it
-    looks like (``content``: a test of its bytes), each with the words that say it (Markdown)."""
+    """Where a kind lives (``place``, a :data:`Place`) and what it looks like (``content``: a test of its bytes,
+    of its first ``head`` bytes when set: an event log's first lines), each with the words that say it
+    (Markdown)."""
 
-    __slots__ = ("content", "content_text", "place", "place_text")
+    __slots__ = ("content", "content_text", "head", "place", "place_text")
 
     def __init__(
-        self, place: Callable[[str], bool], place_text: str, content: Callable[[bytes], bool], content_text: str
+        self,
+        place: Place,
+        place_text: str,
+        content: Callable[[bytes], bool],
+        content_text: str,
+        *,
+        head: int | None = None,
     ) -> None:
         self.place = place
         self.place_text = place_text
         self.content = content
         self.content_text = content_text
+        self.head = head
 
     def skipped(self, description: str) -> str:
         """Why a file that only has the name is skipped (``ctxres check --list-files``)."""
@@ -97,7 +111,117 @@ class Recognition:
         ).replace("`", "")
 
 
-def in_run_folder(path: str) -> bool:
+def read_where_named(path: str, state_dir: str) -> bool:
+    """The place of a kind whose every file of the name is read by a program where it is: the rule files
+    Claude Code loads, the workflow files the hooks choose the live workflow among. The only kinds that may
+    use it (``tests/core/test_catalog.py`` holds the list); any other kind names a folder or a content."""
+    return True
+
+
+def _has_keys(keys: tuple[str, ...], at_least: int) -> Callable[[bytes], bool]:
+    """A content test: a JSON object with at least ``at_least`` of ``keys`` at its top level. A file that does
+    not parse is ours when its text names that many of them (a broken file of ours is reported, not
+    skipped). A search of the bytes first: a file without the keys is never parsed."""
+    pattern = re.compile(rb'"(' + b"|".join(re.escape(key.encode()) for key in keys) + rb')"\s*:')
+
+    def test(raw: bytes) -> bool:
+        named: set[bytes] = set()
+        for match in pattern.finditer(raw):
+            named.add(match.group(1))
+            if len(named) >= at_least:
+                break
+        else:
+            return False
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            return True
+        return isinstance(data, dict) and sum(key in data for key in keys) >= at_least
+
+    return test
+
+
+def _is_state_dir(folder: str, state_dir: str) -> bool:
+    """Whether ``folder`` (absolute, ``/`` separators) is a state folder: the configured ``state-dir`` (at the
+    top of the project or of a workflow nested in it) or the default ``.jerry``."""
+    for name in _state_dir_names(state_dir):
+        if folder == name if name.startswith("/") else folder.endswith("/" + name):
+            return True
+    return False
+
+
+_STATE_DIR_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def _state_dir_names(state_dir: str) -> tuple[str, ...]:
+    names = _STATE_DIR_NAMES.get(state_dir)
+    if names is None:
+        normal = os.path.normpath(state_dir).replace(os.sep, "/").rstrip("/")
+        while normal.startswith("../"):  # a state folder beside the project: its own name is its place
+            normal = normal[3:]
+        names = _STATE_DIR_NAMES[state_dir] = tuple(dict.fromkeys((normal, STATE_DIR)))
+    return names
+
+
+def in_checkpoints_folder(path: str, state_dir: str) -> bool:
+    """Whether a file sits in the checkpoints folder of a state folder: ``<state-dir>/checkpoints/<name>``."""
+    folder = path.rpartition("/")[0]
+    parent, _, name = folder.rpartition("/")
+    return name == CHECKPOINTS_FOLDER and _is_state_dir(parent, state_dir)
+
+
+# A checkpoint's own keys, of either layout: ours (`event_id`, `orchestration_state`, ...) and the peer
+# writer's (`checkpoint_id`, `context_state`, `resumption_state`). An evaluation item has none of them.
+CHECKPOINT_KEYS = ("event_id", "orchestration_state", "checkpoint_id", "context_state", "resumption_state")
+has_checkpoint_keys = _has_keys(CHECKPOINT_KEYS, 1)
+
+
+def in_state_folder(path: str, state_dir: str) -> bool:
+    """Whether a file sits in a state folder itself: ``<state-dir>/<name>``."""
+    return _is_state_dir(path.rpartition("/")[0], state_dir)
+
+
+# The monitor state's own keys (two of them: `tokens` or `window` alone says little).
+MONITOR_KEYS = ("fill", "tokens", "window", "tier", "transcript_path", "transcript_offset")
+has_monitor_keys = _has_keys(MONITOR_KEYS, 2)
+
+
+def in_nexus_cache(path: str, state_dir: str) -> bool:
+    """Whether a file sits where the Nexus PreCompact hook writes its state: ``00-system/.cache/<name>``."""
+    parts = path.rsplit("/", 3)
+    return len(parts) == 4 and parts[1] == WORKSPACE_MARKER and parts[2] == ".cache"
+
+
+PRECOMPACT_KEYS = ("active_project_id", "detection_method")
+has_precompact_keys = _has_keys(PRECOMPACT_KEYS, 1)
+
+
+def in_run_events(path: str, state_dir: str) -> bool:
+    """Whether a file sits in an actor's folder of a run: ``.agent-memory/runs/<run>/events/<actor>/<name>``."""
+    parts = path.rsplit("/", 6)
+    return len(parts) == 7 and parts[4] == "events" and parts[2] == "runs" and parts[1] == ".agent-memory"
+
+
+EVENT_KEYS = ("event_type", "task_id", "actor")
+EVENT_HEAD = 64 * 1024
+"""The bytes of an event log its content test reads: the first lines, not a data set's whole file."""
+
+
+def has_event_lines(raw: bytes) -> bool:
+    """Whether the first line of a JSON Lines file that parses (blank and corrupted lines skipped, as the run's
+    reader skips them) is an object carrying two of an event's own keys."""
+    for line in raw.splitlines():
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        return isinstance(item, dict) and sum(key in item for key in EVENT_KEYS) >= 2
+    return False
+
+
+def in_run_folder(path: str, state_dir: str = "") -> bool:
     """Whether a file sits in an agent-memory run folder: ``.agent-memory/runs/<run>/<name>``."""
     parts = path.split("/")
     return len(parts) >= 4 and parts[-3] == "runs" and parts[-4] == ".agent-memory"
@@ -124,7 +248,7 @@ WORKSPACE_MARKER = "00-system"
 """The folder beside ``02-projects/`` and ``02-builds/`` that makes a folder a Nexus workspace."""
 
 
-def in_nexus_workspace(path: str) -> bool:
+def in_nexus_workspace(path: str, state_dir: str = "") -> bool:
     """Whether a manifest sits in its place in a Nexus workspace: ``01-planning/`` of a project or a build,
     in a folder that also holds ``00-system/``."""
     workspace = manifest_workspace(path)
@@ -152,6 +276,43 @@ MANIFEST_RECOGNITION = Recognition(
     f"`{PROJECTS_FOLDER}/NN-name/01-planning/` or `{BUILDS_FOLDER}/.../NN-name/01-planning/` beside `00-system/`",
     has_manifest_keys,
     "front matter with `resume_schema_version`, `resume_version`, `files_to_load` or `build_id`",
+)
+CHECKPOINT_RECOGNITION = Recognition(
+    in_checkpoints_folder,
+    f"`checkpoints/` of the state folder, `{STATE_DIR}/checkpoints/` or the configured `state-dir`'s",
+    has_checkpoint_keys,
+    "a JSON object with `event_id`, `orchestration_state`, `checkpoint_id`, `context_state` or `resumption_state`",
+)
+MONITOR_RECOGNITION = Recognition(
+    in_state_folder,
+    f"the state folder, `{STATE_DIR}/` or the configured `state-dir`",
+    has_monitor_keys,
+    "a JSON object with two of `fill`, `tokens`, `window`, `tier`, `transcript_path`, `transcript_offset`",
+)
+PRECOMPACT_RECOGNITION = Recognition(
+    in_nexus_cache,
+    f"`{WORKSPACE_MARKER}/.cache/` of a Nexus workspace",
+    has_precompact_keys,
+    "a JSON object with `active_project_id` or `detection_method`",
+)
+EVENT_RECOGNITION = Recognition(
+    in_run_events,
+    "an actor's folder of a run, `.agent-memory/runs/<run>/events/<actor>/`",
+    has_event_lines,
+    "lines carrying two of `event_type`, `task_id`, `actor`",
+    head=EVENT_HEAD,
+)
+ORCHESTRATION_RECOGNITION = Recognition(
+    read_where_named,
+    "any file of the name: the hooks choose the live workflow among them",
+    has_resumption_key,
+    "a top-level `resumption:` key",
+)
+RULE_FILE_RECOGNITION = Recognition(
+    read_where_named,
+    "the files Claude Code and the L2 engine read",
+    lambda raw: True,  # the place always holds: the content is never read
+    "Markdown",
 )
 
 
@@ -185,7 +346,7 @@ class ArtifactKind:
         sniff: tuple[tuple[str, ...], Callable[[bytes], bool]] | None = None,
         precommit: str | None = None,
         claims: Callable[[bytes], bool] | None = None,
-        recognition: Recognition | None = None,
+        recognition: Recognition,
     ) -> None:
         self.kind = kind
         self.format = format
@@ -200,7 +361,7 @@ class ArtifactKind:
         # otherwise the next kinds are tried (two kinds share a file name).
         self.claims = claims
         # Where the kind lives and what it looks like: a file that matches the default ``patterns`` is of
-        # this kind only when one of them says so (None: the name is enough).
+        # this kind only when one of them says so. Every kind has one (a test over the catalog).
         self.recognition = recognition
         # The pre-commit `files:` regex; None: translated from ``patterns``.
         self.precommit = precommit
@@ -226,6 +387,7 @@ CATALOG: tuple[ArtifactKind, ...] = (
         # Any YAML file is passed: ctxres treats one with a top-level `resumption:` key as an
         # orchestration file and skips the rest.
         precommit=r"\.ya?ml$",
+        recognition=ORCHESTRATION_RECOGNITION,
     ),
     ArtifactKind(
         "checkpoint",
@@ -233,7 +395,11 @@ CATALOG: tuple[ArtifactKind, ...] = (
         (CHECKPOINT_FILE_GLOB,),
         schemas=("checkpoint", "checkpoint-peer"),
         description="checkpoint",
-        found_as="`cx-NNN.json` (also `cx-NNN-checkpoint.json`, an earlier release's name, and `cx-NNN.<hash>.json`)",
+        found_as="`cx-NNN.json` (also `cx-NNN-checkpoint.json`, an earlier release's name, and `cx-NNN.<hash>.json`) "
+        "in the state folder's `checkpoints/` (`.jerry/checkpoints/` or the configured `state-dir`'s), or carrying a "
+        "checkpoint's own keys (`event_id`, `orchestration_state`, `checkpoint_id`, `context_state`, "
+        "`resumption_state`)",
+        recognition=CHECKPOINT_RECOGNITION,
     ),
     ArtifactKind(
         "monitor-state",
@@ -241,7 +407,10 @@ CATALOG: tuple[ArtifactKind, ...] = (
         ("context-monitor-state.json",),
         schemas=("monitor-state",),
         description="context monitor state",
-        found_as="`context-monitor-state.json`",
+        found_as="`context-monitor-state.json` in the state folder (`.jerry/` or the configured `state-dir`), or "
+        "carrying two of the state's own keys (`fill`, `tokens`, `window`, `tier`, `transcript_path`, "
+        "`transcript_offset`)",
+        recognition=MONITOR_RECOGNITION,
     ),
     ArtifactKind(
         "precompact-state",
@@ -249,7 +418,9 @@ CATALOG: tuple[ArtifactKind, ...] = (
         ("*precompact_state.json",),
         schemas=("precompact-state",),
         description="Nexus pre-compact state",
-        found_as="`precompact_state.json`",
+        found_as="`precompact_state.json` in `00-system/.cache/` of a Nexus workspace, or carrying "
+        "`active_project_id` or `detection_method`",
+        recognition=PRECOMPACT_RECOGNITION,
     ),
     ArtifactKind(
         "build-manifest",
@@ -289,8 +460,10 @@ CATALOG: tuple[ArtifactKind, ...] = (
         ("**/events/*/*.jsonl",),
         schemas=("event",),
         description="agent-memory event log",
-        found_as="`events/<actor>/*.jsonl` (one event per line)",
+        found_as="`events/<actor>/*.jsonl` (one event per line) of a run (`.agent-memory/runs/<run>/`), or whose "
+        "lines carry two of an event's own keys (`event_type`, `task_id`, `actor`)",
         hooks=("ctxres-check", "ctxres-append-only"),
+        recognition=EVENT_RECOGNITION,
     ),
     ArtifactKind(
         "rule-file",
@@ -303,6 +476,7 @@ CATALOG: tuple[ArtifactKind, ...] = (
         "quoted in any other Markdown file is text",
         # Ranks and the budget span all rule files: `ctxres reinject` checks them, not `ctxres check`.
         hooks=("ctxres-reinject",),
+        recognition=RULE_FILE_RECOGNITION,
     ),
 )
 """Every artifact kind, in the order discovery tries their patterns (the first match wins)."""

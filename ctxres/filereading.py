@@ -59,6 +59,19 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     return data
 
 
+def read_head(path: str | os.PathLike[str], limit: int, head: int) -> bytes:
+    """The first ``head`` bytes of a regular file of at most ``limit`` bytes (what its first lines say),
+    with the errors of :func:`read_regular`."""
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise FileTooLarge(size, limit)
+        return read_at_most(fd, head, min(size, head))
+    finally:
+        os.close(fd)
+
+
 _CHUNK = 1 << 16  # what is read at a time past the expected size (of a file that grew)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ctxres.artifacts import BY_KIND, KINDS, SNIFFED
 from ctxres.config import Config
-from ctxres.filereading import read_regular
+from ctxres.filereading import read_head, read_regular
 from ctxres.findings import Finding
 from ctxres.formats.loading import Format
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
@@ -150,10 +150,12 @@ def _recognised(relpath: str, path: str | Path, config: Config) -> tuple[str | N
             claims = entry.claims if entry is not None else None
             if claims is not None and not _holds(path, claims, config.max_file_size):
                 continue  # the name is shared: the content says it is another kind (a build's manifest)
-            if entry is not None and entry.recognition is not None and patterns == entry.patterns:
+            if entry is not None and patterns == entry.patterns:
                 recognition = entry.recognition
                 where = os.path.abspath(path).replace(os.sep, "/")
-                if not recognition.place(where) and not _holds(path, recognition.content, config.max_file_size):
+                if not recognition.place(where, config.state_dir) and not _holds(
+                    path, recognition.content, config.max_file_size, recognition.head
+                ):
                     skipped = skipped or recognition.skipped(entry.description)
                     continue  # only the name: another tool's file (a project's own patterns are taken as said)
             return kind, None
@@ -169,10 +171,11 @@ def _recognised(relpath: str, path: str | Path, config: Config) -> tuple[str | N
     return None, skipped
 
 
-def _holds(path: str | Path, test: Callable[[bytes], bool], max_bytes: int) -> bool:
-    """Whether a regular file of at most ``max_bytes`` passes ``test`` (never opens a FIFO)."""
+def _holds(path: str | Path, test: Callable[[bytes], bool], max_bytes: int, head: int | None = None) -> bool:
+    """Whether a regular file of at most ``max_bytes`` passes ``test`` (never opens a FIFO); with ``head``, the
+    test is given its first ``head`` bytes only."""
     try:
-        return test(read_regular(path, max_bytes))
+        return test(read_regular(path, max_bytes) if head is None else read_head(path, max_bytes, head))
     except OSError:  # not a regular file, larger than max_bytes, or unreadable
         return False
 

@@ -67,7 +67,7 @@ def test_a_workflow_file_brings_the_checkpoints_of_its_state_folder(workflow: Sa
 
 
 def test_a_checkpoint_outside_a_state_folder_is_alone(workflow: Sandbox) -> None:
-    workflow.write("notes/cx-009-checkpoint.json", "{}\n")
+    workflow.write("notes/cx-009-checkpoint.json", '{"checkpoint_id": "cx-009"}\n')  # ours by its keys
     assert workflow.listed("notes/cx-009-checkpoint.json") == ["notes/cx-009-checkpoint.json"]
 
 
@@ -95,7 +95,7 @@ def test_unit_members_follow_the_ignore_rules(workflow: Sandbox) -> None:
 def archived(tmp_path: Path) -> Sandbox:
     box = Sandbox(tmp_path / "repo")
     box.write(".ctxres.toml", 'extend-exclude = ["archive/"]\n')
-    box.write("archive/cx-001-checkpoint.json", "{not json\n")
+    box.write("archive/cx-001-checkpoint.json", '{not json, "checkpoint_id": "cx-001"}\n')  # broken, of our keys
     return box
 
 

@@ -196,7 +196,12 @@ def test_gitignored_files_are_skipped_unless_asked(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["ORCHESTRATION.yaml", "cx-001-checkpoint.json", "02-projects/24-demo/01-planning/resume-context.md"]
+    "name",
+    [
+        "ORCHESTRATION.yaml",
+        ".jerry/checkpoints/cx-001-checkpoint.json",
+        "02-projects/24-demo/01-planning/resume-context.md",
+    ],
 )
 def test_hostile_bytes_never_traceback(tmp_path: Path, name: str) -> None:
     (tmp_path / "00-system").mkdir()  # a Nexus workspace: the manifest's place makes it ours

@@ -34,7 +34,7 @@ def box(tmp_path: Path) -> Sandbox:
 
 def test_extend_exclude_holds_under_pre_commit(box: Sandbox) -> None:
     box.write(".ctxres.toml", 'extend-exclude = ["archive/"]\n')
-    box.write("archive/cx-001-checkpoint.json", "{not json\n")
+    box.write("archive/cx-001-checkpoint.json", '{not json, "checkpoint_id": "cx-001"}\n')  # broken, of our keys
     box.write("archive/old-ORCHESTRATION.yaml", (FIXTURES / "rules/A010/bad/ORCHESTRATION.yaml").read_text("utf-8"))
     box.git("add", ".")
     result = box.pre_commit("run", "--color", "never", "--files", *box.git("diff", "--cached", "--name-only").split())

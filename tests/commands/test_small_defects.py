@@ -144,7 +144,7 @@ def test_json_errors_state_the_position_the_finding_has(tmp_path: Path) -> None:
     checkpoints.mkdir(parents=True)
     (checkpoints / "cx-001-x.json").write_text('{\n  "checkpoint_id": "cx-001",\n  "note": "tab\there"\n}\n')
     (checkpoints / "cx-002-x.json").write_text('{\n  "checkpoint_id": "cx-002",\n  "version": 1,\n')
-    events = tmp_path / "events" / "s1"
+    events = tmp_path / ".agent-memory" / "runs" / "r1" / "events" / "s1"  # a run's: ours whatever its lines
     events.mkdir(parents=True)
     (events / "e.jsonl").write_text('{"event_type": "a"}\n{"event_type": "b\\q"}\n')
     by_path = {f["path"]: f for f in check_json(tmp_path)}
@@ -158,7 +158,7 @@ def test_json_errors_state_the_position_the_finding_has(tmp_path: Path) -> None:
     assert (truncated["line"], truncated["column"]) == (3, 16)
     assert "the JSON ends early" in truncated["message"]
     assert "the '{' at line 1 column 1 is never closed" in truncated["message"]
-    escape = by_path["events/s1/e.jsonl"]
+    escape = by_path[".agent-memory/runs/r1/events/s1/e.jsonl"]
     assert (escape["line"], escape["column"]) == (2, 18)
     assert escape["message"] == (
         "line 2 is not valid JSON and was skipped: invalid escape in a string at line 2 column 18; "

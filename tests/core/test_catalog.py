@@ -15,7 +15,7 @@ from ctxres import artifacts
 from ctxres.artifacts import BY_KIND, CATALOG, DEFAULT_PATTERNS, KINDS, OTHER_SCHEMAS
 from ctxres.config import Config
 from ctxres.globs import matches_any
-from ctxres.linters.checking.discovery import discover
+from ctxres.linters.checking.discovery import discover, skip_reason
 from ctxres.linters.checking.engine import check_artifact
 from ctxres.linters.cli import build_parser, main
 from ctxres.linters.commands import catalog as cmd_catalog
@@ -31,7 +31,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "orchestration": ("projects/PROJ__ORCHESTRATION.yaml", "resumption:\n  recovery_state: {}\n"),
     "checkpoint": (".jerry/checkpoints/cx-001-checkpoint.json", '{"checkpoint_id": "cx-001"}\n'),
     "monitor-state": (".jerry/context-monitor-state.json", "{}\n"),
-    "precompact-state": ("nexus/precompact_state.json", "{}\n"),
+    "precompact-state": ("nexus/00-system/.cache/precompact_state.json", "{}\n"),
     "build-manifest": ("nexus/02-builds/active/03-x/01-planning/resume-context.md", '---\nbuild_id: "03-x"\n---\n'),
     "resume-context": ("nexus/resume-context.md", '---\nresume_schema_version: "2.0"\nproject_id: 24-x\n---\n'),
     "task-graph": (".agent-memory/runs/r1/task-graph.json", '{"tasks": []}\n'),
@@ -91,6 +91,37 @@ def test_discovery_finds_each_kind(tmp_path: Path, kind: str) -> None:
     # The pre-commit hooks that handle the kind are given (or triggered by) the file.
     for hook in BY_KIND[kind].hooks:
         assert any(re.search(regex, relpath) for regex in cmd_catalog.hook_regexes(hook)), hook
+
+
+# The kinds whose every file of the name is read where it is (rule files by Claude Code, workflow files by the
+# hooks, which choose the live workflow among them): their name is their place. Every other kind is recognised
+# by a folder or by its content, never by its name alone: a new kind adds a file named alike here.
+READ_WHERE_NAMED = {"orchestration", "rule-file"}
+NAMED_ALIKE: dict[str, str] = {
+    "checkpoint": "evals/canary/cx-001.json",
+    "monitor-state": "tools/monitor/context-monitor-state.json",
+    "precompact-state": "tools/precompact_state.json",
+    "build-manifest": "notes/resume-context.md",
+    "resume-context": "notes/resume-context.md",
+    "task-graph": "tools/nx/task-graph.json",
+    "event-log": "data/events/2024-03/01.jsonl",
+}
+ANOTHER_TOOLS = '{"id": "item-1", "reviewed": true, "raw_output": "42", "expected": "42"}\n'
+
+
+def test_every_kind_is_recognised_by_place_and_content_not_by_name(tmp_path: Path) -> None:
+    assert all(isinstance(entry.recognition, artifacts.Recognition) for entry in CATALOG)
+    named = {entry.kind for entry in CATALOG if entry.recognition.place is artifacts.read_where_named}
+    assert named == READ_WHERE_NAMED
+    assert set(NAMED_ALIKE) == set(BY_KIND) - READ_WHERE_NAMED, "add a file named like the new kind to NAMED_ALIKE"
+    for kind, relpath in NAMED_ALIKE.items():
+        assert matches_any(relpath, DEFAULT_PATTERNS[kind]), kind
+        root = tmp_path / kind
+        (root / relpath).parent.mkdir(parents=True)
+        (root / relpath).write_text(ANOTHER_TOOLS, "utf-8")
+        assert discover([root], Config(root=root), root) == [], kind
+        why = skip_reason(relpath, root / relpath, Config(root=root))
+        assert why is not None and why.endswith("another tool's file, not checked"), kind
 
 
 @pytest.mark.parametrize(

@@ -99,18 +99,21 @@ def test_a_check_of_a_folder_holds_a_few_dozen_bytes_for_each_file_found(tmp_pat
     assert as_list > 4 * found, (as_list, found)
 
 
+LINKED = '{"checkpoint_id": "cx-002"}\n'  # a checkpoint by its content, wherever the links put it
+
+
 def _links(root: Path) -> None:
     for name in ("a", "b", "c"):
         (root / name).mkdir(parents=True)
-    (root / "b" / "cx-002-checkpoint.json").write_text("{}\n")
-    (root / "b" / "cx-003-checkpoint.json").write_text("{}\n")
+    (root / "b" / "cx-002-checkpoint.json").write_text(LINKED)
+    (root / "b" / "cx-003-checkpoint.json").write_text(LINKED)
     (root / "a" / "cx-010-checkpoint.json").symlink_to("../b/cx-002-checkpoint.json")  # shown first: kept
     (root / "c" / "cx-011-checkpoint.json").symlink_to("../b/cx-003-checkpoint.json")  # after the file: dropped
     (root / "c" / "cx-012-checkpoint.json").symlink_to("../b/cx-002-checkpoint.json")  # a second link: dropped
     (root / "c" / "cx-013-checkpoint.json").symlink_to("../b/notes.txt")  # to a file that is no artifact
-    (root / "b" / "notes.txt").write_text("{}\n")
+    (root / "b" / "notes.txt").write_text(LINKED)
     outside = root.parent / "outside.json"
-    outside.write_text("{}\n")
+    outside.write_text(LINKED)
     (root / "c" / "cx-014-checkpoint.json").symlink_to(outside)
     (root / "c" / "cx-015-checkpoint.json").symlink_to(outside)  # the same file outside: dropped
     (root / "alias").symlink_to("b", target_is_directory=True)  # a link to a folder is not followed

@@ -17,6 +17,7 @@ import pytest
 
 from ..git_sandbox import Sandbox
 
+CHECKPOINT = '{"checkpoint_id": "cx-001"}\n'  # ours by its content, in whichever folder it is listed
 KEPT = [
     "projects/a/.jerry/checkpoints/cx-001-checkpoint.json",
     "projects/a/spaced name/cx-007 é.json",  # spaces and non-ASCII: listed with -z
@@ -36,7 +37,7 @@ def _tree(box: Sandbox) -> None:
     box.write(".gitignore", "scratch/\n")
     box.write("projects/.gitignore", "cx-009*\n")
     for rel in [*KEPT, *IGNORED]:
-        box.write(rel, "{}\n")
+        box.write(rel, CHECKPOINT)
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def box(tmp_path: Path) -> Sandbox:
     box.write("../repo-home/.config/git/ignore", "personal/\n")
     box.git("add", ".")
     box.git("add", "-f", "projects/scratch/cx-005-checkpoint.json", "projects/archive/cx-008-checkpoint.json")
-    box.write("projects/deleted/cx-006-checkpoint.json", "{}\n")
+    box.write("projects/deleted/cx-006-checkpoint.json", CHECKPOINT)
     box.git("add", "projects/deleted/cx-006-checkpoint.json")
     box.git("commit", "-q", "-m", "state")
     (box.root / "projects/deleted/cx-006-checkpoint.json").unlink()  # still in the index
@@ -75,11 +76,11 @@ def test_a_folder_named_on_the_command_line_that_git_ignores_is_checked_as_asked
     # A build or temporary folder inside the repository: git lists nothing (or only its tracked files)
     # there, but the user named it, so it is walked (as ruff does), with the ignore files inside it.
     box.write("projects/scratch/.gitignore", "cx-099*\n")
-    box.write("projects/scratch/cx-099-local.json", "{}\n")
+    box.write("projects/scratch/cx-099-local.json", CHECKPOINT)
     scratch = ["projects/scratch/cx-002-checkpoint.json", "projects/scratch/cx-005-checkpoint.json"]
     assert box.listed("projects/scratch") == scratch
     assert box.listed("scratch", cwd=box.root / "projects") == [rel.removeprefix("projects/") for rel in scratch]
-    box.write(".nox/tmp/tree/cx-001-checkpoint.json", "{}\n")  # wholly ignored by the parent's pattern
+    box.write(".nox/tmp/tree/cx-001-checkpoint.json", CHECKPOINT)  # wholly ignored by the parent's pattern
     box.write(".gitignore", "scratch/\n.nox/\n")
     assert box.listed(".nox/tmp/tree") == [".nox/tmp/tree/cx-001-checkpoint.json"]
     assert box.listed() == KEPT  # walked from the root, what git ignores stays out
@@ -88,7 +89,7 @@ def test_a_folder_named_on_the_command_line_that_git_ignores_is_checked_as_asked
 def test_folders_named_together_are_asked_of_git_in_one_process(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     """Which of the named folders git ignores is asked once for all of them (pre-commit may name files in
     hundreds of workflow folders, each a folder of a unit): each is listed as it is when named alone."""
-    box.write(".nox/tmp/tree/cx-001-checkpoint.json", "{}\n")
+    box.write(".nox/tmp/tree/cx-001-checkpoint.json", CHECKPOINT)
     box.write(".gitignore", "scratch/\n.nox/\n")
     folders = ["projects/a", "projects/scratch", ".nox/tmp/tree", "projects"]
     alone = sorted({rel for folder in folders for rel in box.listed(folder)})
@@ -129,7 +130,7 @@ def test_no_respect_gitignore_walks_the_folder(box: Sandbox) -> None:
 
 def test_a_nested_repository_is_checked_from_inside(box: Sandbox) -> None:
     nested = Sandbox(box.root / "projects" / "vendor")
-    nested.write("cx-010-checkpoint.json", "{}\n")
+    nested.write("cx-010-checkpoint.json", CHECKPOINT)
     assert box.listed("projects") == KEPT
     assert box.listed("projects/vendor") == ["projects/vendor/cx-010-checkpoint.json"]
 

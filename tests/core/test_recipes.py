@@ -360,7 +360,13 @@ HANDOFF_KIND = """    ArtifactKind(
         ("handoff-note.json",),
         schemas=("handoff-note",),
         description="hand-off note",
-        found_as="`handoff-note.json`",
+        found_as="`handoff-note.json` in `notes/`, or carrying `next_step`",
+        recognition=Recognition(
+            lambda path, state_dir: path.rpartition("/")[0].endswith("/notes"),
+            "`notes/`",
+            lambda raw: b'"next_step"' in raw,
+            "`next_step`",
+        ),
     ),
 """
 HANDOFF_MODEL = '''"""The hand-off note a session leaves for the next one."""
@@ -399,6 +405,11 @@ def artifact_kind(copy: Copy, recipe: str) -> list[str]:
         "tests/core/test_catalog.py",
         '    "rule-file": (',
         '    "handoff-note": ("notes/handoff-note.json", \'{"next_step": "QG-2"}\\n\'),\n    "rule-file": (',
+    )
+    copy.edit(
+        "tests/core/test_catalog.py",
+        '    "event-log": "data/events/',
+        '    "handoff-note": "docs/handoff-note.json",\n    "event-log": "data/events/',
     )
     return ["tests/core/test_catalog.py", "tests/core/test_architecture_doc.py"]
 
