@@ -23,6 +23,7 @@ from typing import Any
 
 from ctxres import git
 from ctxres.agent_memory import LineChange, append_only_violations
+from ctxres.artifacts import BY_KIND
 from ctxres.config import Config, ConfigError, load_config
 from ctxres.findings import Finding, Position
 from ctxres.globs import matches_any
@@ -84,6 +85,27 @@ def _targets(files: list[Path], root: Path, config: Config) -> list[git.Change]:
     return [*chosen, *(change for change in removed if change not in chosen)]
 
 
+def _ours(targets: list[git.Change], root: Path, config: Config) -> list[git.Change]:
+    """The targets that are event logs of a run, not files that only share the name (a dated ``events/``
+    data set): in their place, or whose committed lines carry an event's own keys (the catalog's
+    recognition; a project's own ``event-log`` patterns are taken as said). A file not committed yet is
+    kept: it is new, and passes."""
+    entry = BY_KIND["event-log"]
+    if not targets or config.patterns.get("event-log") != entry.patterns:
+        return targets
+    recognition, top = entry.recognition, os.path.abspath(root)
+
+    here = [recognition.place(os.path.join(top, c.old_path).replace(os.sep, "/"), config.state_dir) for c in targets]
+    elsewhere = [change for change, placed in zip(targets, here, strict=True) if not placed]
+    blobs = iter(git.read_blobs([f"HEAD:{change.old_path}" for change in elsewhere], root) if elsewhere else [])
+    ours = []
+    for change, placed in zip(targets, here, strict=True):
+        committed = None if placed else next(blobs)
+        if placed or committed is None or recognition.content(committed[: recognition.head or len(committed)]):
+            ours.append(change)
+    return ours
+
+
 def _shown(root: Path, rel: str) -> str:
     return Path(os.path.relpath(root / rel)).as_posix()
 
@@ -92,7 +114,7 @@ def check(root: Path, files: list[Path], config: Config) -> list[Verdict]:
     """The verdict on every staged event log that has a committed version."""
     if not git.has_commits(root):
         return []  # the first commit: every log is new
-    targets = _targets(files, root, config)
+    targets = _ours(_targets(files, root, config), root, config)
     modified = [change for change in targets if change.status == "M"]
     specs = [spec for change in modified for spec in (f"HEAD:{change.path}", f":{change.path}")]
     blobs = git.read_blobs(specs, root)

@@ -97,6 +97,28 @@ def test_new_logs_and_other_files_pass(repo: GitRepo) -> None:
     assert "(0 staged event logs checked)" in result.stdout
 
 
+DATED = "data/events/2024-03/01.jsonl"  # a news data set named like an event log
+NEWS = ['{"id": "a1", "headline": "Rates held"}', '{"id": "a2", "headline": "Storm closes roads"}']
+KEPT_ELSEWHERE = "archive/r0/events/executor/20260101.jsonl"  # a run's log kept elsewhere: ours by its lines
+
+
+def test_a_data_set_named_like_an_event_log_may_be_edited_and_a_log_kept_elsewhere_may_not(repo: GitRepo) -> None:
+    repo.stage(DATED, log_text(NEWS))
+    repo.stage(KEPT_ELSEWHERE, log_text(LINES))
+    repo.git("commit", "-q", "-m", "data and an archived run")
+    repo.stage(DATED, log_text([NEWS[1].replace("Storm", "A storm"), NEWS[0]]))  # corrected and reordered
+    repo.stage(KEPT_ELSEWHERE, log_text([LINES[0], LINES[2]]))  # a line of a run's log deleted
+    for given in ((), (DATED, KEPT_ELSEWHERE)):  # found in the index, or passed by pre-commit
+        result = repo.run("append-only", *given)
+        assert result.returncode == 1, result.stdout
+        assert f"{KEPT_ELSEWHERE}: blocked" in result.stdout
+        assert DATED not in result.stdout
+    repo.git("checkout", "-q", "HEAD", "--", KEPT_ELSEWHERE)
+    repo.git("rm", "-q", "-f", DATED)  # the data set's file deleted: not an event log either
+    result = repo.run("append-only")
+    assert result.returncode == 0, result.stdout
+
+
 def test_the_first_commit_passes(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "fresh")
     repo.stage(LOG, log_text(LINES))
