@@ -316,6 +316,36 @@ RULE_FILE_RECOGNITION = Recognition(
 )
 
 
+# Claude Code's settings files: `.claude/settings.json` and `.claude/settings.local.json` by their place, and a
+# plugin's `hooks/hooks.json` when `.claude-plugin/plugin.json` is beside its folder; a `settings.json` or
+# `hooks.json` anywhere else is another tool's.
+PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
+
+
+def in_claude_settings_place(path: str) -> bool:
+    """Whether a file is one the client reads hooks from: ``.claude/settings(.local).json``, or the
+    ``hooks/hooks.json`` of a plugin (its folder holds ``.claude-plugin/plugin.json``)."""
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[-2] == ".claude":
+        return parts[-1] in ("settings.json", "settings.local.json")
+    if len(parts) >= 2 and parts[-2:] == ["hooks", "hooks.json"]:
+        return os.path.isfile(os.path.join("/".join(parts[:-2]) or "/", PLUGIN_MANIFEST))
+    return False
+
+
+def _no_content_claims(_raw: bytes) -> bool:
+    return False
+
+
+CLAUDE_SETTINGS_RECOGNITION = Recognition(
+    in_claude_settings_place,
+    "`.claude/settings.json`, `.claude/settings.local.json`, or a plugin's `hooks/hooks.json` (beside "
+    f"`{PLUGIN_MANIFEST}`)",
+    _no_content_claims,
+    "none: only the place makes it one",
+)
+
+
 class ArtifactKind:
     """One row of the catalog (a plain record: the catalog is read on every ``ctxres`` start)."""
 
@@ -464,6 +494,19 @@ CATALOG: tuple[ArtifactKind, ...] = (
         "lines carry two of an event's own keys (`event_type`, `task_id`, `actor`)",
         hooks=("ctxres-check", "ctxres-append-only"),
         recognition=EVENT_RECOGNITION,
+    ),
+    ArtifactKind(
+        "claude-settings",
+        Format.JSON,
+        ("**/.claude/settings.json", "**/.claude/settings.local.json", "**/hooks/hooks.json"),
+        # The H rules check what the client 2.1.328 does with each defect (docs/claude-settings.md); the
+        # exported schema `claude-settings` is for editors, not validated by conformance.
+        schemas=(),
+        description="Claude Code settings that wire the hooks",
+        found_as="`.claude/settings.json`, `.claude/settings.local.json`, and a plugin's `hooks/hooks.json` "
+        f"(beside `{PLUGIN_MANIFEST}`); a `settings.json` anywhere else is another tool's",
+        recognition=CLAUDE_SETTINGS_RECOGNITION,
+        precommit=r"(^|/)\.claude/settings(\.local)?\.json$|(^|/)hooks/hooks\.json$",
     ),
     ArtifactKind(
         "rule-file",

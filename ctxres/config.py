@@ -68,6 +68,7 @@ FAMILIES: dict[str, str] = {
     "N": "Nexus",
     "X": "Security",
     "I": "Inline suppressions",
+    "H": "Hook settings",
 }
 """The rule families by letter, in the order the rules are documented."""
 
@@ -90,6 +91,7 @@ CODES = _listed(
     N001 N002 N003 N004 N005 N006 N007 N008 N009
     X001 X002
     I001 I002
+    H001 H002 H003 H004 H005 H006 H007
     """
 )
 """Every rule code (a family letter and three digits), one family a line."""

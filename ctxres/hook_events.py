@@ -97,3 +97,61 @@ STATUSLINE = "statusline"
 """Not an event: the argument of Claude Code's statusline command (``ctxres-hook statusline``)."""
 STATUSLINE_SEGMENT = "--segment"
 """``ctxres-hook statusline --segment``: our part alone, a widget of another statusline (ccstatusline)."""
+
+# The events the client knows (Claude Code 2.1.328, the order of its "Valid events" notice): a settings entry
+# under any other name is skipped. docs/claude-settings.md says what the client does with each defect.
+CLIENT_EVENTS: tuple[str, ...] = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+)
+"""Every hook event of the client (ours, :data:`EVENTS`, among them)."""
+
+MATCHERLESS_EVENTS: frozenset[str] = frozenset(
+    {
+        "PostToolBatch",
+        "UserPromptSubmit",
+        "Stop",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "CwdChanged",
+    }
+)
+"""The client's events that take no matcher: a ``matcher`` on their entries is ignored and the hooks run on
+every occurrence (the client's event catalog gives them no matcher values)."""
+
+HOOK_TYPES: tuple[str, ...] = ("command", "prompt", "agent", "http", "mcp_tool")
+"""The hook types the client runs; an entry of any other ``type`` is skipped."""

@@ -35,6 +35,7 @@ RULE_MODULES = (
     "ctxres.linters.rules.layers",
     "ctxres.linters.rules.merged_compactions",
     "ctxres.linters.rules.suppression_comments",
+    "ctxres.linters.rules.claude_settings",
 )
 
 

@@ -37,6 +37,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "task-graph": (".agent-memory/runs/r1/task-graph.json", '{"tasks": []}\n'),
     "event-log": (".agent-memory/runs/r1/events/executor/20260115.jsonl", '{"event_id": "e1"}\n'),
     "rule-file": (".claude/rules/resumption.md", "# Rules\n"),
+    "claude-settings": (".claude/settings.json", '{"hooks": {}}\n'),
 }
 # Kinds also found by content, whatever their name.
 SNIFFED_EXAMPLES: dict[str, tuple[str, str]] = {
@@ -71,6 +72,12 @@ SAMPLE_PATHS = (
     ".claude/rules.md",
     ".context/rules/x/y/z.md",
     ".context/rule/a.md",
+    ".claude/settings.json",
+    "sub/.claude/settings.local.json",
+    "settings.json",
+    ".vscode/settings.json",
+    "plugin/hooks/hooks.json",
+    "hooks.json",
 )
 
 
@@ -145,6 +152,28 @@ def test_a_manifest_that_names_a_build_is_a_build_manifest_wherever_it_is(
     expected = [("01-planning/resume-context.md", kind)] if kind else []
     assert [(a.display, a.kind) for a in found] == expected
     assert [a.kind for a in discover([path], Config(), tmp_path)] == [k for _, k in expected]
+
+
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        (
+            [".claude/settings.json", ".claude/settings.local.json"],
+            [".claude/settings.json", ".claude/settings.local.json"],
+        ),
+        (["settings.json", ".vscode/settings.json", "config/.claude/other.json"], []),
+        (["hooks/hooks.json"], []),  # no plugin manifest beside it: another tool's
+        (["hooks/hooks.json", ".claude-plugin/plugin.json"], ["hooks/hooks.json"]),
+        (["p/hooks/hooks.json", "p/.claude-plugin/plugin.json"], ["p/hooks/hooks.json"]),
+    ],
+)
+def test_claude_settings_are_ours_by_place(tmp_path: Path, files: list[str], found: list[str]) -> None:
+    """The settings files the client reads hooks from, and a plugin's hooks.json; no other settings.json."""
+    for relpath in files:
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text('{"name": "p"}\n' if relpath.endswith("plugin.json") else "{}\n", "utf-8")
+    discovered = discover([tmp_path], Config(), tmp_path)
+    assert sorted(a.display for a in discovered if a.kind == "claude-settings") == found
 
 
 @pytest.mark.parametrize("kind", list(SNIFFED_EXAMPLES))
