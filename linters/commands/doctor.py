@@ -26,6 +26,7 @@ from ctxres.linters.rules.layers import (
 from ctxres.linters.setup.checkpoints_tracked import check_checkpoints_tracked
 from ctxres.linters.setup.hook_runs import check_hook_runs
 from ctxres.linters.setup.precommit_setup import check_precommit_setup
+from ctxres.linters.setup.settings_check import SETTINGS_LAYER, check_settings
 from ctxres.linters.setup.statusline import statusline_note
 
 VERSION_LAYER = "ctxres version"
@@ -107,9 +108,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stdout if args.output_format == "text" else sys.stderr,
         )
     tracked = check_checkpoints_tracked(root.resolve(), config)
+    settings_rows, settings_found = check_settings(root.resolve(), config)
     rows = (
         check_required_version(config)
         + diagnose(root.resolve(), config)
+        + settings_rows
         + check_hook_runs(root.resolve())
         + check_precommit_setup(root.resolve())
         + ([tracked] if tracked is not None else [])
@@ -129,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     elif args.output_format != "text":
-        print_findings(args.output_format, layer_findings(rows, root.resolve(), Path.cwd()), 1)
+        layers = [row for row in rows if row.layer != SETTINGS_LAYER]  # the settings' own findings instead
+        print_findings(args.output_format, layer_findings(layers, root.resolve(), Path.cwd()) + settings_found, 1)
     else:
         width = max(len(r.layer) for r in rows)
         for row in rows:

@@ -97,6 +97,31 @@ def test_a_hook_with_a_wrong_matcher_is_misconfigured(repo: Path) -> None:
     assert "ctxres install-hooks" in ctxres("doctor", cwd=repo).stdout
 
 
+def test_doctor_reports_the_findings_check_reports_on_the_settings(repo: Path) -> None:
+    """A hook of ours the client would skip (a string timeout: H004) misconfigures the settings row; another
+    tool's matcher the client ignores (H005) is a warning that fails nothing. The same findings as check's."""
+    ctxres("init", cwd=repo)
+    code, rows = _doctor(repo)
+    assert code == 0 and rows["settings"] == "present"
+    settings = repo / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["Stop"] = [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]
+    settings.write_text(json.dumps(data, indent=2))
+    code, rows = _doctor(repo)
+    assert code == 0 and rows["settings"] == "present"
+    assert "H005 (warning) Stop takes no matcher" in ctxres("doctor", cwd=repo).stdout
+    data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"] = "5"
+    settings.write_text(json.dumps(data, indent=2))
+    result = ctxres("doctor", "--output-format", "json", cwd=repo)
+    settings_rows = [row["status"] for row in json.loads(result.stdout)["layers"] if row["layer"] == "settings"]
+    assert result.returncode == 1 and sorted(settings_rows) == ["misconfigured", "present"]
+    checked = ctxres("check", "--output-format", "github", ".claude/settings.json", cwd=repo).stdout
+    doctor = ctxres("doctor", "--output-format", "github", cwd=repo).stdout
+    expected = [line for line in checked.splitlines() if line.startswith("::")]
+    assert {"H004", "H005"} == {re.search(r"title=(H00\d)", line).group(1) for line in expected}  # type: ignore[union-attr]
+    assert all(line in doctor.splitlines() for line in expected)
+
+
 def test_init_keeps_the_users_files(repo: Path) -> None:
     (repo / ".pre-commit-config.yaml").write_text(
         "# my hooks\nrepos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.6.0\n"
