@@ -527,6 +527,8 @@ CATALOG: tuple[ArtifactKind, ...] = (
 # Schemas that no artifact file holds (the README lists them after the catalog's kinds).
 OTHER_SCHEMAS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("hook input/output", "stdin/stdout of each hook", ("hook-<event>-input", "hook-<event>-output")),
+    # The claude-settings kind is checked by the H rules, by what the client does; its schema is for editors.
+    ("Claude Code settings (for editors)", "the `claude-settings` files", ("claude-settings",)),
 )
 
 BY_KIND: dict[str, ArtifactKind] = {entry.kind: entry for entry in CATALOG}

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from ctxres.schemas.agent_memory import AGENT_MEMORY_SCHEMAS
 from ctxres.schemas.base import SCHEMA_BASE_URI
 from ctxres.schemas.checkpoint import CHECKPOINT_SCHEMAS
+from ctxres.schemas.claude_settings import CLAUDE_SETTINGS_SCHEMAS
 from ctxres.schemas.hook_io import HOOK_SCHEMAS
 from ctxres.schemas.monitor import MONITOR_SCHEMAS
 from ctxres.schemas.nexus import NEXUS_SCHEMAS
@@ -31,6 +32,7 @@ MODELS: dict[str, type[BaseModel]] = {
     **NEXUS_SCHEMAS,
     **AGENT_MEMORY_SCHEMAS,
     **HOOK_SCHEMAS,
+    **CLAUDE_SETTINGS_SCHEMAS,
 }
 
 

@@ -10,8 +10,7 @@ JSON, which drops the whole file, is P001.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import json
 
 from ctxres.claude_settings import HOOK_ENV, STATUSLINE_KEY, is_ours
 from ctxres.config import Config
@@ -21,6 +20,12 @@ from ctxres.hook_events import CLIENT_EVENTS, HOOK_TYPES, MATCHERLESS_EVENTS
 from ctxres.linters.checking.registry import Rule, document_check, register
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.linters.validation.close_match import close_match
+
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 KINDS = ("claude-settings",)
 OUR_ENV_PREFIX = HOOK_ENV.split("_", 1)[0] + "_"  # CTXRES_: the variables our hooks and statusline read
@@ -246,8 +251,6 @@ def _numeric(value: Any) -> bool:
 
 
 def _json(value: Any) -> str:
-    import json
-
     return json.dumps(value)
 
 

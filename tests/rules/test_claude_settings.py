@@ -123,3 +123,17 @@ def test_what_init_and_install_hooks_write_is_clean(tmp_path: Path) -> None:
 def test_the_repositorys_own_plugin_hooks_are_clean() -> None:
     """The plugin's hooks/hooks.json (beside .claude-plugin/plugin.json) is checked, and clean."""
     _checked_clean(ROOT, "hooks/hooks.json")
+
+
+@pytest.mark.parametrize("code", [f"H00{n}" for n in range(1, 8)])
+def test_the_editors_schema_agrees_with_the_fixtures(code: str) -> None:
+    """schemas/claude-settings.schema.json accepts every good fixture and rejects every bad one but H005's (a
+    matcher the client ignores is still a valid entry)."""
+    import jsonschema
+
+    schema = json.loads((ROOT / "schemas" / "claude-settings.schema.json").read_text("utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    folders = sorted((ROOT / "fixtures" / "rules" / code).glob("*/.claude/settings.json"))
+    verdicts = {path.parent.parent.name: validator.is_valid(json.loads(path.read_text("utf-8"))) for path in folders}
+    assert verdicts.pop("bad") is (code == "H005")
+    assert verdicts and all(verdicts.values()), verdicts
