@@ -7,10 +7,12 @@ these files by what the client does with each defect (docs/claude-settings.md); 
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, create_model
 
 from ctxres.hook_events import CLIENT_EVENTS, HOOK_TYPES
-from ctxres.schemas.base import OpenModel
+from ctxres.schemas.base import OpenModel, StrictModel
 
 
 class Hook(OpenModel):
@@ -35,6 +37,18 @@ class HookEntry(OpenModel):
     hooks: list[Hook] = Field(description="The hooks this entry runs.")
 
 
+_EVENT_FIELDS: dict[str, Any] = {
+    event: (list[HookEntry] | None, Field(default=None, description=f"The entries of {event}."))
+    for event in CLIENT_EVENTS
+}
+HookEvents = create_model(
+    "HookEvents",
+    __base__=StrictModel,
+    __doc__="The hooks by event: only the client's event names (an entry under another name is skipped).",
+    **_EVENT_FIELDS,
+)
+
+
 class StatusLine(OpenModel):
     """The command whose first line the client shows above its footer."""
 
@@ -46,11 +60,7 @@ class StatusLine(OpenModel):
 class ClaudeSettings(OpenModel):
     """A Claude Code settings file (or a plugin's hooks/hooks.json): its hooks, statusline and environment."""
 
-    hooks: dict[str, list[HookEntry]] | None = Field(
-        default=None,
-        description="The hooks, by event name.",
-        json_schema_extra={"propertyNames": {"enum": list(CLIENT_EVENTS)}},
-    )
+    hooks: HookEvents | None = Field(default=None, description="The hooks, by event name.")
     statusLine: StatusLine | None = Field(  # the client's spelling
         default=None, description="The statusline; without `command` the client does not load the file."
     )
