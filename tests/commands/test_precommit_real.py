@@ -156,3 +156,16 @@ def test_a_commit_that_leaves_the_section_stale_still_says_so(many_files: Sandbo
     shown = _hook_output(result.stdout, "ctxres stale")
     assert "ORCHESTRATION.yaml: blocked: the workflow state moved but the resumption section did not" in shown
     assert shown[-1] == "ctxres stale: 1 of 1 staged orchestration file leaves the resumption section stale."
+
+
+def test_the_settings_that_wire_the_hooks_are_checked_under_pre_commit(box: Sandbox) -> None:
+    """pre-commit gives ctxres-check the Claude Code settings (its files: pattern comes from the catalog): a
+    statusLine without command (the client would drop the whole file, hooks and all) blocks the commit; a
+    settings.json elsewhere is another tool's."""
+    box.write(".vscode/settings.json", '{"statusLine": {"type": "command"}}\n')
+    box.write(".claude/settings.json", (FIXTURES / "rules/H006/bad/.claude/settings.json").read_text("utf-8"))
+    box.git("add", ".")
+    result = box.pre_commit("run", "ctxres-check", "--color", "never", "--files", *box.git("ls-files").split())
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert re.search(r"\.claude/settings\.json:\d+:\d+: H006", result.stdout), result.stdout
+    assert ".vscode" not in result.stdout
