@@ -34,8 +34,8 @@ RULE_MODULES = (
     "ctxres.linters.rules.unsafe_paths",
     "ctxres.linters.rules.layers",
     "ctxres.linters.rules.merged_compactions",
-    "ctxres.linters.rules.suppression_comments",
     "ctxres.linters.rules.claude_settings",
+    "ctxres.linters.rules.suppression_comments",
 )
 
 
