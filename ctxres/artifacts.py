@@ -322,7 +322,7 @@ RULE_FILE_RECOGNITION = Recognition(
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 
 
-def in_claude_settings_place(path: str) -> bool:
+def in_claude_settings_place(path: str, state_dir: str = "") -> bool:
     """Whether a file is one the client reads hooks from: ``.claude/settings(.local).json``, or the
     ``hooks/hooks.json`` of a plugin (its folder holds ``.claude-plugin/plugin.json``)."""
     parts = path.split("/")

@@ -112,6 +112,7 @@ NAMED_ALIKE: dict[str, str] = {
     "resume-context": "notes/resume-context.md",
     "task-graph": "tools/nx/task-graph.json",
     "event-log": "data/events/2024-03/01.jsonl",
+    "claude-settings": "tools/git/hooks/hooks.json",  # no plugin manifest beside it
 }
 ANOTHER_TOOLS = '{"id": "item-1", "reviewed": true, "raw_output": "42", "expected": "42"}\n'
 
