@@ -12,9 +12,9 @@ from ctxres import ack, git
 from ctxres.atomic import write_all_atomic
 from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.formats.yamledit import EditError, set_key
+from ctxres.linters.checking import merged_checkpoints
 from ctxres.linters.commands.ack import _now, _orchestration
 from ctxres.state import checkpoints as cp
-from ctxres.state import merged_checkpoints
 from ctxres.state import orchestration as live
 from ctxres.state.checkpoint_names import is_seed_name
 

@@ -7,11 +7,11 @@ from pathlib import Path
 from ctxres.config import Config
 from ctxres.findings import ORIGIN, Finding, Position, Severity
 from ctxres.formats.document import Document, format_json_path
+from ctxres.linters.checking.merged_checkpoints import dropped, fix_command, merge_sides
 from ctxres.linters.checking.registry import register, workspace_check
 from ctxres.linters.checking.roots import root_of
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.state import checkpoints as cp
-from ctxres.state.merged_checkpoints import dropped, fix_command, merge_sides
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from ctxres.linters.checking.merged_checkpoints import has_conflict_markers
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.rules import merged_compactions
-from ctxres.state.merged_checkpoints import has_conflict_markers
 
 from ..git_sandbox import Clone, GitRepo, executable
 from ..team_repository import new_workflow
