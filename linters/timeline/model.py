@@ -168,6 +168,21 @@ the docs are made from."""
 
 
 @dataclass(frozen=True, slots=True)
+class FileVersion:
+    """The text of a workflow file at one moment, as a reader saw it: a session's ``edit`` (the file after an
+    Edit or Write tool call, from the transcript), a session's ``read`` (a Read tool call's result), a
+    ``commit`` of its git history (``revision``: the commit's short id) or the ``file`` as it is now. ``path`` is
+    absolute; ``turn`` is the turn it was seen at, None when the source has no turns (commits, the file)."""
+
+    path: str
+    time: dt.datetime | None
+    turn: int | None
+    text: str
+    source: Literal["edit", "read", "commit", "file"]
+    revision: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Skipped:
     """What a reader could not use, said once per reason: ``count`` lines (or files) of ``source`` skipped
     because of ``reason`` (a truncated last line, an unknown entry type, a line too long, no usage figures)."""
