@@ -529,6 +529,7 @@ OTHER_SCHEMAS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("hook input/output", "stdin/stdout of each hook", ("hook-<event>-input", "hook-<event>-output")),
     # The claude-settings kind is checked by the H rules, by what the client does; its schema is for editors.
     ("Claude Code settings (for editors)", "the `claude-settings` files", ("claude-settings",)),
+    ("a session as a timeline", "`ctxres timeline --output-format json`", ("timeline",)),
 )
 
 BY_KIND: dict[str, ArtifactKind] = {entry.kind: entry for entry in CATALOG}

@@ -20,6 +20,7 @@ from ctxres.schemas.hook_io import HOOK_SCHEMAS
 from ctxres.schemas.monitor import MONITOR_SCHEMAS
 from ctxres.schemas.nexus import NEXUS_SCHEMAS
 from ctxres.schemas.resumption import OrchestrationFile, ResumptionV1, ResumptionV2
+from ctxres.schemas.timeline import TIMELINE_SCHEMAS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -33,6 +34,7 @@ MODELS: dict[str, type[BaseModel]] = {
     **AGENT_MEMORY_SCHEMAS,
     **HOOK_SCHEMAS,
     **CLAUDE_SETTINGS_SCHEMAS,
+    **TIMELINE_SCHEMAS,
 }
 
 
