@@ -16,7 +16,7 @@ from pathlib import Path
 from vulture import Vulture
 
 ROOT = Path(__file__).resolve().parent
-PATHS = ("ctxres", "linters", "hooks", "schemas", "bench", "e2e", "dev")
+PATHS = ("ctxres", "linters", "hooks", "schemas", "bench", "e2e", "browser", "dev")
 """The package's rooms and the development folders whose code runs outside pytest (tests/ and fuzz/
 are left out: their test functions are found by pytest, and a name used only by a test is dead)."""
 MIN_CONFIDENCE = 60

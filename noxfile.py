@@ -3,8 +3,8 @@
 CI runs ``nox -s tests lint typecheck schemas replay build`` (the default sessions; ``tests`` on every
 supported Python found: the whole suite on the main interpreter, the tests that start no process on the
 others; ``build`` makes and checks the release artifacts in ``dist/``), then ``nox -s claude``
-(end-to-end sessions in the real Claude Code client; needs node and npm) and ``nox -s fuzz`` with a
-short budget; ``bash .ci/run`` does all of it on a fresh machine. ``nox -s fuzz`` alone runs 10,000
+(end-to-end sessions in the real Claude Code client; needs node and npm), ``nox -s browser`` (the
+timeline page in Debian's chromium) and ``nox -s fuzz`` with a short budget; ``bash .ci/run`` does all of it on a fresh machine. ``nox -s fuzz`` alone runs 10,000
 cases per fuzz target. ``nox -s bench`` prints the benchmark table (hooks against a bare interpreter,
 fill estimation, ctxres check against check-jsonschema, audit-history). Extra arguments after ``--``
 go to pytest, ruff, mypy or bench/run.py.
@@ -263,6 +263,36 @@ def claude(session: nox.Session) -> None:
     # a file's tests stay in one worker, so its one session is shared by them.
     workers = ("-n", "2", "--dist", "loadfile")
     session.run("python", "-m", "pytest", str(ROOT / "e2e"), "-p", "no:cacheprovider", *workers, *session.posargs)
+
+
+# Debian's chromium, which the browser session drives (playwright's own browser download is never used).
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@nox.session(python=MAIN_PYTHON)
+def browser(session: nox.Session) -> None:
+    """The timeline page in a real browser (``browser/``): headless chromium, script off, every request routed.
+
+    Installs playwright from PyPI and drives the system's chromium (``CTXRES_CHROMIUM``, else
+    ``/usr/bin/chromium``, else ``chromium`` on PATH; on Debian ``apt-get install chromium``); without one the
+    session fails. Saves the page's picture to ``docs/images/timeline.png``.
+    """
+    chosen = os.environ.get("CTXRES_CHROMIUM") or (str(CHROMIUM) if CHROMIUM.is_file() else shutil.which("chromium"))
+    if not chosen:
+        session.error(
+            "chromium not found: `nox -s browser` drives Debian's chromium; install it (apt-get install chromium)"
+        )
+    session.install("playwright", "pytest", "-e", ".")
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        str(ROOT / "browser"),
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+        env={"CTXRES_CHROMIUM": str(chosen)},
+    )
 
 
 @nox.session(python=MAIN_PYTHON)

@@ -21,7 +21,7 @@ from ctxres.linters.rules import RULE_MODULES
 
 from .conftest import ROOT
 
-SUITES = ("tests", "e2e", "fuzz")
+SUITES = ("tests", "e2e", "fuzz", "browser")
 # The consolidated helpers, by the names a copy of them would have, and where the one definition is.
 CONSOLIDATED = {"ctxres": "tests/cli_process.py", "run_ctxres": "tests/cli_process.py", "git": "tests/git_sandbox.py"}
 
