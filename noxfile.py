@@ -4,10 +4,10 @@ CI runs ``nox -s tests lint typecheck schemas replay build`` (the default sessio
 supported Python found: the whole suite on the main interpreter, the tests that start no process on the
 others; ``build`` makes and checks the release artifacts in ``dist/``), then ``nox -s claude``
 (end-to-end sessions in the real Claude Code client; needs node and npm), ``nox -s browser`` (the
-timeline page in Debian's chromium) and ``nox -s fuzz`` with a short budget; ``bash .ci/run`` does all of it on a fresh machine. ``nox -s fuzz`` alone runs 10,000
-cases per fuzz target. ``nox -s bench`` prints the benchmark table (hooks against a bare interpreter,
-fill estimation, ctxres check against check-jsonschema, audit-history). Extra arguments after ``--``
-go to pytest, ruff, mypy or bench/run.py.
+timeline page in Debian's chromium) and ``nox -s fuzz`` with a short budget; ``bash .ci/run`` does all
+of it on a fresh machine. ``nox -s fuzz`` alone runs 10,000 cases per fuzz target. ``nox -s bench``
+prints the benchmark table (hooks against a bare interpreter, fill estimation, ctxres check against
+check-jsonschema, audit-history). Extra arguments after ``--`` go to pytest, ruff, mypy or bench/run.py.
 """
 
 from __future__ import annotations
