@@ -88,6 +88,25 @@ def same_phase(told: str | None, said: str | None) -> bool:
     return bool(told_name) and told_name == said_name
 
 
+_TOLD_LINE = re.compile(r"^(?:- Current phase|YOU WERE DOING|THAT SESSION WAS DOING): (?P<rest>.*)$", re.MULTILINE)
+# The position line of a compaction alert is "<phase>, <activity>": a numbered phase ends at its last "), ".
+_TOLD_NUMBERED = re.compile(r"(?P<phase>Phase \S+? \(.*\)), ")
+
+
+def told_phase(prompt: str) -> str | None:
+    """The phase SessionStart's prompt named, as :func:`phase_label` writes it: the resumption prompt's
+    ``- Current phase: Phase 1 (Dependency Audit)``, the compaction alert's ``YOU WERE DOING: Phase 2 (Core
+    License Changes), qg-2-iteration-2`` (or ``THAT SESSION WAS DOING``); None when it names none."""
+    match = _TOLD_LINE.search(prompt)
+    if match is None:
+        return None
+    rest, alert = match.group("rest").strip(), not match.group(0).startswith("-")
+    if alert:
+        numbered = _TOLD_NUMBERED.match(rest)
+        rest = numbered.group("phase") if numbered else rest.rsplit(", ", 1)[0]
+    return None if rest in ("", _UNKNOWN_PHASE) else rest
+
+
 def _preferred(data: dict[str, Any]) -> str | None:
     workflow = data.get("workflow")
     current = workflow.get("current_pipeline") if isinstance(workflow, dict) else None

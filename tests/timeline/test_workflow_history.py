@@ -20,6 +20,7 @@ from ctxres.linters.timeline.workflow_history import (
     phase_label,
     same_phase,
     state_phase,
+    told_phase,
 )
 
 from ..conftest import FIXTURES
@@ -372,7 +373,7 @@ def test_the_phase_the_file_said_is_named_as_sessionstart_named_it(tmp_path: Pat
     prompt = (
         FIXTURES / "replay/a-feat015-single-session/expected/34-sessionstart-compact/additional-context.txt"
     ).read_text("utf-8")
-    told = prompt.split("YOU WERE DOING: ", 1)[1].split(",", 1)[0]
+    told = told_phase(prompt)
 
     events, lookup = history_events(versions, workflow=rel, turn_at=turn_at, end=None)
 
@@ -440,3 +441,35 @@ def test_an_untracked_file_has_no_history(tmp_path: Path) -> None:
     repo.write(WORKFLOW, "workflow: {status: ACTIVE}\n")
 
     assert [v.source for v in git_versions(repo.root / WORKFLOW, since=None, until=None)] == ["file"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "told"),
+    [
+        (
+            "RECOVERY STATE:\n- Current phase: Phase 1 (Dependency Audit)\n- Workflow status: ACTIVE\n",
+            "Phase 1 (Dependency Audit)",
+        ),
+        ("\nYOU WERE DOING: Phase 2 (Build, Test), qg-2-iteration-2\nLAST SCORE: none\n", "Phase 2 (Build, Test)"),
+        ("THAT SESSION WAS DOING: Validation, review, round 2\n", "Validation, review"),
+        ("THAT SESSION WAS DOING: Phase 3, unknown\n", "Phase 3"),
+        ("- Current phase: phase not recorded\n", None),
+        ("<compaction-alert>no position</compaction-alert>", None),
+    ],
+)
+def test_told_phase_reads_both_prompts_position_lines(prompt: str, told: str | None) -> None:
+    assert told_phase(prompt) == told
+
+
+def test_every_phase_the_recorded_prompts_told_is_read_in_the_labels_words() -> None:
+    told = {
+        told_phase(path.read_text("utf-8"))
+        for path in (FIXTURES / "replay").glob("*/expected/*/additional-context.txt")
+    }
+    assert {
+        "Phase 1 (Dependency Audit)",
+        "Phase 2 (Core License Changes)",
+        "Phase 3 (Source Headers)",
+        "Phase 4 (CI Validation)",
+    } <= told
+    assert phase_label(2, "Core License Changes") in told
