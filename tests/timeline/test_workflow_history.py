@@ -434,6 +434,14 @@ def test_without_a_repository_only_the_file_is_a_version(tmp_path: Path) -> None
     assert git_versions(tmp_path / "missing.yaml", since=None, until=None) == []
 
 
+def test_without_git_a_tracked_file_is_only_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    history(repo)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))
+
+    assert [v.source for v in git_versions(repo.root / WORKFLOW, since=None, until=None)] == ["file"]
+
+
 def test_an_untracked_file_has_no_history(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.stage("README.md", "x\n")
