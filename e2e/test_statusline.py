@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -20,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from ctxres.tiers import percent_used
 from e2e.claude_client import ClaudeClient
-from e2e.scenario import COMPACTION_USAGE, WORKFLOW_ID, client_percent, copy_workspace, ctxres
-from e2e.stand_in_api import StandInAPI, text
+from e2e.scenario import COMPACTION_USAGE, LOW_USAGE, WORKFLOW_ID, client_percent, copy_workspace, ctxres, tool
+from e2e.stand_in_api import StandInAPI, summary, text
 
 MODEL = "claude-sonnet-4-5-20250929"  # a 200,000-token window (the interactive default model has 1M)
 WAIT_SECONDS = 60.0
@@ -157,3 +159,78 @@ def test_beside_the_team_statusline_ours_fits_the_real_terminal_with_whole_words
         assert word in vocabulary or re.fullmatch(r"P\d+|\+?\d+[smhd]|\d+h\d\d|\d+|\d+<\d+|\S+#\d+", word), (word, row)
     if columns >= 160:
         assert f"{WORKFLOW_ID} P" in ours, row  # the workflow's id and phase in a wide terminal
+
+
+AFTER_COMPACT_USAGE = LOW_USAGE  # the reply after the compaction: 8%, unlike the 95% before it
+
+
+def _boundaries(home: Path) -> list[dict[str, int]]:
+    """The ``compactMetadata`` of every ``compact_boundary`` in the session's transcript."""
+    found = []
+    for transcript in (home / ".claude" / "projects").rglob("*.jsonl"):
+        for line in transcript.read_text("utf-8").splitlines():
+            entry = json.loads(line)
+            if entry.get("subtype") == "compact_boundary":
+                found.append(entry["compactMetadata"])
+    return found
+
+
+def _short(tokens: int) -> str:
+    """A token count as the statusline shows it (``3.2k``, ``172k``)."""
+    return f"{tokens / 1000:.1f}k" if tokens < 9950 else f"{round(tokens / 1000)}k"
+
+
+@pytest.mark.parametrize("segment", [False, True])
+def test_after_compact_the_footer_counts_the_compaction_and_shows_the_figure_after_it(
+    tmp_path: Path, claude_binary: Path, segment: bool
+) -> None:
+    """Right after ``/compact`` the client sends its statusline no usage (``current_usage`` null): ours shows
+    the compaction count with the tokens before and after it (the transcript's ``compact_boundary``) and the
+    figure ``postTokens`` gives, not ``ctx --`` nor the 95% before it; the next reply's figure then. As a
+    ``--segment`` (a widget of another statusline) the count is there too, without a figure."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed: it drives the interactive client, the only one that runs a statusline")
+    project = copy_workspace(tmp_path / "project")
+    ctxres("install-hooks", cwd=project)
+    settings = project / ".claude" / "settings.json"
+    if segment:  # the widget form: the team's line, then our segment
+        data = json.loads(settings.read_text("utf-8"))
+        data["statusLine"]["command"] = f"printf 'WIDGETS '; {shlex.quote(tool('ctxres-hook'))} statusline --segment"
+        settings.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    before = client_percent(COMPACTION_USAGE)  # 95
+    turns = [text("Started.", COMPACTION_USAGE), summary(), text("Going on.", AFTER_COMPACT_USAGE)]
+    home = tmp_path / "home"
+    with StandInAPI(turns) as api:
+        client = ClaudeClient(claude_binary, home=home, project=project, base_url=api.base_url)
+        env = [f"{key}={value}" for key, value in {**client.env(), "TERM": "xterm-256color", "NO_COLOR": "1"}.items()]
+        pane = Pane(f"ctxres-e2e-compact-{tmp_path.name}")
+        command = [str(claude_binary), "--model", MODEL]
+        pane.tmux(
+            "new-session", "-d", "-x", "160", "-y", "40", "-s", "claude", "-c", str(project),
+            "env", "-i", *env, *command,
+        )  # fmt: skip
+        try:
+            pane.wait_for(lambda s: "context used" not in s and "❯" in s, "the prompt")
+            pane.type("Start FEAT-015")
+            pane.wait_for(lambda s: f"{before}% context used" in s, "the first reply")
+            pane.type("/compact")
+            compacted = pane.wait_for(lambda s: "1× " in s and "→" in s, "the compaction count")
+            (boundary,) = _boundaries(home)
+            pane.type("Go on")
+            replied = pane.wait_for(
+                lambda s: "Going on." in s and (segment or f"ctx {client_percent(AFTER_COMPACT_USAGE)}%" in s),
+                "the reply after it, and its figure",
+            )
+        finally:
+            pane.tmux("kill-server")
+    counted = f"1× compacted {_short(boundary['preTokens'])}→{_short(boundary['postTokens'])}"
+    row = next(line for line in compacted.splitlines() if "1× " in line).strip()
+    if segment:  # half the row: the shorter form of the count
+        assert row.startswith(f"WIDGETS {counted.replace(' compacted', '')} │ "), (counted, row)
+        assert "ctx" not in row and "%" not in row, row
+        return
+    shown = percent_used(boundary["postTokens"], 200_000)  # what postTokens gives, as the client computes it
+    assert row.startswith(f"ctx {shown}% LOW │ {counted}"), (shown, row)
+    assert f"ctx {before}%" not in row, row
+    after = next(line for line in replied.splitlines() if "1× compacted" in line).strip()
+    assert after.startswith(f"ctx {client_percent(AFTER_COMPACT_USAGE)}% LOW │ {counted}"), after

@@ -4,10 +4,16 @@ Claude Code runs a statusline command in its interactive UI after each assistant
 ``/compact`` and on mode changes (at most every 300 ms), with one JSON document on stdin, and shows
 the first line the command prints (ANSI colours allowed). This one prints::
 
-    ctx 72% WARNING │ feat015-licmig-20260217-001 P2 Core License Changes qg-2#1 │ FRESH 4 min
+    ctx 72% WARNING │ 2× compacted 172k→3.2k │ feat015-licmig-20260217-001 P2 qg-2#1 │ FRESH 4m
 
 - the context figure the client shows as ``N% context used``, computed from the ``current_usage``
   the client sends (``ctxres.tiers.percent_used`` against its ``context_window_size``), and its tier;
+  right after ``/compact`` the client sends no usage (2.1.328: ``current_usage`` and ``used_percentage``
+  are null until the next reply), so while the transcript's newest ``compact_boundary`` has no reply after
+  it and the client's usage is null or that of the reply before it, the figure is its ``postTokens``'s
+  (:func:`after_compaction`);
+- the session's compactions (``2× compacted 172k→3.2k``: how many, and the newest one's ``preTokens`` and
+  ``postTokens``), shortened to ``2× 172k→3.2k``, then ``2×``, and dropped right after a FRESH section;
 - the live workflow (``ctxres.state.orchestration.find_live_workflow``, the chooser every command uses),
   its phase number and name, the current quality gate and iteration;
 - how fresh its resumption section is (``ctxres.state.freshness.classify``: FRESH, STALE with the age or
@@ -29,7 +35,9 @@ Cost: this runs after every message, so what a run needs is remembered in
 ``<state_dir>/statusline-cache.json`` (private, any version mismatch ignored): each workflow
 candidate's status and update time and the chosen file's facts by path, size and mtime (a file is
 parsed again only when it changed), the session's start, and the unacknowledged checkpoints by the
-checkpoint folder's listing.
+checkpoint folder's listing. The transcript only grows: the cache keeps, for the last few transcripts
+(:data:`COMPACTIONS_KEPT`), how far it was read and what it held (:func:`compactions`), and a run reads only
+the bytes added since, splitting only the lines that name a boundary or a usage (:func:`read_new`).
 
 A statusline the user had is kept: ``--beside CMD`` runs ``CMD`` (the project's own statusline that
 ``ctxres install-hooks`` wrapped) and shows its first line before ours; without it, a statusline in
@@ -107,6 +115,158 @@ def figure_of(payload: dict[str, Any]) -> tuple[int | None, int | None, int | No
 
 def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+# --------------------------------------------------------------------------- the session's compactions
+
+COMPACTIONS_KEPT = 4
+"""Transcripts whose compactions the cache remembers (the newest first): sessions side by side."""
+READ_BLOCK = 1024 * 1024
+MAX_LINE = 2 * 1024 * 1024
+"""A longer line is skipped unread (a reply or a boundary line is far smaller)."""
+_BOUNDARY_TAG = b"compact_boundary"
+_USAGE_TAG = b'"usage"'
+
+
+def _reply_tokens(line: bytes) -> int | None:
+    """``T`` of a main-chain model reply line (input, cache and output tokens), else None."""
+    entry = _payload(line)
+    if entry is None or entry.get("type") != "assistant" or entry.get("isSidechain") is True:
+        return None
+    usage = _mapping(_mapping(entry.get("message")).get("usage"))
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+    parts = [_count(usage.get(key)) for key in keys]
+    return sum(part or 0 for part in parts) if any(part is not None for part in parts) else None
+
+
+def _boundary(line: bytes) -> dict[str, Any] | None:
+    """The ``compactMetadata`` of a main-chain ``compact_boundary`` line (``{}`` without one), else None."""
+    entry = _payload(line)
+    if entry is None or entry.get("type") != "system" or entry.get("subtype") != "compact_boundary":
+        return None
+    if entry.get("isSidechain") is True:
+        return None
+    return _mapping(entry.get("compactMetadata", entry.get("compact_metadata")))
+
+
+def _newest_reply(lines: list[bytes]) -> int | None:
+    """``T`` of the newest reply among ``lines`` (parsed newest first, only until one is found)."""
+    for line in reversed(lines):
+        if _USAGE_TAG in line:
+            tokens = _reply_tokens(line)
+            if tokens is not None:
+                return tokens
+    return None
+
+
+def tally(state: dict[str, Any], lines: list[bytes]) -> None:
+    """Add the tagged lines of one stretch of the transcript (in file order) to ``state`` (pure):
+    ``count`` boundaries, the newest one's ``pre``/``post`` tokens, ``before`` (``T`` of the last reply
+    before it), ``after`` (a reply follows it) and ``last`` (``T`` of the newest reply)."""
+    newest = -1
+    for index, line in enumerate(lines):
+        meta = _boundary(line) if _BOUNDARY_TAG in line else None
+        if meta is not None:
+            state["count"] = (_count(state.get("count")) or 0) + 1
+            state["pre"], state["post"] = _count(meta.get("preTokens")), _count(meta.get("postTokens"))
+            newest = index
+    if newest >= 0:
+        before = _newest_reply(lines[:newest])
+        state["before"] = before if before is not None else state.get("last")
+        state["after"] = False
+        if before is not None:
+            state["last"] = before
+    reply = _newest_reply(lines[newest + 1 :])
+    if reply is not None:
+        state["last"] = reply
+        state["after"] = True
+
+
+def read_new(path: str, state: dict[str, Any]) -> None:
+    """Read what the transcript gained since ``state["offset"]`` (it only grows; a shorter or another
+    file is read again from its start), a block at a time, and :func:`tally` its complete lines that
+    name a boundary or a usage. A last line still being written is left for the next run."""
+    from ctxres.filereading import open_regular
+
+    descriptor = open_regular(path)
+    with os.fdopen(descriptor, "rb", buffering=0) as handle:
+        info = os.fstat(handle.fileno())
+        offset = state.get("offset")
+        if state.get("inode") != info.st_ino or not isinstance(offset, int) or not 0 <= offset <= info.st_size:
+            state.clear()
+            state.update(inode=info.st_ino, offset=0, count=0)
+            offset = 0
+        handle.seek(offset)
+        carry, skipping = b"", False
+        while block := handle.read(READ_BLOCK):
+            data = carry + block
+            if skipping:  # the rest of a line too long to be a reply or a boundary
+                newline = data.find(b"\n") + 1
+                offset += newline if newline else len(data)
+                data, skipping = (data[newline:], False) if newline else (b"", True)
+            end = data.rfind(b"\n") + 1
+            if end:
+                _tally_block(state, data[:end])
+                offset += end
+            carry = data[end:]
+            if len(carry) > MAX_LINE:
+                offset, carry, skipping = offset + len(carry), b"", True
+        state["offset"] = offset  # where the line still being written (``carry``) starts
+
+
+def _tally_block(state: dict[str, Any], data: bytes) -> None:
+    """:func:`tally` the lines of ``data`` (complete lines) that carry a tag; the others are not split."""
+    spans: dict[int, int] = {}
+    for tag in (_BOUNDARY_TAG, _USAGE_TAG):
+        at = data.find(tag)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            stop = data.find(b"\n", at)
+            spans[start] = stop
+            at = data.find(tag, stop)
+    tally(state, [data[start : spans[start]] for start in sorted(spans)])
+
+
+def compactions(ctx: HookContext, cache: dict[str, Any]) -> dict[str, Any] | None:
+    """The session's compactions from its transcript (``count``, ``pre``, ``post``, ``before``, ``after``,
+    ``last``), read incrementally: the cache keeps, per transcript, how far it was read and the tally."""
+    path = ctx.payload.get("transcript_path")
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return None
+    known = _mapping(cache.get("compactions"))
+    state = dict(_mapping(known.get(path)))
+    try:
+        read_new(path, state)
+    except (OSError, ValueError):
+        return None
+    kept = {path: state, **{key: value for key, value in known.items() if key != path}}
+    cache["compactions"] = dict(list(kept.items())[:COMPACTIONS_KEPT])
+    return state
+
+
+def after_compaction(tokens: int | None, window: int | None, state: dict[str, Any] | None) -> int | None:
+    """The tokens after the newest compaction when the client's figure predates it (pure): a boundary with
+    ``postTokens`` and no reply after it in the transcript, and the client sent no usage (what it does just
+    after ``/compact``) or the usage of the reply before the boundary; else None (the client's figure holds)."""
+    if not state or not state.get("count") or state.get("after") or not window:
+        return None
+    post = _count(state.get("post"))
+    if post is None:
+        return None
+    return post if tokens is None or tokens == state.get("before") else None
+
+
+def short_tokens(tokens: int | None) -> str:
+    """``950``, ``3.6k``, ``164k``, ``1.2M``: a token count in at most five characters."""
+    if tokens is None:
+        return "?"
+    if tokens < 1000:
+        return str(tokens)
+    if tokens < 9950:
+        return f"{tokens / 1000:.1f}k"
+    if tokens < 999_500:
+        return f"{round(tokens / 1000)}k"
+    return f"{tokens / 1_000_000:.1f}M"
 
 
 # --------------------------------------------------------------------------- the workflow's facts
@@ -355,15 +515,19 @@ LADDER = (
     ("unacked", 1),
     ("config", 1),
     ("fresh-ok", 1),
+    ("compacted", 1),
     ("place", 2),
     ("fresh", 1),
     ("figure", 1),
     ("place", 3),
     ("figure", 2),
+    ("compacted", 2),
     ("broken", 1),
     ("broken", 2),
 )
-DROP_ORDER = ("fresh-ok", "place", "fresh", "unacked", "config", "broken", "figure")
+SEGMENT_ORDER = ("figure", "compacted", "place", "broken", "fresh-ok", "fresh", "unacked", "config")
+"""The segments' places in the line, left to right."""
+DROP_ORDER = ("fresh-ok", "compacted", "place", "fresh", "unacked", "config", "broken", "figure")
 
 
 def _broken_forms(relpath: str, reason: str) -> tuple[str, str, str]:
@@ -400,6 +564,7 @@ def compose(
     colour: bool = False,
     width: int = WIDTH,
     figure: bool = True,
+    compacted: tuple[int, int | None, int | None] | None = None,
 ) -> str:
     """The line (pure): every segment in its longest form that fits in ``width`` columns. A line that does
     not fit is shortened by :data:`LADDER`, then whole segments are dropped (:data:`DROP_ORDER`): a word
@@ -412,6 +577,10 @@ def compose(
         tier_word = "" if percent is None else f" {tier}"
         number = "ctx --" if percent is None else f"{percent}%"
         segments["figure"] = (_forms(shown + tier_word, number + tier_word, number), _COLOURS.get(tier))
+    if compacted is not None and compacted[0] > 0:
+        count, pre, post = compacted
+        tokens = f"{short_tokens(pre)}→{short_tokens(post)}"
+        segments["compacted"] = (_forms(f"{count}× compacted {tokens}", f"{count}× {tokens}", f"{count}×"), None)
     if nexus_place is not None:
         project, phase = nexus_place
         segments["place"] = (
@@ -431,7 +600,11 @@ def compose(
         segments["config"] = (_forms("config error: ctxres check", "config error"), "31")
     if broken is not None:
         segments["broken"] = (_forms(*_broken_forms(*broken)), "31")
-    order = [key for key in ("figure", "place", "broken", "fresh-ok", "fresh", "unacked", "config") if key in segments]
+    order = [
+        key
+        for key in ("figure", "compacted", "place", "broken", "fresh-ok", "fresh", "unacked", "config")
+        if key in segments
+    ]
     chosen: dict[str, int] = dict.fromkeys(order, 0)
 
     def line() -> str:
@@ -557,6 +730,12 @@ def line_for(payload: dict[str, Any] | None, *, colour: bool = False, width: int
         _gather(ctx, tokens, window, parts)
     except Exception:  # fail-open: what was gathered before the failure is shown
         pass
+    post = parts.pop("after_compaction", None)
+    if post is not None and window:  # the client's figure predates the newest compaction
+        from ctxres.tiers import percent_used
+
+        percent = percent_used(post, window)
+        tier = tier_for(percent / 100).value
     return compose(percent=percent, tier=tier, colour=colour, width=width, **parts)
 
 
@@ -582,14 +761,18 @@ def _gather(ctx: HookContext, tokens: int | None, window: int | None, parts: dic
             record_figure(folder, session, tokens, window, moment)
         except OSError:
             pass
-    if ctx.settings.profile == "nexus":
-        parts["nexus_place"] = nexus_position(ctx)
-        return
     cache = load_json(os.path.join(folder, CACHE_FILE))
     if cache is None or cache.get("version") != CACHE_VERSION:
         cache = {"version": CACHE_VERSION}
     before = snapshot(cache)
     try:
+        state = compactions(ctx, cache)
+        if state and state.get("count"):
+            parts["compacted"] = (int(state["count"]), _count(state.get("pre")), _count(state.get("post")))
+            parts["after_compaction"] = after_compaction(tokens, window, state)
+        if ctx.settings.profile == "nexus":
+            parts["nexus_place"] = nexus_position(ctx)
+            return
         facts = workflow(ctx, cache)
         if facts is not None and "unreadable" in facts:
             parts["broken"] = (facts["unreadable"], facts["reason"])

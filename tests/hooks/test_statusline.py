@@ -385,3 +385,118 @@ def test_segment_mode_says_nothing_without_a_workflow(tmp_path: Path) -> None:
     empty.mkdir()
     done = run_line(empty, {**document(empty), "terminal_width": 120}, "2026-02-17T11:49:00Z", "--segment")
     assert done.returncode == 0 and done.stdout == "\n"  # an empty widget: ccstatusline hides it
+
+
+# --------------------------------------------------------------------------- the session's compactions
+
+
+def _reply(tokens: int) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "isSidechain": False,
+        "message": {"usage": {"input_tokens": tokens - 500, "output_tokens": 500}},
+    }
+
+
+def _boundary(pre: int, post: int) -> dict[str, Any]:
+    meta = {"trigger": "manual", "preTokens": pre, "postTokens": post}
+    return {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "content": "Conversation compacted",
+        "compactMetadata": meta,
+    }
+
+
+def _transcript(project: Path, *entries: dict[str, Any], mode: str = "w") -> Path:
+    path = project / "session.jsonl"
+    with path.open(mode, encoding="utf-8") as handle:
+        handle.writelines(json.dumps(entry) + "\n" for entry in entries)
+    return path
+
+
+def _after(project: Path, usage: dict[str, int] | None) -> dict[str, Any]:
+    """The client's document with the session's transcript (``usage=None``: what it sends right after /compact)."""
+    return {**document(project, usage), "transcript_path": str(project / "session.jsonl")}
+
+
+TWICE = (_reply(90_000), _boundary(90_500, 2_950), _reply(171_500), _boundary(171_500, 3_183))
+
+
+def test_after_compact_the_line_counts_compactions_and_shows_the_figure_of_post_tokens(project: Path) -> None:
+    """Right after /compact the client sends no usage: the line shows the count, the tokens before and after
+    the newest compaction, and ``postTokens``'s figure (2% of the 180,000 usable), not ``ctx --``."""
+    _transcript(project, *TWICE)
+    line = the_line(run_line(project, _after(project, None)))
+    assert line == "ctx 2% LOW │ 2× 172k→3.2k │ feat015-licmig-20260217-001 P2 qg-2#1 │ FRESH"
+
+
+def test_a_pre_compact_usage_the_client_still_sends_gives_way_to_post_tokens(project: Path) -> None:
+    _transcript(project, *TWICE)
+    assert the_line(run_line(project, _after(project, USAGE))).startswith("ctx 2% LOW │ 2× 172k→3.2k │")
+
+
+def test_the_reply_after_a_compaction_brings_back_the_clients_figure(project: Path) -> None:
+    _transcript(project, *TWICE, _reply(171_500))
+    assert the_line(run_line(project, _after(project, USAGE))).startswith("ctx 95% COMPACTION │ 2× 172k→3.2k │")
+
+
+def test_a_session_without_compaction_shows_no_count(project: Path) -> None:
+    _transcript(project, _reply(171_500))
+    assert "compacted" not in the_line(run_line(project, _after(project, USAGE)))
+
+
+def test_the_transcript_is_read_only_where_it_grew(project: Path) -> None:
+    """The cache keeps how far the transcript was read: a count planted there is what the next run adds to."""
+    path = _transcript(project, *TWICE)
+    the_line(run_line(project, _after(project, None)))
+    cache_file = project / ".jerry" / "statusline-cache.json"
+    cache = json.loads(cache_file.read_text("utf-8"))
+    state = cache["compactions"][str(path)]
+    assert state["offset"] == path.stat().st_size and state["count"] == 2
+    state["count"] = 7  # what a run that read the whole file again would not keep
+    cache_file.write_text(json.dumps(cache), "utf-8")
+    assert "7× 172k" in the_line(run_line(project, _after(project, None)))
+    _transcript(project, _reply(60_000), _boundary(60_000, 1_200), mode="a")
+    assert the_line(run_line(project, _after(project, None))).startswith("ctx 1% LOW │ 8× 60k→1.2k │")
+    _transcript(project, _boundary(20_000, 900))  # another, shorter file: read from its start
+    assert "1× 20k→900" in the_line(run_line(project, _after(project, None)))
+
+
+def test_a_line_still_being_written_is_read_when_it_is_complete(project: Path) -> None:
+    path = _transcript(project, *TWICE)
+    text = json.dumps(_boundary(9_000, 800))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text[:30])
+    assert "2× 172k→3.2k" in the_line(run_line(project, _after(project, None)))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text[30:] + "\n")
+    assert "3× 9.0k→800" in the_line(run_line(project, _after(project, None)))
+
+
+def test_a_huge_line_is_skipped_and_the_boundary_after_it_counted(project: Path) -> None:
+    path = _transcript(project, *TWICE)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"type": "user", "compact_boundary": "' + "x" * (5 * 1024 * 1024) + '"}\n')
+    _transcript(project, _boundary(50_000, 2_000), mode="a")
+    assert "3× 50k→2.0k" in the_line(run_line(project, _after(project, None)))
+
+
+def test_segment_mode_shows_the_compaction_count(project: Path) -> None:
+    _transcript(project, *TWICE)
+    done = run_line(project, {**_after(project, None), "terminal_width": 200}, "2026-02-17T11:49:00Z", "--segment")
+    line = done.stdout.splitlines()[0]
+    assert line.startswith("2× compacted 172k→3.2k │ feat015-licmig-20260217-001"), line
+    assert "%" not in line
+
+
+@pytest.mark.parametrize("width", range(8, 90, 3))
+def test_a_narrow_line_shortens_the_compaction_count_by_whole_words(width: int) -> None:
+    place = {"id": "feat015-licmig-20260217-001", "phase": 2, "gate": "qg-2"}
+    parts: dict[str, Any] = {"place": place, "fresh": ("STALE", "42m"), "compacted": (2, 171_500, 3_183)}
+    full = compose(percent=2, tier="LOW", width=1000, **parts)
+    assert full == "ctx 2% LOW │ 2× compacted 172k→3.2k │ feat015-licmig-20260217-001 P2 qg-2 │ STALE 42m"
+    line = compose(percent=2, tier="LOW", width=width, **parts)
+    assert visible(line) <= width and _words(line) <= _words(full), line
+    if width >= 31:
+        assert "2×" in line and "172k→3.2k" in line
