@@ -214,11 +214,13 @@ class _Reader:
         self.session_seen = False
 
     def line(self, line: bytes) -> None:
-        if _ASSISTANT in line or _BOUNDARY in line or _SESSION_START in line:
-            self._parsed(line)
-        elif _TOOL_RESULT in line:
+        # The key ``"toolUseResult"`` (quotes unescaped: not inside a string) is only on a tool result's line,
+        # the biggest lines: tested first, such a line is scanned twice at most, never for the other tags.
+        if _TOOL_RESULT in line:
             if self.hints is None or any(hint in line for hint in self.hints):
                 self._parsed(line)
+        elif _ASSISTANT in line or _BOUNDARY in line or _SESSION_START in line:
+            self._parsed(line)
         elif not any(tag in line for tag in _KNOWN_TAGS) and line.strip():
             entry = _loads(line)
             if entry is None:
