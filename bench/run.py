@@ -17,6 +17,9 @@ their ratio, and its goal (if any; docs/performance.md, "What is measured, and w
 * Fill estimation: ``ctxres.transcript.read_fill`` in-process on 1 MB / 100 MB / 1 GB transcripts
   (sparse files, deleted after; see transcript_bench.py), against a plain read of the last 64 KiB
   of the same file and against the 1 MB case (goal: the same cost).
+* Timeline: the transcript reader of ``ctxres timeline`` in-process on generated 10 MB and 100 MB
+  transcripts (timeline_bench.py) against ``for line in f: json.loads(line)`` on the same file (goal: ≤ 1.5×),
+  with peak memory (``ru_maxrss`` of a child process) at each size.
 * Conformance: ``ctxres check CORPUS`` against check-jsonschema validating the same files with the
   exported schemas (one process per schema; files it cannot read are left out and counted). When
   check-jsonschema is not installed the row says so.
@@ -32,7 +35,7 @@ their ratio, and its goal (if any; docs/performance.md, "What is measured, and w
   2,000 commits (history_bench.build_monorepo) against ``git log -p -M`` of its workflow files (goal: ≤ 10×).
 
 Processes are timed whole (wall time, time.perf_counter): the median of ``--repeat`` runs after one
-warm-up. ``--only SECTION`` (hooks, statusline, fill, conformance, check, history, repository-audit;
+warm-up. ``--only SECTION`` (hooks, statusline, fill, timeline, conformance, check, history, repository-audit;
 repeatable) runs only those sections. ``--quick`` uses small inputs (a smoke run); ``--markdown FILE``
 also writes the table.
 Nothing here asserts a time: the numbers are for reading, not for failing a build.
@@ -96,7 +99,8 @@ HOOK_SCENARIOS = (
 )
 
 
-SECTIONS = ("hooks", "statusline", "fill", "conformance", "check", "history", "repository-audit")  # what --only selects
+# what --only selects
+SECTIONS = ("hooks", "statusline", "fill", "timeline", "conformance", "check", "history", "repository-audit")
 STATUSLINE_GOAL = 1.5  # the statusline runs after every assistant message: at most 1.5× the minimal statusline
 
 
@@ -313,6 +317,10 @@ HOOK_GOALS = {
 }
 # Reading the transcript must cost the same for 1 MB and 1 GB (1.5×: timer noise on ~0.1 ms).
 FILL_GOAL = _ratio_goal(1.5, "the smallest case")
+# The timeline reads a whole transcript once: at most 1.5x reading it line by line with json.loads.
+TIMELINE_GOAL = _ratio_goal(1.5, "the `json.loads` loop")
+FULL_TIMELINE_SIZES = (10_000_000, 100_000_000)
+QUICK_TIMELINE_SIZES = (1_000_000, 10_000_000)
 
 
 def machine_info() -> dict[str, Any]:
@@ -569,6 +577,36 @@ def measure_statusline(hook: str, repeat: int) -> tuple[list[Row], list[str]]:
         "loaded from bytecode; ctxres-hook also chooses the live workflow among the candidates, applies the "
         "staleness rule, counts the unacknowledged checkpoints and records the client's figure, remembering the "
         "parse between runs by path, size and mtime. Against a bare `python -c pass`: " + "; ".join(bare_rows) + "."
+    ]
+    return rows, notes
+
+
+def measure_timeline_rows(sizes: tuple[int, ...], repeat: int) -> tuple[list[Row], list[str]]:
+    from timeline_bench import measure_timeline  # imports ctxres: only when this section runs
+
+    cases = measure_timeline(sizes, repeat)
+    goal, met = TIMELINE_GOAL
+    rows = []
+    for case in cases:
+        row = Row(
+            "Timeline",
+            f"the transcript reader on a {case.label} transcript",
+            case.reader_seconds,
+            "`for line in f: json.loads(line)` on it",
+            case.floor_seconds,
+            goal,
+        )
+        row.met = met(row)
+        rows.append(row)
+    peaks = "; ".join(
+        f"{case.label}: {case.reader_peak_kib / 1024:.1f} MiB (the loop {case.floor_peak_kib / 1024:.1f} MiB), "
+        f"{case.turns} turns, {case.compactions} compactions, {case.versions} workflow file versions"
+        for case in cases
+    )
+    notes = [
+        "Timeline: the transcript reader (`ctxres.linters.timeline.transcripts.read_session`) is timed in-process, "
+        "alternately with the `json.loads` loop, on generated transcripts (bench/timeline_bench.py, deleted "
+        f"afterwards). Peak memory (`ru_maxrss` of a child process reading the file): {peaks}."
     ]
     return rows, notes
 
@@ -850,6 +888,9 @@ def measure(settings: Settings) -> dict[str, Any]:
     info["bytecode"] = bytecode_info(interpreter)
     sections: dict[str, Callable[[], tuple[list[Row], list[str]]]] = {
         "fill": lambda: measure_fill_rows(settings.fill_sizes, settings.fill_repeat),
+        "timeline": lambda: measure_timeline_rows(
+            QUICK_TIMELINE_SIZES if settings.quick else FULL_TIMELINE_SIZES, max(1, min(settings.repeat, 5))
+        ),
         "conformance": lambda: measure_check(ctxres, cjs, settings.corpus, settings.repeat),
         "check": lambda: measure_check_scale(ctxres, settings.corpus, settings.repeat, settings.quick),
         "history": lambda: measure_audit(

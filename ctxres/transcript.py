@@ -340,6 +340,10 @@ def _context_tokens(message: dict[str, Any]) -> int | None:
     return sent + (_count(usage.get("output_tokens")) or 0)
 
 
+context_tokens = _context_tokens
+"""The public name of :func:`_context_tokens` (the timeline counts turns with it)."""
+
+
 # --------------------------------------------------------------------------- the window
 
 

@@ -99,7 +99,23 @@ def test_every_section_is_in_the_table(quick: tuple[str, str], bench_run: Module
     by_section: dict[str, list[list[str]]] = {}
     for row in rows:
         by_section.setdefault(row[0], []).append(row)
-    assert list(by_section) == ["Hooks", "Launcher", "Statusline", "Fill estimation", "Conformance", "Check", "History"]
+    assert list(by_section) == [
+        "Hooks",
+        "Launcher",
+        "Statusline",
+        "Fill estimation",
+        "Timeline",
+        "Conformance",
+        "Check",
+        "History",
+    ]
+    timeline = by_section["Timeline"]  # the transcript reader against the json.loads loop, 1 MB and 10 MB
+    assert [row[1] for row in timeline] == [
+        "the transcript reader on a 1 MB transcript",
+        "the transcript reader on a 10 MB transcript",
+    ]
+    assert all(row[3] == "`for line in f: json.loads(line)` on it" for row in timeline)
+    assert all(row[6] == "≤ 1.5× the `json.loads` loop" for row in timeline)
     (launcher,) = by_section["Launcher"]  # the committed command's search, against the hook started by its path
     assert (
         "committed `sh -c` command" in launcher[1]
