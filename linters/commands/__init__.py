@@ -44,6 +44,7 @@ COMMAND_MODULES = {
     "replay": "replay",
     "runs": "runs",
     "stale": "stale",
+    "timeline": "timeline",
 }
 
 

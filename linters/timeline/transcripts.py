@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ctxres.linters.timeline.model import Compaction, FileVersion, Resumed, Skipped, Trigger, Turn
+from ctxres.linters.timeline.sessions import first_time, parse_time
+from ctxres.linters.timeline.workflow_history import told_phase
 from ctxres.tiers import DEFAULT_THRESHOLDS, fill_of, tier_for
 from ctxres.transcript import context_tokens, context_window
-
-from .model import Compaction, FileVersion, Resumed, Skipped, Trigger, Turn
-from .sessions import first_time, parse_time
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer line is skipped unparsed (a tool result of a huge file): memory stays flat."""
@@ -67,8 +67,6 @@ TOO_LONG = f"lines over {MAX_LINE_BYTES // (1024 * 1024)} MiB, skipped unparsed"
 NO_USAGE = "model replies without usage figures"
 EMPTY = "an empty transcript"
 
-_PHASE_LINE = re.compile(r"^(?:- Current phase|[A-Z][A-Z ]*DOING): (.+)$", re.MULTILINE)
-_PHASE_TEXT = re.compile(r"^Phase \S+ \([^)]*\)|^Phase \S+(?=,|$)")
 _CHECKPOINT = re.compile(r"\bcx-\d+\b")
 _TIMESTAMP = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 
@@ -94,19 +92,6 @@ class SessionRecord:
     resumptions: list[Resumed] = field(default_factory=list)
     versions: list[FileVersion] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-
-
-def told_phase(text: str) -> str | None:
-    """The phase a SessionStart text named: ``- Current phase: X`` (the resumption prompt) or ``YOU WERE
-    DOING: X, activity`` (the compaction alert); ``Phase 2 (Core License Changes)``-style when it is one."""
-    found = _PHASE_LINE.search(text)
-    if found is None:
-        return None
-    value = found.group(1).strip()
-    phase = _PHASE_TEXT.match(value)
-    if phase is not None:
-        return phase.group(0)
-    return value.split(", ", 1)[0] or None
 
 
 def told_checkpoint(text: str) -> str | None:
