@@ -8,7 +8,7 @@ the first line the command prints (ANSI colours allowed). This one prints::
 
 - the context figure the client shows as ``N% context used``, computed from the ``current_usage``
   the client sends (``ctxres.tiers.percent_used`` against its ``context_window_size``), and its tier;
-- the live workflow (``ctxres.state.orchestration.find_live_workflow``, the chooser every command uses),
+- the live workflow (``ctxres.state.live.find_live_workflow``, the chooser every command uses),
   its phase number and name, the current quality gate and iteration;
 - how fresh its resumption section is (``ctxres.state.freshness.classify``: FRESH, STALE with the age or
   the phase it lags, CRITICAL), and the compactions whose checkpoint is not acknowledged yet;
