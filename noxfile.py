@@ -134,13 +134,13 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=MAIN_PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check on the repository (or the paths after ``--``), then the
-    dead-code check (``dead_code.py``: vulture over the package and bench/, e2e/, dev/) on the whole of it, then
+    dead-code check (``dev/dead_code.py``: vulture over the package and bench/, e2e/, dev/) on the whole of it, then
     the GitHub workflows (``.github/workflows``): zizmor and check-jsonschema's vendored workflow schema."""
     session.install(RUFF, VULTURE, ZIZMOR, CHECK_JSONSCHEMA)
     targets = session.posargs or ["."]
     session.run("ruff", "check", "--no-fix", *targets)
     session.run("ruff", "format", "--check", *targets)
-    session.run("python", str(ROOT / "dead_code.py"))
+    session.run("python", str(ROOT / "dev" / "dead_code.py"))
     # The repository's GitHub workflows: zizmor's audits (offline: the audits that ask GitHub are skipped;
     # .github/zizmor.yml is its configuration) and the workflow schema check-jsonschema vendors.
     workflows = sorted(str(path) for path in (ROOT / ".github" / "workflows").glob("*.yml"))
@@ -181,7 +181,7 @@ def build(session: nox.Session) -> None:
     """The release artifacts in ``dist/``, checked as the release workflow checks them before publishing.
 
     ``python -m build`` makes the sdist and builds the wheel from it; a second wheel is built from the
-    working tree, and ``release_check.py`` fails unless both hold the same files, byte for byte, and
+    working tree, and ``dev/release_check.py`` fails unless both hold the same files, byte for byte, and
     those are the package and its data only (no tests, bench, e2e, fixtures). ``twine check --strict``
     (the metadata and the README as the index renders it) and ``check-wheel-contents`` run on them; then
     the wheel is installed and run from outside the tree (``ctxres --version``, a check, a hook).
@@ -201,7 +201,7 @@ def build(session: nox.Session) -> None:
     (tree_wheel,) = from_tree.glob("ctxres-*.whl")
     session.run("twine", "check", "--strict", str(sdist), str(wheel))
     session.run("check-wheel-contents", str(wheel))
-    session.run("python", str(ROOT / "release_check.py"), str(wheel), "--same-as", str(tree_wheel))
+    session.run("python", str(ROOT / "dev" / "release_check.py"), str(wheel), "--same-as", str(tree_wheel))
     # The wheel installed (not editable) and run from outside the tree: the version, a check, a hook.
     session.install(str(wheel))
     outside = Path(session.create_tmp()) / "outside"

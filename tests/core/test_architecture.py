@@ -414,3 +414,9 @@ def test_a_planted_circle_or_import_back_up_is_caught(
         (folder / name).write_text(source, "utf-8")
     (folder / "state/orchestration.py").touch()
     assert graph_problems(core_imports(folder)) == expected
+
+
+def test_the_repository_root_holds_no_script_but_the_noxfile() -> None:
+    """The maintainer's scripts live in ``dev/``; the root holds the configuration and ``noxfile.py``
+    (nox looks for it there)."""
+    assert sorted(p.name for p in ROOT.glob("*.py")) == ["noxfile.py"]
