@@ -14,6 +14,11 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -420,3 +425,20 @@ def test_the_repository_root_holds_no_script_but_the_noxfile() -> None:
     """The maintainer's scripts live in ``dev/``; the root holds the configuration and ``noxfile.py``
     (nox looks for it there)."""
     assert sorted(p.name for p in ROOT.glob("*.py")) == ["noxfile.py"]
+
+
+def test_the_type_checker_sees_the_rooms_where_the_package_has_them() -> None:
+    """``mypy`` and ``mypy linters/rules/x.py`` run in place from ``[tool.mypy]`` (``nox -s typecheck`` runs
+    both): ``dev/typing/ctxres/`` holds one link per room that ``package-dir`` maps to a top-level folder,
+    each to that folder, and the configuration searches it and checks through it."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    mapped = pyproject["tool"]["setuptools"]["package-dir"]
+    rooms = {name.split(".")[1]: folder for name, folder in mapped.items() if name.count(".") == 1}
+    typing = ROOT / "dev" / "typing" / "ctxres"
+    links = {path.name: path for path in typing.iterdir()} if typing.is_dir() else {}
+    assert sorted(links) == sorted(rooms)
+    for room, folder in rooms.items():
+        assert links[room].is_symlink() and links[room].resolve() == (ROOT / folder).resolve(), room
+    mypy = pyproject["tool"]["mypy"]
+    assert "dev/typing" in mypy["mypy_path"] and mypy["explicit_package_bases"] is True
+    assert sorted(mypy["files"]) == ["ctxres", "dev/typing/ctxres"]
