@@ -62,7 +62,7 @@ os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
 
 RUFF = "ruff>=0.6"
 VULTURE = "vulture>=2.11"
-MYPY = ("mypy>=1.10", "types-PyYAML", "pydantic>=2.5")
+MYPY = ("mypy>=1.10", "types-PyYAML")
 CHECK_JSONSCHEMA = "check-jsonschema>=0.28"
 ZIZMOR = "zizmor>=1.32"
 
@@ -134,13 +134,13 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=MAIN_PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check on the repository (or the paths after ``--``), then the
-    dead-code check (``dead_code.py``: vulture over the package and bench/, e2e/, dev/) on the whole of it, then
+    dead-code check (``dev/dead_code.py``: vulture over the package and bench/, e2e/, dev/) on the whole of it, then
     the GitHub workflows (``.github/workflows``): zizmor and check-jsonschema's vendored workflow schema."""
     session.install(RUFF, VULTURE, ZIZMOR, CHECK_JSONSCHEMA)
     targets = session.posargs or ["."]
     session.run("ruff", "check", "--no-fix", *targets)
     session.run("ruff", "format", "--check", *targets)
-    session.run("python", str(ROOT / "dead_code.py"))
+    session.run("python", str(ROOT / "dev" / "dead_code.py"))
     # The repository's GitHub workflows: zizmor's audits (offline: the audits that ask GitHub are skipped;
     # .github/zizmor.yml is its configuration) and the workflow schema check-jsonschema vendors.
     workflows = sorted(str(path) for path in (ROOT / ".github" / "workflows").glob("*.yml"))
@@ -150,27 +150,21 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=MAIN_PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the installed package.
+    """mypy --strict on the package, in place, from ``[tool.mypy]`` in ``pyproject.toml``.
 
     The source tree maps top-level folders to sub-packages (setuptools package-dir: linters/ is
-    ctxres.linters, ...), which mypy cannot follow. So the package is installed (not editable)
-    and mypy analyses the installed copy (ctxres/py.typed marks it typed), run from an empty
-    directory so that nothing in the working directory shadows it.
+    ctxres.linters, ...), which mypy cannot follow by itself; ``dev/typing/ctxres/`` lays the rooms out
+    as the installed package (three symbolic links), and the configuration names it (``mypy_path``,
+    ``files``). So ``mypy`` checks the whole package and ``mypy linters/rules/layers.py`` one file, from
+    the root of a clone; both are run here. The editable install brings the package's dependencies only:
+    mypy reads the source in place (``mypy_path`` comes before the environment's packages).
     """
-    source = _clean_source(session)
-    session.install(str(source), *MYPY)
-    run_dir = Path(session.create_tmp()) / "mypy-run"
-    if run_dir.exists():
-        shutil.rmtree(run_dir)
-    run_dir.mkdir()
-    session.chdir(run_dir)
-    location = session.run("python", "-c", "import ctxres; print(ctxres.__file__)", silent=True)
-    installed = Path(str(location).strip()).resolve()
-    if "site-packages" not in installed.parts:
-        session.error(f"ctxres is imported from {installed}, not from the installed copy")
-    session.log(f"type-checking the installed copy at {installed.parent}")
-    session.log("its ctxres/linters, ctxres/hooks, ctxres/schemas are linters/, hooks/, schemas/ in the repository")
-    session.run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--strict", "-p", "ctxres", *session.posargs)
+    session.install(*MYPY, "-e", ".")
+    session.chdir(ROOT)
+    session.run("mypy", *session.posargs)
+    if not session.posargs:
+        session.log("one file of each room, as a newcomer runs it")
+        session.run("mypy", "linters/rules/layers.py", "hooks/main.py", "schemas/base.py")
 
 
 BUILD_TOOLS = ("build>=1.2", "twine>=6.1", "check-wheel-contents>=0.6")
@@ -181,7 +175,7 @@ def build(session: nox.Session) -> None:
     """The release artifacts in ``dist/``, checked as the release workflow checks them before publishing.
 
     ``python -m build`` makes the sdist and builds the wheel from it; a second wheel is built from the
-    working tree, and ``release_check.py`` fails unless both hold the same files, byte for byte, and
+    working tree, and ``dev/release_check.py`` fails unless both hold the same files, byte for byte, and
     those are the package and its data only (no tests, bench, e2e, fixtures). ``twine check --strict``
     (the metadata and the README as the index renders it) and ``check-wheel-contents`` run on them; then
     the wheel is installed and run from outside the tree (``ctxres --version``, a check, a hook).
@@ -201,7 +195,7 @@ def build(session: nox.Session) -> None:
     (tree_wheel,) = from_tree.glob("ctxres-*.whl")
     session.run("twine", "check", "--strict", str(sdist), str(wheel))
     session.run("check-wheel-contents", str(wheel))
-    session.run("python", str(ROOT / "release_check.py"), str(wheel), "--same-as", str(tree_wheel))
+    session.run("python", str(ROOT / "dev" / "release_check.py"), str(wheel), "--same-as", str(tree_wheel))
     # The wheel installed (not editable) and run from outside the tree: the version, a check, a hook.
     session.install(str(wheel))
     outside = Path(session.create_tmp()) / "outside"

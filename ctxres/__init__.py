@@ -43,5 +43,23 @@ class _CloneRooms:
         return spec
 
 
+def other_tree(room_file: str) -> "str | None":
+    """One line when the room whose module is ``room_file`` comes from another tree than this package;
+    None when both are one tree (installed: the room inside this folder; a clone: the folder beside it).
+
+    One environment's editable install of a checkout, run from a second checkout's folder (``python -m``
+    puts it first on ``sys.path``), imports ``ctxres`` from the second and its rooms from the first,
+    through the install's finder: every room's ``__init__`` asks this before anything else is imported.
+    """
+    above = _os.path.dirname(_os.path.dirname(room_file))
+    if above in (_here, _root) or _os.path.realpath(above) in (_os.path.realpath(_here), _os.path.realpath(_root)):
+        return None
+    room = _os.path.basename(_os.path.dirname(room_file))
+    return (
+        f"ctxres is imported from {_here} but ctxres.{room} from {_os.path.dirname(room_file)}: two checkouts mixed "
+        "in one environment; run it from another folder, or install this folder's checkout (pip install -e .)"
+    )
+
+
 if not _os.path.isdir(_os.path.join(_here, "hooks")) and _os.path.isfile(_os.path.join(_root, "hooks", "main.py")):
     _sys.meta_path.append(_CloneRooms())

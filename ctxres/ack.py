@@ -23,6 +23,7 @@ import yaml
 
 from ctxres.atomic import ChangedSinceRead, Stamp, stamp_before_read, write_all_atomic
 from ctxres.config import Config
+from ctxres.defaults import WORKFLOW_ENV
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.formats.document import JsonPath
 from ctxres.formats.jsonpos import JsonPosError, parse_json
@@ -33,7 +34,7 @@ from ctxres.formats.yamlguard import load as guarded_load
 from ctxres.project import inside
 from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.state import checkpoints as cp
-from ctxres.state import orchestration
+from ctxres.state import live
 from ctxres.state.resumption import detect_version
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
@@ -323,36 +324,34 @@ def find_checkpoint(spec: str, state_dir: Path, root: Path, cwd: Path) -> Path:
 
 
 def read_workflow(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
-    """The parsed data of a workflow file (the reader :func:`ctxres.state.orchestration.find_live_workflow`
-    takes); :class:`~ctxres.state.orchestration.WorkflowReadError` when it cannot be read or parsed, with the
+    """The parsed data of a workflow file (the reader :func:`ctxres.state.live.find_live_workflow`
+    takes); :class:`~ctxres.state.live.WorkflowReadError` when it cannot be read or parsed, with the
     reason at its line and column."""
     result = load_file(path, "orchestration", Format.YAML, Limits(max_bytes=max_bytes))
     if result.document is not None:
         return result.document.data
     issue = result.issues[0] if result.issues else None
     if issue is None:
-        raise orchestration.WorkflowReadError("it cannot be parsed")
+        raise live.WorkflowReadError("it cannot be parsed")
     from ctxres.formats.conflicts import RESOLVE, is_conflict
 
     if is_conflict(issue.message):  # it names its line; the command says what to run next
-        raise orchestration.WorkflowReadError(f"{issue.message}: {RESOLVE}")
-    raise orchestration.WorkflowReadError(
-        f"{issue.message.rstrip('.')} at line {issue.position.line}:{issue.position.col}"
-    )
+        raise live.WorkflowReadError(f"{issue.message}: {RESOLVE}")
+    raise live.WorkflowReadError(f"{issue.message.rstrip('.')} at line {issue.position.line}:{issue.position.col}")
 
 
-def live_workflow(root: Path, config: Config) -> orchestration.WorkflowChoice | None:
+def live_workflow(root: Path, config: Config) -> live.WorkflowChoice | None:
     """The live workflow of the project at ``root``, chosen as the hooks choose it
-    (:func:`ctxres.state.orchestration.find_live_workflow` over the configured ``orchestration`` patterns;
+    (:func:`ctxres.state.live.find_live_workflow` over the configured ``orchestration`` patterns;
     a file that a symlink takes out of the project is skipped, as the hooks skip it). None when
-    there is none; :class:`~ctxres.state.orchestration.UnreadableWorkflow` when the live one cannot be read
+    there is none; :class:`~ctxres.state.live.UnreadableWorkflow` when the live one cannot be read
     (the command says so rather than act on an older workflow). ``choice.note()`` says which file and why,
     in the words every command uses."""
 
     def stays_inside(path: str) -> bool:
         return inside(Path(path), root)
 
-    return orchestration.find_live_workflow(
+    return live.find_live_workflow(
         str(root),
         lambda path: read_workflow(path, config.max_file_size),
         patterns=config.patterns["orchestration"],
@@ -365,24 +364,21 @@ def live_workflow(root: Path, config: Config) -> orchestration.WorkflowChoice | 
 def workflows_outside(root: Path, config: Config) -> list[Path]:
     """Workflow files under ``root`` that a symlink takes out of the project: :func:`live_workflow`
     skips them (as the hooks do), so a command can say why such a file was not used."""
-    files = orchestration.workflow_files(str(root), config.patterns["orchestration"])
+    files = live.workflow_files(str(root), config.patterns["orchestration"])
     return [Path(path) for path in files if not inside(Path(path), root)]
 
 
 def no_live_workflow(root: Path, config: Config | None = None) -> str:
     """Why :func:`live_workflow` found nothing: the core's sentence, or what is wrong with the file
     ``$CTXRES_ORCHESTRATION`` names or the ``live-workflow`` setting pins (there is no search then)."""
-    named = os.environ.get(orchestration.WORKFLOW_ENV)
+    named = os.environ.get(WORKFLOW_ENV)
     if named:
-        return (
-            f"${orchestration.WORKFLOW_ENV} names {named}, which is not a readable workflow file inside the "
-            f"project {root}"
-        )
+        return f"${WORKFLOW_ENV} names {named}, which is not a readable workflow file inside the project {root}"
     pinned = config.pinned_workflow if config is not None else None
     if config is not None and pinned is not None:
         shown = os.path.relpath(pinned, root).replace(os.sep, "/")
         return f"{config.pinned_by} names {shown}, which is not a readable workflow file inside the project {root}"
-    return orchestration.no_live_workflow(str(root))
+    return live.no_live_workflow(str(root))
 
 
 # --- the plan -----------------------------------------------------------------------------------

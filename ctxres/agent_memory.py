@@ -37,9 +37,8 @@ import difflib
 import os
 from collections.abc import Iterable, Sequence
 
-from ctxres.artifacts import Format
 from ctxres.formats.document import Document
-from ctxres.formats.loading import IssueKind, load_file
+from ctxres.formats.loading import Format, IssueKind, load_file
 from ctxres.records import FrozenRecord, Record, init_field
 from ctxres.timestamps import format_duration, format_utc, parse_datetime
 

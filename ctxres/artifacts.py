@@ -13,24 +13,13 @@ import json
 import os
 import re
 from collections.abc import Callable
-from enum import Enum
 
 from ctxres.defaults import STATE_DIR
+from ctxres.formats.loading import Format
 from ctxres.nexus import BUILDS_FOLDER, PROJECTS_FOLDER, manifest_workspace
 from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER
 from ctxres.state.checkpoint_names import FILE_GLOB as CHECKPOINT_FILE_GLOB
-from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
-
-
-class Format(str, Enum):
-    """How an artifact is stored."""
-
-    YAML = "yaml"
-    JSON = "json"
-    JSONL = "jsonl"
-    FRONT_MATTER = "front-matter"
-    TEXT = "text"  # read as text only (Markdown rule files); rules parse what they need
-
+from ctxres.state.live import ORCHESTRATION_PATTERNS
 
 # A YAML file whose top level has a `resumption:` key is an orchestration file whatever its name.
 RESUMPTION_KEY = re.compile(rb"^resumption[ \t]*:", re.MULTILINE)

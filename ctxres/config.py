@@ -289,7 +289,7 @@ class Config(FrozenRecord):
     extend_exclude: tuple[str, ...]
     respect_gitignore: bool
     force_exclude: bool  # files named on the command line are filtered by the excludes too
-    # Examples and templates (``ctxres.state.orchestration.is_example_path``) are checked too; by default a walk
+    # Examples and templates (``ctxres.state.live.is_example_path``) are checked too; by default a walk
     # of a folder skips them, as the hooks never take one for the live workflow.
     check_examples: bool
     select: tuple[str, ...]

@@ -19,7 +19,7 @@ PROFILE = "jerry"
 """Which resumption system the hooks serve: ``jerry`` or ``nexus``."""
 WORKFLOW_ENV = "CTXRES_ORCHESTRATION"
 """The environment variable that names the workflow file (relative to the project) and skips the search
-(``ctxres.state.orchestration.find_live_workflow``). Here so that a hook that has its workflow file cached
+(``ctxres.state.live.find_live_workflow``). Here so that a hook that has its workflow file cached
 can honour it without importing the workflow model."""
 CONFIG_FILE = ".ctxres.toml"
 PYPROJECT = "pyproject.toml"

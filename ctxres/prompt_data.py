@@ -1,8 +1,8 @@
 """The data the re-orientation prompts are rendered from (``ctxres.prompts`` renders it).
 
-Shared by the hooks (SessionStart, UserPromptSubmit, PreCompact) and ``ctxres prompt``: reading a
-checkpoint file and whether it waits for ``ctxres ack``; the ORCHESTRATION file a checkpoint names;
-the workflow data as Template 1 reads it (any version of the resumption section), without the
+Shared by the hooks (SessionStart, UserPromptSubmit, PreCompact) and ``ctxres prompt``: whether a
+checkpoint file waits for ``ctxres ack`` (read by ``ctxres.state.checkpoint_text``); the ORCHESTRATION
+file a checkpoint names; the workflow data as Template 1 reads it (any version of the resumption section), without the
 ``files_to_read`` entries outside the project; the plan file and the project name the prompt shows.
 Callers redact what they inject.
 
@@ -11,23 +11,18 @@ Standard library only, no pathlib/typing at run time: UserPromptSubmit imports t
 
 from __future__ import annotations
 
-import json
 import os
 
 from ctxres.filereading import within
 from ctxres.state.checkpoint_names import CHECKPOINTS_FOLDER, list_checkpoints
+from ctxres.state.checkpoint_text import CheckpointUnreadable, load_checkpoint
 
 # A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-MAX_CHECKPOINT_BYTES = 1024 * 1024  # a checkpoint is a few KB; a bigger file is reported, not read
 PLAN_FILE = "ORCHESTRATION_PLAN.md"
-
-
-class CheckpointUnreadable(Exception):
-    """Why a checkpoint file cannot be read, one line after its path (``is empty``, ...)."""
 
 
 # --- checkpoints ----------------------------------------------------------------------------------
@@ -38,46 +33,6 @@ def checkpoints_folder(state_dir: str, project_dir: str) -> str | None:
     out of the project is never followed)."""
     folder = os.path.join(state_dir, CHECKPOINTS_FOLDER)
     return folder if inside(state_dir, project_dir) and inside(folder, project_dir) else None
-
-
-def load_checkpoint(path: str) -> dict[str, Any]:
-    """A checkpoint file's JSON object; :class:`CheckpointUnreadable` (the reason, one line) when it
-    cannot be read. A symbolic link is refused (the hook never writes one; it may lead out of the project)."""
-    if os.path.islink(path):
-        raise CheckpointUnreadable("is a symbolic link, not read: a checkpoint is only read from a regular file")
-    try:
-        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
-            raw = handle.read(MAX_CHECKPOINT_BYTES + 1)
-    except OSError as exc:
-        raise CheckpointUnreadable(f"cannot be read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_CHECKPOINT_BYTES:
-        raise CheckpointUnreadable(f"is larger than {MAX_CHECKPOINT_BYTES:,} bytes")
-    if not raw.strip():
-        raise CheckpointUnreadable("is empty")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise CheckpointUnreadable("is not UTF-8 text") from None
-    return json_object(text)
-
-
-def json_object(text: str) -> dict[str, Any]:
-    """The JSON object of a checkpoint's text; :class:`CheckpointUnreadable` (one line) otherwise. The one
-    parser of checkpoint text: the hooks and ``ctxres.state.checkpoints`` (the linters, ``ack``) use it."""
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        from ctxres.formats.conflicts import conflict_problem
-
-        conflict = conflict_problem(text, again=False)
-        if conflict is not None:
-            raise CheckpointUnreadable(f"has an {conflict}") from None
-        raise CheckpointUnreadable(f"is not valid JSON ({exc})") from None
-    except RecursionError:  # hostile input: thousands of nested arrays or objects
-        raise CheckpointUnreadable("is nested too deeply to read") from None
-    if not isinstance(data, dict):
-        raise CheckpointUnreadable("is not a JSON object")
-    return data
 
 
 def is_pending(data: dict[str, Any]) -> bool:

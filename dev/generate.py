@@ -9,7 +9,9 @@ lists the files that differ from what the code gives (one line each) and exits 1
 - the README's rule table, from the rule registry;
 - the README's "What it checks" table and the ``files:`` patterns of ``.pre-commit-hooks.yaml``, from the
   artifact catalog (``ctxres catalog --write``);
-- ``schemas/*.schema.json``, from the pydantic models (``ctxres schema export``).
+- ``schemas/*.schema.json``, from the pydantic models (``ctxres schema export``);
+- ``docs/protocol/resumption-update-protocol.md``, from the package's own copy, ``linters/data/`` (the
+  document ``ctxres init`` writes: one source, read at run time with ``importlib.resources``).
 
 It runs on the repository it sits in (its parent folder), installed or not: that folder comes first on
 ``sys.path``. It is a maintainer's tool, not part of the package (``dev/`` is not in the wheel).
@@ -95,12 +97,20 @@ def _schemas() -> Steps:
     return check, write
 
 
+def _protocol_document() -> Steps:
+    from ctxres.linters.commands.init import protocol_text
+    from ctxres.linters.rules.layers import PROTOCOL_PATH
+
+    return _text_file(PROTOCOL_PATH, lambda _text: protocol_text())
+
+
 GENERATED = {
     "the plugin's hook registration": _plugin_hooks,
     "the rule pages and the severity policy": _rule_pages,
     "the README's rule table": _rule_table,
     "the artifact catalog's README table and pre-commit patterns": _catalog,
     "the JSON Schemas": _schemas,
+    "the protocol document, as `ctxres init` writes it": _protocol_document,
 }
 """What is generated (in the order written), each with its check and its write."""
 

@@ -2,6 +2,15 @@
 
 # A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 
+import ctxres as _core
+
+_mixed = _core.other_tree(__file__)
+if _mixed is not None:  # another checkout's core: the hook says so in one line and does nothing (exit 0)
+    import sys as _sys
+
+    print(f"ctxres-hook: {_mixed}", file=_sys.stderr)
+    raise SystemExit(0)
+
 
 def cli() -> int:
     """The ``ctxres-hook`` console script: a hook process from start to exit.

@@ -17,6 +17,7 @@ import os
 from ctxres import prompt_data
 from ctxres.hooks.context import HookContext, HookError, find_workflow
 from ctxres.prompt_data import orchestration_reference
+from ctxres.state import checkpoint_text
 
 # A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -33,11 +34,11 @@ def checkpoints_folder(ctx: HookContext) -> str | None:
 
 
 def load_checkpoint(path: str) -> dict[str, Any]:
-    """A checkpoint file's JSON object (``ctxres.prompt_data.load_checkpoint``); :class:`HookError`
+    """A checkpoint file's JSON object (``ctxres.state.checkpoint_text.load_checkpoint``); :class:`HookError`
     (the reason, one line) when it cannot be read."""
     try:
-        return prompt_data.load_checkpoint(path)
-    except prompt_data.CheckpointUnreadable as exc:
+        return checkpoint_text.load_checkpoint(path)
+    except checkpoint_text.CheckpointUnreadable as exc:
         raise HookError(str(exc)) from None
 
 

@@ -34,7 +34,7 @@ class HookError(Exception):
 
 
 class UnreadableWorkflowError(HookError):
-    """The live workflow cannot be read (``ctxres.state.orchestration.UnreadableWorkflow``): the hooks that
+    """The live workflow cannot be read (``ctxres.state.live.UnreadableWorkflow``): the hooks that
     speak to the model say so instead of serving another workflow; the message is the sentence."""
 
     def __init__(self, sentence: str, relpath: str, reason: str) -> None:
@@ -354,7 +354,7 @@ def yaml_problem(exc: BaseException, raw: bytes = b"") -> str:
 
 
 def _reader(errors: list[str]) -> Callable[[str], Any]:
-    """``read(path)`` for :func:`ctxres.state.orchestration.find_live_workflow`: the file's data, or None
+    """``read(path)`` for :func:`ctxres.state.live.find_live_workflow`: the file's data, or None
     (the reason kept in ``errors``) when it cannot be read."""
 
     from ctxres.state.live import WorkflowReadError
@@ -381,7 +381,7 @@ def pin_problem(ctx: HookContext) -> str:
 def find_workflow(
     ctx: HookContext, *, known: dict[str, list[Any]] | None = None, load: bool = True
 ) -> WorkflowChoice | None:
-    """The live workflow of the project (``ctxres.state.orchestration.find_live_workflow``, the one every
+    """The live workflow of the project (``ctxres.state.live.find_live_workflow``, the one every
     command uses): ``$CTXRES_ORCHESTRATION``, else the file the ``live-workflow`` setting pins, else,
     among the files matching the configured ``orchestration`` patterns (examples and templates
     aside) whose workflow is ACTIVE or PAUSED, the most recently updated by the files' own update

@@ -8,7 +8,7 @@ Two files live in the state directory (``.jerry/`` by default):
   match :data:`CACHE_VERSION` is ignored). It remembers what would otherwise cost YAML parsing or a
   walk of the project on every prompt: the workflow file (path, mtime, size and the few fields the
   monitor shows), every workflow file's status and update time (``candidates``, by path, size and
-  mtime: the live workflow is chosen from them, ``ctxres.state.orchestration.find_live_workflow``), the
+  mtime: the live workflow is chosen from them, ``ctxres.state.live.find_live_workflow``), the
   unacknowledged checkpoints (keyed on the checkpoint folder's listing), when
   the session started, and what was already said once (the re-sent compaction alert, the hint to
   migrate a v1.0 section). The monitor state's schema admits no extra keys, hence a second file.

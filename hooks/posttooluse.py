@@ -5,7 +5,7 @@ Runs after Write and Edit (the hook matcher is ``Write|Edit``: the tools the cli
 file is a workflow file when it matches the configured ``orchestration`` patterns
 (``*ORCHESTRATION*.yaml`` by default), or when it is any other YAML file whose top level has a
 ``resumption:`` key (the rule ``ctxres check`` uses; see ``ctxres/artifacts.py``); examples and
-templates (``ctxres.state.orchestration.is_example_path``) are never a live workflow and are not checked.
+templates (``ctxres.state.live.is_example_path``) are never a live workflow and are not checked.
 Other tools and files, and files outside the project, get ``{}`` before anything but ``os`` is used.
 
 docs/formats.md, "Staleness": STALE is "``updated_at`` is from a previous phase *or* more than 30

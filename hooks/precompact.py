@@ -10,7 +10,7 @@ resumption section):
   the end of the transcript, else unknown (nulls);
 - ``orchestration_state``, ``accumulated_context``, ``recovery_instructions``: from the resumption
   section (v2.0 sub-sections; a v1.0 section gives what it has) and the quality gates of the
-  live workflow (``ctxres.state.orchestration.find_live_workflow``: ACTIVE or PAUSED).
+  live workflow (``ctxres.state.live.find_live_workflow``: ACTIVE or PAUSED).
 
 With no ACTIVE or PAUSED workflow nothing is written (that is normal, so nothing is said). Secrets
 are redacted before the file is written. The content is written to a temporary file that is then
@@ -490,7 +490,7 @@ def readable_part(ctx: HookContext, path: str) -> tuple[dict[str, Any], dict[str
 def newest_readable_state(folder: str) -> dict[str, Any]:
     """The ``orchestration_state`` of the newest checkpoint in ``folder`` that can be read ({} when none): the
     last good state, for what the workflow's text no longer shows."""
-    from ctxres.prompt_data import CheckpointUnreadable, load_checkpoint
+    from ctxres.state.checkpoint_text import CheckpointUnreadable, load_checkpoint
 
     try:
         names = os.listdir(folder)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 
 from ctxres import prompt_data
+from ctxres.defaults import WORKFLOW_ENV
 from ctxres.hooks.context import (
     HookContext,
     HookError,
@@ -35,7 +36,7 @@ from ctxres.hooks.context import (
     warn,
 )
 from ctxres.prompt_data import template1_input as template1_input  # re-exported: the view Template 1 reads
-from ctxres.state import orchestration
+from ctxres.state import live, orchestration
 
 # A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -108,17 +109,17 @@ def choice_note(found: WorkflowChoice) -> str:
 def _several_workflows_possible(ctx: HookContext) -> bool:
     """Whether more than one file could be a live workflow (a walk, no file parsed): only then is the
     choice worth a note beside a compaction alert, which does not parse the workflow file otherwise."""
-    if os.environ.get(orchestration.WORKFLOW_ENV):
+    if os.environ.get(WORKFLOW_ENV):
         return False
     if ctx.settings.live_workflow:
         return True  # pinned: the note says so
-    files = orchestration.workflow_files(ctx.project_dir, ctx.settings.orchestration_patterns)
+    files = live.workflow_files(ctx.project_dir, ctx.settings.orchestration_patterns)
     return sum(1 for path in files if ctx.inside(path)) > 1
 
 
 def unreadable(exc: UnreadableWorkflowError) -> str:
     """What the session is told instead of a resumption prompt when the live workflow cannot be read."""
-    return orchestration.unreadable_text(exc.relpath, exc.reason)
+    return live.unreadable_text(exc.relpath, exc.reason)
 
 
 def _with_note(text: str, found: WorkflowChoice | None) -> str:

@@ -14,7 +14,7 @@ the first line the command prints (ANSI colours allowed). This one prints::
   (:func:`after_compaction`);
 - the session's compactions (``2× compacted 172k→3.2k``: how many, and the newest one's ``preTokens`` and
   ``postTokens``), shortened to ``2× 172k→3.2k``, then ``2×``, and dropped right after a FRESH section;
-- the live workflow (``ctxres.state.orchestration.find_live_workflow``, the chooser every command uses),
+- the live workflow (``ctxres.state.live.find_live_workflow``, the chooser every command uses),
   its phase number and name, the current quality gate and iteration;
 - how fresh its resumption section is (``ctxres.state.freshness.classify``: FRESH, STALE with the age or
   the phase it lags, CRITICAL), and the compactions whose checkpoint is not acknowledged yet;

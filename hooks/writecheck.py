@@ -46,7 +46,7 @@ def _check(ctx: HookContext, path: str, problems: list[str]) -> dict[str, Any]:
     try:
         data = read_yaml(path)
     except HookError as exc:  # just written, so the workflow being worked on: the model is told, with the place
-        from ctxres.state.orchestration import unreadable_text
+        from ctxres.state.live import unreadable_text
 
         reason = str(exc).removeprefix(f"cannot read {os.path.basename(path)}: ")
         return additional_context(ctx.event, unreadable_text(ctx.relative(path), reason))

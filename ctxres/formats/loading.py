@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ctxres.artifacts import Format as Format  # re-exported: the loaders take it
 from ctxres.filereading import FileTooLarge, NotRegularFile, read_regular
 from ctxres.findings import ORIGIN, Position
 from ctxres.formats.document import Document, JsonPath
@@ -22,6 +21,16 @@ from ctxres.records import FrozenRecord, Record, init_field
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_MAX_NODES = 50_000  # values added by alias expansion
 DEFAULT_MAX_DEPTH = 200
+
+
+class Format(str, Enum):
+    """How an artifact is stored."""
+
+    YAML = "yaml"
+    JSON = "json"
+    JSONL = "jsonl"
+    FRONT_MATTER = "front-matter"
+    TEXT = "text"  # read as text only (Markdown rule files); rules parse what they need
 
 
 class IssueKind(str, Enum):

@@ -291,7 +291,7 @@ def view(data: Any) -> CheckpointView:
 
 def load(text: str) -> Any:
     """Parse checkpoint text; a JSON object, else :class:`CheckpointError`."""
-    from ctxres.prompt_data import CheckpointUnreadable, json_object
+    from ctxres.state.checkpoint_text import CheckpointUnreadable, json_object
 
     try:
         return json_object(text)

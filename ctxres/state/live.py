@@ -4,7 +4,7 @@ examples or templates and never live (:func:`is_example_path`), and the choice a
 (:func:`find_live_workflow`, with the sentence every command uses to say which one it chose and why:
 :meth:`WorkflowChoice.note`).
 
-Apart from :mod:`ctxres.state.orchestration` (which re-exports every name here), so that a hook whose
+Apart from :mod:`ctxres.state.orchestration` (the status model, which never imports this module), so that a hook whose
 cache knows every candidate pays for this module only: the status model is imported when a file has to
 be parsed (a new or changed candidate), and the configured patterns are matched without compiling a
 regular expression when they are plain (``ctxres.globs.matches_any``). Imports ``os`` only at module level.

@@ -6,8 +6,9 @@ This module owns:
   (:func:`normalize_status`, :func:`workflow_status_of`, :data:`LIVE_STATUSES` and the word sets);
 * the readers of the state sections (pipelines and phases, quality gates, checkpoints).
 
-Which ORCHESTRATION file is *the live workflow* (:func:`find_live_workflow`, :class:`WorkflowChoice`,
-:func:`is_example_path`, :func:`workflow_files`) is decided in :mod:`ctxres.state.live`, re-exported here.
+Which ORCHESTRATION file is *the live workflow* (``find_live_workflow``, ``WorkflowChoice``,
+``is_example_path``, ``workflow_files``) is decided in :mod:`ctxres.state.live`, which imports this
+module (lazily, to read a file's status), never the other way round.
 
 It is imported by most hooks, so it imports only ``re`` at module level (no
 dataclasses, typing or pathlib: each costs milliseconds of start-up on every prompt).
@@ -16,21 +17,6 @@ dataclasses, typing or pathlib: each costs milliseconds of start-up on every pro
 from __future__ import annotations
 
 import re
-
-from ctxres.defaults import WORKFLOW_ENV as WORKFLOW_ENV  # re-exported: the one name of the variable
-from ctxres.state.live import MAX_WALK_ENTRIES as MAX_WALK_ENTRIES  # re-exported: the search, ctxres.state.live
-from ctxres.state.live import ORCHESTRATION_PATTERNS as ORCHESTRATION_PATTERNS
-from ctxres.state.live import PROTOCOL_DOCS_FOLDER as PROTOCOL_DOCS_FOLDER
-from ctxres.state.live import UnreadableWorkflow as UnreadableWorkflow
-from ctxres.state.live import WorkflowChoice as WorkflowChoice
-from ctxres.state.live import WorkflowReadError as WorkflowReadError
-from ctxres.state.live import find_live_workflow as find_live_workflow
-from ctxres.state.live import is_example_path as is_example_path
-from ctxres.state.live import matches_pattern as matches_pattern
-from ctxres.state.live import no_live_workflow as no_live_workflow
-from ctxres.state.live import unreadable_sentence as unreadable_sentence
-from ctxres.state.live import unreadable_text as unreadable_text
-from ctxres.state.live import workflow_files as workflow_files
 
 # A hook loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False

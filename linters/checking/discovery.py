@@ -24,7 +24,7 @@ from ctxres.formats.loading import Format
 from ctxres.globs import IgnoreRule, is_ignored, matches_any, parse_ignore
 from ctxres.linters.checking.path_runs import PathRun, pack
 from ctxres.records import FrozenRecord, init_field
-from ctxres.state.orchestration import is_example_path
+from ctxres.state.live import is_example_path
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 
@@ -204,7 +204,7 @@ def _excluded_path(relpath: str, config: Config) -> bool:
 
 def skipped_example(relpath: str, config: Config) -> bool:
     """Whether a file found below a folder (``relpath``: from that folder) is left out as an example or a
-    template: what the hooks never take for the live workflow (:func:`ctxres.state.orchestration.is_example_path`),
+    template: what the hooks never take for the live workflow (:func:`ctxres.state.live.is_example_path`),
     unless ``check-examples`` is set."""
     return not config.check_examples and is_example_path(relpath)
 

@@ -13,7 +13,7 @@ from ctxres.atomic import cannot_write
 from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.project import inside, project_root
 from ctxres.state import checkpoints as cp
-from ctxres.state import orchestration
+from ctxres.state import live
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -77,7 +77,7 @@ def _orchestration(args: argparse.Namespace) -> tuple[Path, str | None]:
     config = load_config(root)
     try:
         choice = ack.live_workflow(root, config)
-    except orchestration.UnreadableWorkflow as exc:
+    except live.UnreadableWorkflow as exc:
         raise ack.AckError(f"{exc.sentence()}, then run `ctxres ack` again (nothing was merged)") from None
     if choice is None:
         for skipped in ack.workflows_outside(root, config):

@@ -60,7 +60,7 @@ from ctxres.linters.setup.checkpoints_tracked import (
 from ctxres.linters.setup.machine import is_precommit_launcher, is_tracked
 from ctxres.linters.setup.precommit_setup import check_installed, is_older_remote
 from ctxres.reinject import scan
-from ctxres.state.orchestration import ORCHESTRATION_PATTERNS, PROTOCOL_DOCS_FOLDER
+from ctxres.state.live import ORCHESTRATION_PATTERNS, PROTOCOL_DOCS_FOLDER
 
 BUDGET_OPTION = REINJECT_BUDGET.name
 RULE_FILE_HEADER = "# Rules for Claude Code\n"  # a rule file init creates for the reminder

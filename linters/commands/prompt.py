@@ -28,8 +28,8 @@ from ctxres.prompts import (
     render_template2,
 )
 from ctxres.redact import redact, redact_value
+from ctxres.state import checkpoint_text, live
 from ctxres.state import checkpoints as cp
-from ctxres.state import orchestration
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -93,7 +93,7 @@ def _workflow(args: argparse.Namespace) -> Path:
     config = load_config(root)
     try:
         choice = ack.live_workflow(root, config)
-    except orchestration.UnreadableWorkflow as exc:
+    except live.UnreadableWorkflow as exc:
         raise PromptError(f"{exc.sentence()} (or name another workflow with --file)") from None
     if choice is None:
         raise PromptError(f"{ack.no_live_workflow(root, config)}; name one with --file")
@@ -167,8 +167,8 @@ def template2(args: argparse.Namespace) -> str | None:
     if not path:
         return None
     try:
-        data = prompt_data.load_checkpoint(path)
-    except prompt_data.CheckpointUnreadable as exc:
+        data = checkpoint_text.load_checkpoint(path)
+    except checkpoint_text.CheckpointUnreadable as exc:
         raise PromptError(f"{path} {exc}") from None
     if args.file is not None:
         workflow = cp.relative_reference(args.file, root)
@@ -178,7 +178,7 @@ def template2(args: argparse.Namespace) -> str | None:
         if not workflow:
             try:
                 choice = ack.live_workflow(root, config)
-            except orchestration.UnreadableWorkflow as exc:
+            except live.UnreadableWorkflow as exc:
                 raise PromptError(f"{exc.sentence()} (or name the workflow with --file)") from None
             if choice is not None:
                 _note(choice.note(os.getcwd()))

@@ -15,7 +15,7 @@ from ctxres.formats.yamledit import EditError, set_key
 from ctxres.linters.checking import merged_checkpoints
 from ctxres.linters.commands.ack import _now, _orchestration
 from ctxres.state import checkpoints as cp
-from ctxres.state import orchestration as live
+from ctxres.state import live
 from ctxres.state.checkpoint_names import is_seed_name
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 
 from ctxres import agent_memory as am
-from ctxres.artifacts import Format
 from ctxres.config import EVENT_TYPE_SPELLING, RUN_STALE_AFTER_DAYS, Config
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
-from ctxres.formats.loading import load_file
+from ctxres.formats.loading import Format, load_file
 from ctxres.linters.checking.registry import Rule, document_check, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
 

@@ -28,8 +28,8 @@ from ctxres.linters.rules.reinject import budget as reinject_budget
 from ctxres.project import project_root
 from ctxres.records import FrozenRecord, init_field
 from ctxres.reinject import resumption_reminder, scan
-from ctxres.state import orchestration
-from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER
+from ctxres.state import live
+from ctxres.state.live import PROTOCOL_DOCS_FOLDER
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False
@@ -392,7 +392,7 @@ def live_workflow(root: Path, config: Config) -> LiveWorkflow:
     """Which live workflow the hooks and commands of the repository at ``root`` act on, and why."""
     try:
         choice = ack.live_workflow(root, config)
-    except orchestration.UnreadableWorkflow as exc:
+    except live.UnreadableWorkflow as exc:
         return LiveWorkflow(exc.relpath, UNREADABLE, (), exc.sentence())
     if choice is None:
         return LiveWorkflow(None, "", (), ack.no_live_workflow(root, config))

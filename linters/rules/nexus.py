@@ -13,11 +13,10 @@ import os
 from pathlib import Path
 
 from ctxres import nexus
-from ctxres.artifacts import Format
 from ctxres.config import Config
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
-from ctxres.formats.loading import load_file
+from ctxres.formats.loading import Format, load_file
 from ctxres.globs import is_ignored, parse_ignore
 from ctxres.linters.checking.discovery import find_named
 from ctxres.linters.checking.finished_work import is_finished

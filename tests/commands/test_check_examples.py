@@ -1,6 +1,6 @@
 """Examples and templates: `ctxres check` (its walk of a folder, `--force-exclude`), `ctxres stale` and
 `check --since` leave out the files that the hooks never take for the live workflow
-(`ctxres.state.orchestration.is_example_path`), tested on the path from the folder named on the command line;
+(`ctxres.state.live.is_example_path`), tested on the path from the folder named on the command line;
 `--include-examples` or `check-examples = true` checks them too."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from ctxres.config import Config
 from ctxres.linters.checking.discovery import discover
-from ctxres.state.orchestration import is_example_path
+from ctxres.state.live import is_example_path
 
 from ..conftest import FIXTURES, ROOT
 from ..git_sandbox import Sandbox

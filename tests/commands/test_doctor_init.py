@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ctxres.linters.commands.init import TEMPLATE_PATH
-from ctxres.state.orchestration import PROTOCOL_DOCS_FOLDER, no_live_workflow
+from ctxres.state.live import PROTOCOL_DOCS_FOLDER, no_live_workflow
 
 from ..cli_process import ctxres
 from ..conftest import ROOT

@@ -1,7 +1,7 @@
 """Every command names the same live workflow, in the same words, as the hooks do.
 
 `ctxres ack`, `ctxres prompt` and `ctxres doctor` find the workflow through
-``ctxres.state.orchestration.find_live_workflow`` (the function the hooks use): the configured
+``ctxres.state.live.find_live_workflow`` (the function the hooks use): the configured
 orchestration patterns, ACTIVE or PAUSED, never an example or a template, the most recently
 modified first, ``$CTXRES_ORCHESTRATION`` naming one outright. Each says which one it chose and why
 with the core's sentence (``WorkflowChoice.note``). Everything runs through the real processes.
@@ -22,7 +22,8 @@ import pytest
 import yaml
 
 from ctxres.ack import read_workflow
-from ctxres.state import orchestration
+from ctxres.defaults import WORKFLOW_ENV
+from ctxres.state import live, orchestration
 from tests.cli_process import ctxres
 from tests.conftest import FIXTURES
 from tests.hooks.hook_project import answer, payload
@@ -37,7 +38,7 @@ HOUR_AHEAD = 3600
 def env(**extra: str) -> dict[str, str]:
     """The environment, at the time of the fixture's workflow (an ACTIVE workflow weeks old gets only a few
     lines from SessionStart)."""
-    result = {k: v for k, v in os.environ.items() if k != orchestration.WORKFLOW_ENV}
+    result = {k: v for k, v in os.environ.items() if k != WORKFLOW_ENV}
     return {**result, "CTXRES_NOW": "2026-03-02T12:00:00Z", **extra}
 
 
@@ -71,7 +72,7 @@ def touch(path: Path, ahead: int = HOUR_AHEAD) -> None:
 
 
 def core_note(root: Path) -> str:
-    choice = orchestration.find_live_workflow(str(root), read_workflow)
+    choice = live.find_live_workflow(str(root), read_workflow)
     assert choice is not None
     return choice.note()
 
@@ -204,8 +205,8 @@ def test_two_live_workflows_every_command_names_the_chosen_one_and_the_other_in_
 
 def test_the_environment_variable_names_the_workflow_for_every_command(project: Path) -> None:
     second_workflow(project)  # the most recently updated, and not the one named
-    named = {orchestration.WORKFLOW_ENV: REAL}
-    note = f"using {REAL}: named by ${orchestration.WORKFLOW_ENV}"
+    named = {WORKFLOW_ENV: REAL}
+    note = f"using {REAL}: named by ${WORKFLOW_ENV}"
 
     prompt = ctxres("prompt", cwd=project, env=env(**named))
     assert prompt.returncode == 0, prompt.stderr
@@ -226,9 +227,9 @@ def test_the_environment_variable_names_the_workflow_for_every_command(project: 
 
 
 def test_a_named_file_that_cannot_be_read_is_said_plainly(project: Path) -> None:
-    named = {orchestration.WORKFLOW_ENV: "projects/missing/ORCHESTRATION.yaml"}
+    named = {WORKFLOW_ENV: "projects/missing/ORCHESTRATION.yaml"}
     said = (
-        f"${orchestration.WORKFLOW_ENV} names projects/missing/ORCHESTRATION.yaml, which is not a readable "
+        f"${WORKFLOW_ENV} names projects/missing/ORCHESTRATION.yaml, which is not a readable "
         f"workflow file inside the project {project.resolve()}"
     )
     ack = ctxres("ack", cwd=project, env=env(**named))
@@ -287,7 +288,7 @@ def test_an_example_or_a_template_is_never_chosen_even_when_it_is_the_only_activ
     path.write_text(real.read_text())  # ACTIVE, v2.0: live in every respect but its place or name
     real.write_text(real.read_text().replace('workflow_status: "ACTIVE"', 'workflow_status: "COMPLETE"'))
     state = {p: p.read_bytes() for p in project.rglob("*") if p.is_file() and ".git" not in p.parts}
-    none = orchestration.no_live_workflow(str(project.resolve()))
+    none = live.no_live_workflow(str(project.resolve()))
 
     ack = ctxres("ack", "--all", "--now", "2026-03-02T11:30:00Z", cwd=project, env=env())
     assert (ack.returncode, ack.stdout, ack.stderr) == (2, "", f"ctxres ack: {none}; name one with --file\n")
@@ -384,8 +385,8 @@ def test_a_setting_pins_the_workflow_for_every_command_and_hook(project: Path) -
         "served": "WORKFLOW: proj002-docs-20260302-001",
     }
     assert events(project / REAL) == ["CX-001"] and events(project / OTHER) == []
-    named = ctxres("prompt", cwd=project, env=env(**{orchestration.WORKFLOW_ENV: OTHER}))  # the environment still wins
-    assert named.stderr.splitlines()[0] == f"ctxres prompt: using {OTHER}: named by ${orchestration.WORKFLOW_ENV}"
+    named = ctxres("prompt", cwd=project, env=env(**{WORKFLOW_ENV: OTHER}))  # the environment still wins
+    assert named.stderr.splitlines()[0] == f"ctxres prompt: using {OTHER}: named by ${WORKFLOW_ENV}"
 
 
 def test_a_pin_that_names_no_readable_file_is_said_and_never_replaced_by_the_search(project: Path) -> None:

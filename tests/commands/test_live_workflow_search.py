@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ctxres.state import orchestration
+from ctxres.defaults import WORKFLOW_ENV
 from tests.cli_process import ctxres
 from tests.conftest import FIXTURES
 from tests.git_sandbox import git
@@ -28,7 +28,7 @@ NOW = "2026-03-02T12:00:00Z"
 
 
 def env(**extra: str) -> dict[str, str]:
-    result = {k: v for k, v in os.environ.items() if k != orchestration.WORKFLOW_ENV}
+    result = {k: v for k, v in os.environ.items() if k != WORKFLOW_ENV}
     return {**result, "CTXRES_NOW": NOW, **extra}
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from ctxres.defaults import WORKFLOW_ENV
 from ctxres.formats.conflicts import conflict_reason
-from ctxres.state import orchestration
 from tests.cli_process import ctxres
 from tests.conftest import FIXTURES
 from tests.git_sandbox import git
@@ -32,7 +32,7 @@ YAML_WORDS = ("could not find expected", "indentation", "invalid YAML", "mapping
 
 
 def env(**extra: str) -> dict[str, str]:
-    result = {k: v for k, v in os.environ.items() if k != orchestration.WORKFLOW_ENV}
+    result = {k: v for k, v in os.environ.items() if k != WORKFLOW_ENV}
     return {**result, "CTXRES_NOW": NOW, **extra}
 
 

@@ -14,6 +14,11 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -273,3 +278,167 @@ def test_a_module_listed_but_gone_from_the_rules_room_is_caught(tmp_path: Path) 
     folder, listed = _plant(tmp_path, {"family": _PAGE + "\n\n" + _CHECK})
     problems = rules_room_problems(folder, (*listed, f"{RULES_PACKAGE}.dropped"))
     assert problems == [f"{RULES_PACKAGE}.dropped is in RULE_MODULES but not in rules/"]
+
+
+# --- the core's import graph: no circle, no import running back up ---------------------------------------
+#
+# Inside the core a room is a loose module (``ctxres/ack.py``) or a family folder as a whole
+# (``ctxres/formats/``, ``ctxres/state/``, ``ctxres/migration/``). A room stands above every room it
+# imports, so the rooms form floors; an import that runs back up (``formats/loading.py`` importing
+# ``artifacts``, which imports ``formats/``) puts two rooms in a circle. Modules must not import each
+# other in a circle either, even inside one family.
+
+
+def core_imports(folder: Path, package: str = "ctxres") -> dict[str, set[str]]:
+    """module -> the core modules it imports (package ``__init__`` files are no targets: importing a
+    submodule names its package, which is no arrow)."""
+    modules = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = [package, *path.relative_to(folder).with_suffix("").parts]
+        is_init = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_init else parts)] = (path, is_init)
+    targets = {name for name, (_, is_init) in modules.items() if not is_init}
+    graph: dict[str, set[str]] = {}
+    for name, (path, is_init) in modules.items():
+        owner = name if is_init else name.rpartition(".")[0]
+        graph[name] = {
+            module
+            for _, module in imported_modules(path.read_text("utf-8"), owner)
+            if module in targets and module != name
+        }
+    return graph
+
+
+def room_of(module: str, package: str = "ctxres") -> str:
+    """``ctxres.formats.loading`` -> ``ctxres.formats``; a loose module is its own room."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == package and len(parts) > 2 else module
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node, each sorted (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            nxt = next((e for e in edges if e not in index or e in on_stack), None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                else:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def graph_problems(graph: dict[str, set[str]]) -> list[str]:
+    """One line for every circle of modules and every import that runs back up between rooms."""
+    problems = [f"circle: {' <-> '.join(circle)}" for circle in circles(graph)]
+    rooms: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        rooms.setdefault(room_of(module), set()).update(room_of(m) for m in imported if room_of(m) != room_of(module))
+    for circle in circles(rooms):
+        members = set(circle)
+        edges = [
+            f"{module} -> {target}"
+            for module, imported in sorted(graph.items())
+            for target in sorted(imported)
+            if room_of(module) in members and room_of(target) in members and room_of(module) != room_of(target)
+        ]
+        problems.append(f"rooms in a circle ({', '.join(circle)}): one of {'; '.join(edges)} runs back up")
+    return problems
+
+
+def test_the_core_has_no_import_circle_and_no_import_running_back_up() -> None:
+    assert graph_problems(core_imports(ROOT / "ctxres")) == []
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {
+                "state/live.py": "from ctxres.state.orchestration import X\n",
+                "state/orchestration.py": "def f():\n    from ctxres.state import live\n",
+            },
+            ["circle: ctxres.state.live <-> ctxres.state.orchestration"],
+        ),
+        (
+            {
+                "formats/loading.py": "from ctxres.artifacts import Format\n",
+                "artifacts.py": "from ctxres.formats.document import D\n",
+            },
+            [
+                "rooms in a circle (ctxres.artifacts, ctxres.formats): one of ctxres.artifacts -> "
+                "ctxres.formats.document; ctxres.formats.loading -> ctxres.artifacts runs back up"
+            ],
+        ),
+        (
+            {
+                "formats/loading.py": "from ctxres.formats import document\n",
+                "artifacts.py": "from ctxres.formats.loading import F\nimport ctxres\n",
+            },
+            [],
+        ),
+    ],
+)
+def test_a_planted_circle_or_import_back_up_is_caught(
+    tmp_path: Path, files: dict[str, str], expected: list[str]
+) -> None:
+    folder = tmp_path / "ctxres"
+    for name in ("__init__.py", "formats/__init__.py", "state/__init__.py", "formats/document.py", "state/live.py"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("", "utf-8")
+    for name, source in files.items():
+        (folder / name).write_text(source, "utf-8")
+    (folder / "state/orchestration.py").touch()
+    assert graph_problems(core_imports(folder)) == expected
+
+
+def test_the_repository_root_holds_no_script_but_the_noxfile() -> None:
+    """The maintainer's scripts live in ``dev/``; the root holds the configuration and ``noxfile.py``
+    (nox looks for it there)."""
+    assert sorted(p.name for p in ROOT.glob("*.py")) == ["noxfile.py"]
+
+
+def test_the_type_checker_sees_the_rooms_where_the_package_has_them() -> None:
+    """``mypy`` and ``mypy linters/rules/x.py`` run in place from ``[tool.mypy]`` (``nox -s typecheck`` runs
+    both): ``dev/typing/ctxres/`` holds one link per room that ``package-dir`` maps to a top-level folder,
+    each to that folder, and the configuration searches it and checks through it."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    mapped = pyproject["tool"]["setuptools"]["package-dir"]
+    rooms = {name.split(".")[1]: folder for name, folder in mapped.items() if name.count(".") == 1}
+    typing = ROOT / "dev" / "typing" / "ctxres"
+    links = {path.name: path for path in typing.iterdir()} if typing.is_dir() else {}
+    assert sorted(links) == sorted(rooms)
+    for room, folder in rooms.items():
+        assert links[room].is_symlink() and links[room].resolve() == (ROOT / folder).resolve(), room
+    mypy = pyproject["tool"]["mypy"]
+    assert "dev/typing" in mypy["mypy_path"] and mypy["explicit_package_bases"] is True
+    assert sorted(mypy["files"]) == ["ctxres", "dev/typing/ctxres"]

@@ -21,7 +21,7 @@ from ctxres.linters.cli import build_parser, main
 from ctxres.linters.commands import catalog as cmd_catalog
 from ctxres.linters.rules.conformance import targets
 from ctxres.state.checkpoint_names import FILE_GLOB
-from ctxres.state.orchestration import ORCHESTRATION_PATTERNS
+from ctxres.state.live import ORCHESTRATION_PATTERNS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA_DIR = ROOT / "schemas"

@@ -18,7 +18,7 @@ from ..conftest import ROOT
 from ..dev_scripts import dev_script
 
 # What the writers read or write, copied to make a stand-in of the repository.
-GENERATED_PLACES = ("README.md", ".pre-commit-hooks.yaml", "hooks/hooks.json", "docs/rules", "schemas")
+GENERATED_PLACES = ("README.md", ".pre-commit-hooks.yaml", "hooks/hooks.json", "docs/rules", "docs/protocol", "schemas")
 
 
 def test_the_checked_in_generated_files_are_current() -> None:
@@ -55,6 +55,19 @@ def test_stale_files_are_listed_and_written_back(tree: Path, capsys: pytest.Capt
     assert (tree / "README.md").read_text("utf-8") == readme
     for name in ("hooks/hooks.json", "docs/rules/C001.md", "schemas/checkpoint.schema.json"):
         assert (tree / name).read_bytes() == (ROOT / name).read_bytes(), name
+
+
+def test_the_protocol_document_has_one_source(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``docs/protocol/`` holds the document the package carries (``linters/data/``, what ``ctxres init``
+    writes), made from it: an edit of the copy is stale, and ``--write`` brings the source back."""
+    generate = dev_script("generate")
+    name = "docs/protocol/resumption-update-protocol.md"
+    source = (ROOT / "linters" / "data" / "resumption-update-protocol.md").read_bytes()
+    (tree / name).write_text("# edited here instead of in linters/data/\n", "utf-8")
+    assert generate.main(["--check", "--root", str(tree)]) == 1
+    assert capsys.readouterr().err.splitlines()[0].startswith(f"{name}: stale (the protocol document")
+    assert generate.main(["--write", "--root", str(tree)]) == 0
+    assert (tree / name).read_bytes() == source
 
 
 def test_the_plugin_registration_has_one_group_per_event_of_the_table() -> None:

@@ -13,6 +13,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxres.defaults import WORKFLOW_ENV
+from ctxres.state import live
 from ctxres.state import orchestration as o
 
 LIVE = "workflow: {status: ACTIVE}\n"
@@ -97,7 +99,7 @@ def test_workflow_status_prefers_the_recovery_state_then_the_workflow() -> None:
     ],
 )
 def test_examples_and_templates(rel: str, example: bool) -> None:
-    assert o.is_example_path(rel) is example
+    assert live.is_example_path(rel) is example
 
 
 def _live(updated: str | None = None, section: str | None = None, status: str = "ACTIVE") -> str:
@@ -116,7 +118,7 @@ def test_the_most_recently_updated_live_workflow_wins_whatever_the_mtimes_and_th
     _write(tmp_path, "c/ORCHESTRATION.yaml", DONE + "  # finished\n", 9999)  # newest mtime, but finished
     _write(tmp_path, "docs/protocol/orchestration-template.yaml", "resumption: {}\n" + LIVE, 9999)
     _write(tmp_path, "d/ORCHESTRATION.yaml", "workflow: [broken\n", 9999)  # unreadable: skipped
-    choice = o.find_live_workflow(str(tmp_path), _read)
+    choice = live.find_live_workflow(str(tmp_path), _read)
     assert choice is not None
     assert choice.relpath == "a/ORCHESTRATION.yaml"
     assert choice.others == ["b/ORCHESTRATION.yaml"]
@@ -126,7 +128,7 @@ def test_the_most_recently_updated_live_workflow_wins_whatever_the_mtimes_and_th
     )
     for path in tmp_path.rglob("*.yaml"):  # the opposite mtimes: the same choice
         os.utime(path, (20000 - path.stat().st_mtime, 20000 - path.stat().st_mtime))
-    again = o.find_live_workflow(str(tmp_path), _read)
+    again = live.find_live_workflow(str(tmp_path), _read)
     assert again is not None and again.relpath == "a/ORCHESTRATION.yaml"
 
 
@@ -134,7 +136,7 @@ def test_the_section_update_time_counts_and_times_compare_as_instants(tmp_path: 
     # 11:30+02:00 is 09:30Z: earlier than 10:00Z, although it reads later.
     _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T11:30:00+02:00"), 1000)
     _write(tmp_path, "b/ORCHESTRATION.yaml", _live("2026-11-01T00:00:00Z", section="2026-11-20T10:00:00Z"), 1000)
-    choice = o.find_live_workflow(str(tmp_path), _read)
+    choice = live.find_live_workflow(str(tmp_path), _read)
     assert choice is not None and choice.relpath == "b/ORCHESTRATION.yaml"
     assert "updated 2026-11-20T10:00:00Z" in choice.reason()
 
@@ -144,13 +146,13 @@ def test_ties_and_files_without_a_time_are_ordered_by_path(tmp_path: Path) -> No
     _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T11:00:00+01:00"), 1000)  # the same instant
     _write(tmp_path, "0/ORCHESTRATION.yaml", _live(), 9999)  # no time: after those with one
     _write(tmp_path, "1/ORCHESTRATION.yaml", _live("not a time"), 9999)  # a time that cannot be read: the same
-    choice = o.find_live_workflow(str(tmp_path), _read)
+    choice = live.find_live_workflow(str(tmp_path), _read)
     assert choice is not None and choice.relpath == "a/ORCHESTRATION.yaml" and choice.tied
     assert choice.others == ["b/ORCHESTRATION.yaml", "0/ORCHESTRATION.yaml", "1/ORCHESTRATION.yaml"]
     assert "updated 2026-11-20T10:00:00Z; the first by path of those updated then" in choice.reason()
     for rel in ("a", "b"):
         (tmp_path / rel / "ORCHESTRATION.yaml").unlink()
-    untimed = o.find_live_workflow(str(tmp_path), _read)
+    untimed = live.find_live_workflow(str(tmp_path), _read)
     assert untimed is not None and untimed.relpath == "0/ORCHESTRATION.yaml"
     assert untimed.reason() == (
         "the first by path of 2 live workflows, none of which records when it was updated (status ACTIVE); "
@@ -169,52 +171,52 @@ def test_what_a_search_remembers_spares_parsing_unchanged_files(tmp_path: Path) 
         return _read(path)
 
     known: dict[str, list[Any]] = {}
-    first = o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    first = live.find_live_workflow(str(tmp_path), counting, known=known, load=False)
     assert first is not None and first.relpath == "a/ORCHESTRATION.yaml" and first.data is not None
     assert sorted(parsed) == ["a", "b", "c"] and sorted(known) == [f"{x}/ORCHESTRATION.yaml" for x in "abc"]
     parsed.clear()
-    second = o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    second = live.find_live_workflow(str(tmp_path), counting, known=known, load=False)
     assert second is not None and second.relpath == "a/ORCHESTRATION.yaml" and second.data is None
     assert parsed == []  # nothing changed: nothing parsed
-    loaded = o.find_live_workflow(str(tmp_path), counting, known=known)
+    loaded = live.find_live_workflow(str(tmp_path), counting, known=known)
     assert loaded is not None and loaded.data is not None and parsed == ["a"]  # only the chosen file, to load it
     parsed.clear()
     a.write_text(_live("2026-11-18T10:00:00Z", status="PAUSED"), "utf-8")  # changed in place, new mtime
     os.utime(a, (2000, 2000))
-    third = o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    third = live.find_live_workflow(str(tmp_path), counting, known=known, load=False)
     assert parsed == ["a"]  # re-read; the others were not
     assert third is not None and third.relpath == "b/ORCHESTRATION.yaml" and third.others == ["a/ORCHESTRATION.yaml"]
     (tmp_path / "c" / "ORCHESTRATION.yaml").unlink()
-    o.find_live_workflow(str(tmp_path), counting, known=known, load=False)
+    live.find_live_workflow(str(tmp_path), counting, known=known, load=False)
     assert sorted(known) == ["a/ORCHESTRATION.yaml", "b/ORCHESTRATION.yaml"]  # a file gone is forgotten
 
 
 def test_a_setting_pins_the_workflow_and_the_environment_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(o.WORKFLOW_ENV, raising=False)
+    monkeypatch.delenv(WORKFLOW_ENV, raising=False)
     _write(tmp_path, "a/ORCHESTRATION.yaml", _live("2026-11-20T10:00:00Z"), 1000)
     _write(tmp_path, "b/ORCHESTRATION.yaml", _live("2026-11-01T10:00:00Z"), 1000)
     pin = {"pinned": "b/ORCHESTRATION.yaml", "pinned_by": "live-workflow in pyproject.toml"}
-    choice = o.find_live_workflow(str(tmp_path), _read, **pin)  # type: ignore[arg-type]
+    choice = live.find_live_workflow(str(tmp_path), _read, **pin)  # type: ignore[arg-type]
     assert choice is not None and choice.relpath == "b/ORCHESTRATION.yaml"
     assert choice.note() == "using b/ORCHESTRATION.yaml: pinned by live-workflow in pyproject.toml"
-    missing = o.find_live_workflow(str(tmp_path), _read, pinned="gone/ORCHESTRATION.yaml")
+    missing = live.find_live_workflow(str(tmp_path), _read, pinned="gone/ORCHESTRATION.yaml")
     assert missing is None  # a bad pin is never replaced by the search
-    monkeypatch.setenv(o.WORKFLOW_ENV, "a/ORCHESTRATION.yaml")
-    named = o.find_live_workflow(str(tmp_path), _read, **pin)  # type: ignore[arg-type]
+    monkeypatch.setenv(WORKFLOW_ENV, "a/ORCHESTRATION.yaml")
+    named = live.find_live_workflow(str(tmp_path), _read, **pin)  # type: ignore[arg-type]
     assert named is not None and named.relpath == "a/ORCHESTRATION.yaml" and named.named
 
 
 def test_a_template_is_never_live_even_alone(tmp_path: Path) -> None:
     _write(tmp_path, "docs/protocol/ORCHESTRATION-template.yaml", LIVE, 1000)
     _write(tmp_path, "examples/ORCHESTRATION.yaml", LIVE, 1000)
-    assert o.find_live_workflow(str(tmp_path), _read) is None
+    assert live.find_live_workflow(str(tmp_path), _read) is None
 
 
 def test_the_configured_patterns_decide_which_files_are_workflows(tmp_path: Path) -> None:
     _write(tmp_path, "plan/workflow-state.yaml", LIVE, 1000)
     _write(tmp_path, "ORCHESTRATION.yaml", LIVE, 500)  # the only default-pattern file, older
-    assert o.find_live_workflow(str(tmp_path), _read).relpath == "ORCHESTRATION.yaml"  # type: ignore[union-attr]
-    custom = o.find_live_workflow(str(tmp_path), _read, patterns=("workflow-state.yaml",))
+    assert live.find_live_workflow(str(tmp_path), _read).relpath == "ORCHESTRATION.yaml"  # type: ignore[union-attr]
+    custom = live.find_live_workflow(str(tmp_path), _read, patterns=("workflow-state.yaml",))
     assert custom is not None and custom.relpath == "plan/workflow-state.yaml"
     assert custom.reason() == "the only live workflow (status ACTIVE)"
 
@@ -222,24 +224,24 @@ def test_the_configured_patterns_decide_which_files_are_workflows(tmp_path: Path
 def test_skipped_folders_are_not_searched(tmp_path: Path) -> None:
     _write(tmp_path, "node_modules/pkg/ORCHESTRATION.yaml", LIVE, 1000)
     _write(tmp_path, ".venv/ORCHESTRATION.yaml", LIVE, 1000)
-    assert o.find_live_workflow(str(tmp_path), _read) is None
+    assert live.find_live_workflow(str(tmp_path), _read) is None
 
 
 def test_the_environment_names_the_workflow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _write(tmp_path, "a/ORCHESTRATION.yaml", DONE, 1000)
     _write(tmp_path, "b/ORCHESTRATION.yaml", LIVE, 3000)
-    monkeypatch.setenv(o.WORKFLOW_ENV, "a/ORCHESTRATION.yaml")
-    choice = o.find_live_workflow(str(tmp_path), _read)
+    monkeypatch.setenv(WORKFLOW_ENV, "a/ORCHESTRATION.yaml")
+    choice = live.find_live_workflow(str(tmp_path), _read)
     assert choice is not None and choice.relpath == "a/ORCHESTRATION.yaml" and choice.named
-    assert choice.note() == f"using a/ORCHESTRATION.yaml: named by ${o.WORKFLOW_ENV}"
-    refused = o.find_live_workflow(str(tmp_path), _read, accept=lambda path: False)
+    assert choice.note() == f"using a/ORCHESTRATION.yaml: named by ${WORKFLOW_ENV}"
+    refused = live.find_live_workflow(str(tmp_path), _read, accept=lambda path: False)
     assert refused is None
 
 
 def test_accept_refuses_a_path(tmp_path: Path) -> None:
     _write(tmp_path, "a/ORCHESTRATION.yaml", LIVE, 1000)
     _write(tmp_path, "b/ORCHESTRATION.yaml", LIVE, 3000)
-    choice = o.find_live_workflow(str(tmp_path), _read, accept=lambda path: "/b/" not in path)
+    choice = live.find_live_workflow(str(tmp_path), _read, accept=lambda path: "/b/" not in path)
     assert choice is not None and choice.relpath == "a/ORCHESTRATION.yaml"
 
 
@@ -323,7 +325,8 @@ def test_the_core_imports_only_the_standard_library_lightly() -> None:
     heavy = ("dataclasses", "typing", "pathlib", "yaml", "pydantic", "jsonschema")
     show = f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
     before = subprocess.run([sys.executable, "-c", f"import sys; {show}"], capture_output=True, text=True, check=True)
-    code = f"import sys, ctxres.state.orchestration as o; o.workflow_files('.'); o.is_example_path('a/b.yaml'); {show}"
+    calls = "live.workflow_files('.'); live.is_example_path('a/b.yaml')"
+    code = f"import sys, ctxres.state.orchestration, ctxres.state.live as live; {calls}; {show}"
     after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert set(after.stdout.split()) - set(before.stdout.split()) == set()
 

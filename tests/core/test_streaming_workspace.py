@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.artifacts import Format
 from ctxres.config import Config
 from ctxres.findings import Position
 from ctxres.formats.document import Document
-from ctxres.formats.loading import Limits, load_file
+from ctxres.formats.loading import Format, Limits, load_file
 from ctxres.linters.checking import engine
 from ctxres.linters.checking.discovery import Artifact, discover, find_artifacts
 from ctxres.linters.rules import acknowledgement

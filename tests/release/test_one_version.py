@@ -15,9 +15,9 @@ import ctxres
 from ctxres.linters.cli import main
 
 from ..conftest import FIXTURES, ROOT
-from .release_script import release_check
+from ..dev_scripts import dev_script
 
-CHECK = release_check()
+CHECK = dev_script("release_check")
 VERSION = ctxres.__version__
 
 

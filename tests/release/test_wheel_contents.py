@@ -1,4 +1,4 @@
-"""The wheel holds the package and its data only, as ``nox -s build`` checks it (``release_check.py``)."""
+"""The wheel holds the package and its data only, as ``nox -s build`` checks it (``dev/release_check.py``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 import ctxres
 
 from ..conftest import ROOT
-from .release_script import release_check
+from ..dev_scripts import dev_script
 
-CHECK = release_check()
+CHECK = dev_script("release_check")
 VERSION = ctxres.__version__
 
 

@@ -52,7 +52,7 @@ def test_release_on_a_version_tag() -> None:
     assert release["permissions"] == {}
     jobs = release["jobs"]
     build = runs(jobs["build"])
-    assert 'release_check.py --tag "$TAG"' in build
+    assert 'dev/release_check.py --tag "$TAG"' in build
     assert "nox -s build" in build
     assert "tests/release" in build  # the install routes, on the wheel built in dist/
     assert jobs["publish"]["needs"] == "build"

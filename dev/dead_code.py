@@ -1,7 +1,7 @@
 """The dead-code check of ``nox -s lint``: vulture over the package and the development folders, less
 what vulture cannot see being used.
 
-Run it from the repository root with vulture installed (``python dead_code.py``): it prints one line per
+Run it from the repository root with vulture installed (``python dev/dead_code.py``): it prints one line per
 function, class, method, constant or attribute that nothing uses, and exits 1 when there is one. Remove
 the code (and the tests that test only it); add a name to ``ALLOWED`` only when something outside
 Python's own name lookups uses it, and say what.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vulture import Vulture
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 PATHS = ("ctxres", "linters", "hooks", "schemas", "bench", "e2e", "browser", "dev")
 """The package's rooms and the development folders whose code runs outside pytest (tests/ and fuzz/
 are left out: their test functions are found by pytest, and a name used only by a test is dead)."""
@@ -108,7 +108,7 @@ def main() -> int:
     for report in reports:
         print(report)
     if reports:
-        print(f"dead_code: {len(reports)} unused; remove it, or allow it in dead_code.py saying what uses it")
+        print(f"dead_code: {len(reports)} unused; remove it, or allow it in dev/dead_code.py saying what uses it")
     return 1 if reports else 0
 
 

@@ -1,6 +1,6 @@
 """The checks of ``nox -s build`` that twine and check-wheel-contents do not make.
 
-``python release_check.py WHEEL [--same-as OTHER_WHEEL]`` prints the wheel's file list and fails (exit 1,
+``python dev/release_check.py WHEEL [--same-as OTHER_WHEEL]`` prints the wheel's file list and fails (exit 1,
 one line per problem) when:
 
 - the wheel holds a file that is not the package and its data (``tests/``, ``bench/``, ``e2e/``,
@@ -10,7 +10,7 @@ one line per problem) when:
 - its ``.dist-info`` holds anything but the metadata files, or names another version than the package;
 - ``--same-as``: the other wheel (built from the sdist, say) differs from it in a file name or content.
 
-``python release_check.py --tag v1.2.3 [--notes FILE]`` (the release workflow, before it builds) fails unless
+``python dev/release_check.py --tag v1.2.3 [--notes FILE]`` (the release workflow, before it builds) fails unless
 the tag is ``v`` and the package's version, and the changelog's top entry is that version with a date;
 ``--notes`` writes that entry's text to FILE (the release notes).
 """
@@ -31,7 +31,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - 3.10
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 # What a wheel's .dist-info holds: the metadata setuptools writes, and the license file.
 DIST_INFO_FILES = frozenset({"METADATA", "WHEEL", "RECORD", "entry_points.txt", "top_level.txt", "licenses/LICENSE"})
 
