@@ -18,23 +18,23 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ctxres import ack
 from ctxres.atomic import cannot_write, write_atomic
 from ctxres.config import ConfigError, load_config, project_folder
+from ctxres.linters.timeline import building, sessions, transcripts
+from ctxres.linters.timeline.building import WorkflowSource
+from ctxres.linters.timeline.data import summary, to_data
+from ctxres.linters.timeline.model import Timeline
+from ctxres.linters.timeline.page import render_page
+from ctxres.linters.timeline.terminal import render_terminal
 from ctxres.project import inside
 from ctxres.state import checkpoints as cp
-from ctxres.state import orchestration
+from ctxres.state import live
 from ctxres.state.live import matches_pattern
 from ctxres.tiers import DEFAULT_THRESHOLDS
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from ctxres.linters.timeline.building import WorkflowSource
-    from ctxres.linters.timeline.model import Timeline
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -72,8 +72,6 @@ class _Stop(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxres.linters.timeline import building, sessions, transcripts
-
     try:
         root = project_folder(Path.cwd())
         paths = _transcripts(args, root)
@@ -89,8 +87,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _transcripts(args: argparse.Namespace, root: Path) -> list[Path]:
-    from ctxres.linters.timeline import sessions as found
-
     if args.transcripts:
         if args.session or args.all:
             raise _Stop("give transcripts, or --session/--all, not both")
@@ -98,17 +94,15 @@ def _transcripts(args: argparse.Namespace, root: Path) -> list[Path]:
         if missing:
             raise _Stop(f"no such transcript: {', '.join(missing)}")
         return list(args.transcripts)
-    folder = found.find_project_folder(root, found.config_dir(os.environ), os.environ)
+    folder = sessions.find_project_folder(root, sessions.config_dir(os.environ), os.environ)
     if args.session:
-        return [found.by_id(folder, args.session)]
+        return [sessions.by_id(folder, args.session)]
     if args.all:
-        return found.sessions(folder)
-    return [found.latest(folder)]
+        return sessions.sessions(folder)
+    return [sessions.latest(folder)]
 
 
 def _workflow(args: argparse.Namespace, root: Path) -> WorkflowSource | None:
-    from ctxres.linters.timeline.building import WorkflowSource
-
     if args.workflow is not None:
         if not args.workflow.is_file():
             raise _Stop(f"no such workflow file: {args.workflow}")
@@ -117,7 +111,7 @@ def _workflow(args: argparse.Namespace, root: Path) -> WorkflowSource | None:
         config = load_config(root)
         try:
             choice = ack.live_workflow(root, config)
-        except orchestration.UnreadableWorkflow as exc:
+        except live.UnreadableWorkflow as exc:
             print(f"ctxres timeline: {exc.sentence()}; the workflow is left out", file=sys.stderr)
             return None
         if choice is None:
@@ -147,10 +141,6 @@ def _use_color(choice: str) -> bool:
 
 
 def _show(args: argparse.Namespace, timeline: Timeline) -> int:
-    from ctxres.linters.timeline.data import summary, to_data
-    from ctxres.linters.timeline.page import render_page
-    from ctxres.linters.timeline.terminal import render_terminal
-
     if args.html is not None:
         try:
             write_atomic(args.html, render_page(timeline).encode("utf-8"))

@@ -481,14 +481,20 @@ def run_step(
 def run_fixture(fixture: Fixture, extra_env: Mapping[str, str] | None = None) -> list[StepResult]:
     """Run every step of ``fixture`` in a temporary copy of its workspace; the normalised results."""
     with tempfile.TemporaryDirectory(prefix="ctxres-replay-") as tmp:
-        paths = Paths(Path(tmp))
-        shutil.copytree(fixture.root / WORKSPACE, paths.project, symlinks=True)
-        paths.transcripts.mkdir()
-        (paths.base / "home").mkdir()
-        pinned: dict[Path, int] = {}
-        settle(paths.base, pinned, _timestamp_ns(fixture.steps[0].now))
-        source = Transcripts(fixture.root)
-        return [run_step(step, paths, pinned, extra_env, source) for step in fixture.steps]
+        return run_fixture_in(fixture, Path(tmp), extra_env)
+
+
+def run_fixture_in(fixture: Fixture, base: Path, extra_env: Mapping[str, str] | None = None) -> list[StepResult]:
+    """Run every step of ``fixture`` in ``base`` (an empty folder, kept afterwards: the project in
+    ``base/project``, the session's transcripts in ``base/transcripts``); the normalised results."""
+    paths = Paths(base)
+    shutil.copytree(fixture.root / WORKSPACE, paths.project, symlinks=True)
+    paths.transcripts.mkdir()
+    (paths.base / "home").mkdir()
+    pinned: dict[Path, int] = {}
+    settle(paths.base, pinned, _timestamp_ns(fixture.steps[0].now))
+    source = Transcripts(fixture.root)
+    return [run_step(step, paths, pinned, extra_env, source) for step in fixture.steps]
 
 
 # ------------------------------------------------------------------------------------- comparing

@@ -67,7 +67,6 @@ TOO_LONG = f"lines over {MAX_LINE_BYTES // (1024 * 1024)} MiB, skipped unparsed"
 NO_USAGE = "model replies without usage figures"
 EMPTY = "an empty transcript"
 
-_CHECKPOINT = re.compile(r"\bcx-\d+\b")
 _TIMESTAMP = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 
 
@@ -95,9 +94,16 @@ class SessionRecord:
 
 
 def told_checkpoint(text: str) -> str | None:
-    """The checkpoint id (``cx-NNN``) a SessionStart text named, else None."""
-    found = _CHECKPOINT.search(text)
-    return found.group(0) if found else None
+    """The first checkpoint id (``cx-`` and digits, a word of its own) a SessionStart text named, else None."""
+    start = text.find("cx-")
+    while start != -1:
+        end = start + 3
+        while end < len(text) and text[end].isdigit():
+            end += 1
+        if end > start + 3 and not text[start - 1 : start].isalnum() and not text[end : end + 1].isalnum():
+            return text[start:end]
+        start = text.find("cx-", start + 3)
+    return None
 
 
 def _trigger(value: object) -> Trigger:

@@ -205,7 +205,9 @@ def _warn_helpers(tree: ast.AST) -> Iterator[tuple[int, str]]:
 
 
 def test_every_hook_warns_through_one_helper() -> None:
-    found = _named_in(_warn_helpers, sorted((ROOT / "hooks").rglob("*.py")), but=WARN_MODULE)
+    # hooks/__init__.py refuses a core of another checkout before any hook module, the helper's included, can load
+    modules = sorted(p for p in (ROOT / "hooks").rglob("*.py") if p != ROOT / "hooks" / "__init__.py")
+    found = _named_in(_warn_helpers, modules, but=WARN_MODULE)
     assert not found, "call ctxres.hooks.context.warn(message, event) instead:\n" + "\n".join(found)
     owner = sorted(what for _, what in _warn_helpers(ast.parse((ROOT / WARN_MODULE).read_text("utf-8"))))
     assert owner == ["def warn", "sys.stderr.write"]
