@@ -12,8 +12,12 @@ import pytest
 
 from ctxres.config import (
     CODES,
+    ENFORCE_UPDATE_PROTOCOL,
+    EVENT_TYPE_SPELLING,
     OPTIONS,
     REINJECT_BUDGET,
+    REINJECT_MAX_MARKER_TOKENS,
+    REINJECT_TOKEN_TOLERANCE,
     RUN_STALE_AFTER_DAYS,
     Config,
     ConfigError,
@@ -27,44 +31,21 @@ from ctxres.linters.rules import agent_memory, all_rules, reinject
 
 from ..conftest import ROOT
 
-# The rule options and their defaults before they moved out of the core ``Config``: unchanged.
-DEFAULTS = {
-    "reinject-budget": 600,
-    "reinject-token-tolerance": 10,
-    "reinject-max-marker-tokens": 0,
-    "enforce-update-protocol": False,
-    "event-type-spelling": "any",
-    "run-stale-after-days": 7,
-    # A core setting until C008 read it: a rule option since, with the same default.
-    "require-resumption": False,
-}
-
 
 def _parse(table: dict[str, object], tmp_path: Path) -> Config:
     return parse(table, tmp_path, tmp_path / "pyproject.toml")
 
 
-def test_every_rule_option_is_declared_with_its_former_default() -> None:
-    assert {name: spec.default for name, spec in OPTIONS.items()} == DEFAULTS
-    assert all(Config().value(OPTIONS[name]) == default for name, default in DEFAULTS.items())
-
-
-def test_options_are_declared_with_the_rules_that_read_them() -> None:
-    owners = {o.name: code for code, rule in all_rules().items() for o in rule.options}
-    assert owners == {
-        "reinject-token-tolerance": "R003",
-        "reinject-budget": "R006",
-        "reinject-max-marker-tokens": "R007",
-        "enforce-update-protocol": "R009",
-        "event-type-spelling": "M010",
-        "require-resumption": "C008",
-        "run-stale-after-days": "M013",  # read by `ctxres runs`, which reports M013
-    }
+def test_every_rule_option_is_read_by_one_rule_and_defaults_to_its_declared_value() -> None:
+    owners = [option.name for rule in all_rules().values() for option in rule.options]
+    assert sorted(owners) == sorted(OPTIONS)  # each option is declared with exactly one rule
+    assert all(Config().value(option) == option.default for option in OPTIONS.values())
+    assert RULES["R006"].options == (REINJECT_BUDGET,) and REINJECT_BUDGET.default == 600
 
 
 def test_the_core_config_has_no_field_per_rule_option() -> None:
     fields = set(Config.fields())
-    assert not {name.replace("-", "_") for name in DEFAULTS} & fields
+    assert not {name.replace("-", "_") for name in OPTIONS} & fields
     assert "options" in fields
 
 
@@ -85,12 +66,12 @@ def test_readme_configuration_lists_every_rule_option_with_its_default() -> None
 
 def test_configured_options_are_stored_and_read(tmp_path: Path) -> None:
     table = {
-        "reinject-budget": 800,
-        "reinject-token-tolerance": 0,
-        "reinject-max-marker-tokens": 100,
-        "enforce-update-protocol": True,
-        "event-type-spelling": "hyphen",
-        "run-stale-after-days": 3,
+        REINJECT_BUDGET.name: 800,
+        REINJECT_TOKEN_TOLERANCE.name: 0,
+        REINJECT_MAX_MARKER_TOKENS.name: 100,
+        ENFORCE_UPDATE_PROTOCOL.name: True,
+        EVENT_TYPE_SPELLING.name: "hyphen",
+        RUN_STALE_AFTER_DAYS.name: 3,
     }
     config = _parse(table, tmp_path)
     assert config.options == table
