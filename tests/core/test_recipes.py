@@ -18,6 +18,7 @@ ctxres.linters.cli`` and the processes the copy's tests start import the copy's 
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import hashlib
 import os
@@ -122,13 +123,14 @@ class Copy:
             [str(self.python), *args], cwd=self.root, capture_output=True, text=True, env=env, timeout=HANG_GUARD
         )
 
-    def command(self, line: str) -> None:
-        """A command of the recipe, as written: ``python dev/...`` or ``ctxres ...``."""
+    def command(self, line: str) -> str:
+        """A command of the recipe, as written: ``python dev/...`` or ``ctxres ...``; what it printed."""
         words = line.split()
         args = words[1:] if words[0] == "python" else ["-m", "ctxres.linters.cli", *words[1:]]
         done = self.run(*args)
         assert done.returncode == 0, f"`{line}` failed:\n{done.stdout}{done.stderr}"
         self.ran.append(line)
+        return done.stdout
 
     def edit(self, name: str, old: str, new: str) -> None:
         """``old`` (which must be there) replaced by ``new``, once, in the file ``name``."""
@@ -136,6 +138,28 @@ class Copy:
         text = path.read_text("utf-8")
         assert old in text, f"{name} has no {old!r}"
         path.write_text(text.replace(old, new, 1), "utf-8")
+
+    def append(self, name: str, table: str, entry: str) -> None:
+        """``entry`` as the last element of the literal (tuple or dict) assigned to ``table`` in the module
+        ``name``, found by parsing the module: the recipe names the table, not a text around it."""
+        path = self.root / name
+        text = path.read_text("utf-8")
+        (value,) = [
+            node.value
+            for node in ast.parse(text).body
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            and table
+            in [getattr(target, "id", "") for target in getattr(node, "targets", [getattr(node, "target", None)])]
+        ]
+        assert value is not None and value.end_lineno is not None, f"{name}: {table} has no literal value"
+        lines = text.splitlines(keepends=True)
+        if value.end_lineno == value.lineno:  # one line: before its closing bracket
+            line = lines[value.end_lineno - 1]
+            at = value.end_col_offset - 1  # type: ignore[operator]
+            lines[value.end_lineno - 1] = line[:at] + ", " + entry + line[at:]
+        else:
+            lines.insert(value.end_lineno - 1, "    " + entry + ",\n")
+        path.write_text("".join(lines), "utf-8")
 
     def table_row(self, heading: str, row: str) -> None:
         """A row added to the first table under ``heading`` of docs/architecture.md."""
@@ -199,7 +223,7 @@ def {name}({parameters}) -> {"None" if writes else "str"}:
     {body}
 ''',
     )
-    copy.edit("linters/reporters/__init__.py", '"sarif": "sarif"}', '"sarif": "sarif", "tsv": "tsv"}')
+    copy.append("linters/reporters/__init__.py", "FORMATS", '"tsv": "tsv"')
     copy.table_row("### `linters/reporters/`", "| `tsv` | tab-separated values, a line per finding |")
     readme = (copy.root / "README.md").read_text("utf-8")
     (copy.root / "README.md").write_text(re.sub(r"(--output-format\s+text(?:\|[a-z_]+)+)", r"\1|tsv", readme))
@@ -247,7 +271,7 @@ def test_subagentstop_answers_an_empty_object(tmp_path: Path) -> None:
 
 
 def hook_event(copy: Copy, recipe: str) -> list[str]:
-    copy.edit("ctxres/hook_events.py", "\n)\n\nEVENTS", "\n" + STOP_ROW.rstrip("\n") + "\n)\n\nEVENTS")
+    copy.append("ctxres/hook_events.py", "HOOK_EVENTS", STOP_ROW.strip().rstrip(","))
     name, parameters = signature(recipe, "hooks/<event>.py")
     copy.write(
         "hooks/subagentstop.py",
@@ -335,9 +359,7 @@ def {handler.group(1)}(args: argparse.Namespace) -> int:
     return 0
 ''',
     )
-    copy.edit(
-        "linters/commands/__init__.py", '    "stale": "stale",\n', '    "stale": "stale",\n    "hello": "hello",\n'
-    )
+    copy.append("linters/commands/__init__.py", "COMMAND_MODULES", '"hello": "hello"')
     copy.edit(
         "README.md",
         "ctxres init / doctor / install-hooks",
@@ -389,8 +411,7 @@ HANDOFF_SCHEMAS: dict[str, type[BaseModel]] = {"handoff-note": HandoffNote}
 
 
 def artifact_kind(copy: Copy, recipe: str) -> list[str]:
-    end = '\n)\n"""Every artifact kind'
-    copy.edit("ctxres/artifacts.py", end, "\n" + HANDOFF_KIND.rstrip("\n") + end)
+    copy.append("ctxres/artifacts.py", "CATALOG", HANDOFF_KIND.strip().rstrip(","))
     copy.write("schemas/handoff.py", HANDOFF_MODEL)
     if "schemas/export.py" in recipe:
         copy.edit(
@@ -422,7 +443,7 @@ RULE_TEXT = {
         "A resuming session reads `next_step` first; TBD tells it nothing."
     ),
     "TODO: what goes wrong when a file has this defect.": "A resuming session does not know what to do next.",
-    "TODO: the smallest file that has it (the bad fixture, fixtures/rules/S018/bad/).": (
+    "TODO: the smallest file that has it (the bad fixture, fixtures/rules/{code}/bad/).": (
         'resumption: {recovery_state: {next_step: "TBD"}}'
     ),
     "TODO: what to change.": "Write the next step.",
@@ -436,13 +457,15 @@ RULE_CHECK = """    path = ("resumption", "recovery_state", "next_step")
 
 def rule(copy: Copy, recipe: str) -> list[str]:
     (line,) = [line for line in commands_named(recipe) if line.startswith("python dev/new_rule.py")]
-    code = line.split()[2]
     module = line.split("--module ")[1].split()[0]
-    copy.command(line.replace(line.split("--name ")[1].split()[0], "next-step-tbd"))  # the rule's own name
+    printed = copy.command(line.replace(line.split("--name ")[1].split()[0], "next-step-tbd"))  # its own name
+    found = re.search(r"^wrote fixtures/rules/([A-Z]\d{3})/", printed, re.M)
+    assert found, f"the scaffold names no code:\n{printed}"
+    code = found.group(1)
     copy.ran.append(line)
     source = (copy.root / f"linters/rules/{module}.py").read_text("utf-8")
     for todo, text in RULE_TEXT.items():
-        source = source.replace(todo.replace("S018", code), text)
+        source = source.replace(todo.replace("{code}", code), text)
     source = source.replace("    findings: list[Finding] = []\n    return findings\n", RULE_CHECK)
     source = re.sub(rf'"""{code}: TODO: .*?"""', f'"""{code}: `next_step` is TBD."""', source, flags=re.S)
     assert "TODO" not in source.split(f'"{code}"')[1], "the scaffold writes other placeholders: fill them here"
