@@ -30,10 +30,10 @@ from pathlib import Path
 
 from ctxres import agent_memory as am
 from ctxres import timestamps
-from ctxres.config import RUN_STALE_AFTER_DAYS, ConfigError, load_config, project_folder
+from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.findings import Finding, Position, Severity
 from ctxres.linters.reporters import REPORT_FORMATS, add_format_option, print_findings
-from ctxres.linters.rules.agent_memory import MISSING_ARTIFACT, RUN_IDLE, UNMAPPED
+from ctxres.linters.rules.agent_memory import MISSING_ARTIFACT, RUN_IDLE, RUN_STALE_AFTER_DAYS, UNMAPPED
 from ctxres.linters.rules.conformance import MISSING
 from ctxres.linters.rules.parsing import SYNTAX
 
