@@ -13,9 +13,21 @@ class HookEvent:
     """One event: its name, the ``ctxres.hooks`` module that answers it, the matcher and timeout (seconds)
     of our settings entry, the line ``ctxres-hook --help`` shows for it, the payload fields ``ctxres doctor``
     sends it (on which the hook writes nothing), what the plugin's description calls it (``role``), whether
-    its empty answer is no output at all, and whether the Nexus profile answers it with ``ctxres.hooks.nexus``."""
+    its empty answer is no output at all, whether the Nexus profile answers it with ``ctxres.hooks.nexus``, and
+    whether its ``additionalContext`` reaches the model (``context``)."""
 
-    __slots__ = ("harmless", "matcher", "module", "name", "nexus", "role", "silent_when_empty", "summary", "timeout")
+    __slots__ = (
+        "context",
+        "harmless",
+        "matcher",
+        "module",
+        "name",
+        "nexus",
+        "role",
+        "silent_when_empty",
+        "summary",
+        "timeout",
+    )
 
     def __init__(
         self,
@@ -29,6 +41,7 @@ class HookEvent:
         role: str,
         silent_when_empty: bool = False,
         nexus: bool = False,
+        context: bool = False,
     ) -> None:
         self.name = name
         self.module = module
@@ -39,6 +52,7 @@ class HookEvent:
         self.role = role
         self.silent_when_empty = silent_when_empty
         self.nexus = nexus
+        self.context = context
 
 
 HOOK_EVENTS: tuple[HookEvent, ...] = (
@@ -64,6 +78,7 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
         {"source": "clear"},
         nexus=True,
         role="re-orientation after it and on new sessions",
+        context=True,
     ),
     # Context monitor on every prompt (UserPromptSubmit takes no matcher).
     HookEvent(
@@ -74,6 +89,7 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
         "measure how full the context is and warn as it nears a compaction",
         {"prompt": ""},  # and no transcript
         role="context monitor",
+        context=True,
     ),
     # Staleness check after the model writes an ORCHESTRATION file.
     HookEvent(
@@ -84,11 +100,15 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
         "warn when an edit moves a workflow's state but not its resumption section",
         {"tool_name": "Read", "tool_input": {}, "tool_response": {}},  # a tool call that wrote no file
         role="staleness check after writes to ORCHESTRATION files",
+        context=True,
     ),
 )
 
 EVENTS: tuple[str, ...] = tuple(event.name for event in HOOK_EVENTS)
 """The event names, in the table's order."""
+
+CONTEXT_EVENTS: frozenset[str] = frozenset(event.name for event in HOOK_EVENTS if event.context)
+"""The events whose answer's ``additionalContext`` reaches the model."""
 
 NEXUS_EVENTS: tuple[str, ...] = tuple(event.name for event in HOOK_EVENTS if event.nexus)
 """The events the Nexus profile answers (``precompact_state.json`` and ``resume-context.md``)."""

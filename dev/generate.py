@@ -7,6 +7,8 @@ lists the files that differ from what the code gives (one line each) and exits 1
 - ``hooks/hooks.json``, the plugin's hook registration, from ``HOOK_EVENTS`` (``ctxres/hook_events.py``);
 - ``docs/rules/*.md`` and ``docs/rules/severity.md``, from the rule registry (``ctxres rules --write-docs``);
 - the README's rule table, from the rule registry;
+- ``OPTIONS`` of ``ctxres/config.py`` (what the loader checks a configuration against without importing a rule)
+  and the rule options of the README's configuration example, from the options the rule modules declare;
 - the README's "What it checks" table and the ``files:`` patterns of ``.pre-commit-hooks.yaml``, from the
   artifact catalog (``ctxres catalog --write``);
 - ``schemas/*.schema.json``, from the pydantic models (``ctxres schema export``);
@@ -76,6 +78,18 @@ def _rule_table() -> Steps:
     return _text_file(README, render_readme)
 
 
+def _option_table() -> Steps:
+    from ctxres.linters.commands.rules import CONFIG, render_options
+
+    return _text_file(CONFIG, render_options)
+
+
+def _readme_options() -> Steps:
+    from ctxres.linters.commands.rules import README, render_readme_options
+
+    return _text_file(README, render_readme_options)
+
+
 def _catalog() -> Steps:
     from ctxres.linters.commands import catalog
 
@@ -108,6 +122,8 @@ GENERATED = {
     "the plugin's hook registration": _plugin_hooks,
     "the rule pages and the severity policy": _rule_pages,
     "the README's rule table": _rule_table,
+    "the rule options the configuration loader reads": _option_table,
+    "the rule options of the README's configuration example": _readme_options,
     "the artifact catalog's README table and pre-commit patterns": _catalog,
     "the JSON Schemas": _schemas,
     "the protocol document, as `ctxres init` writes it": _protocol_document,

@@ -1,4 +1,7 @@
-"""Add a rule: ``python dev/new_rule.py CODE --module MODULE --name kebab-name``.
+"""Add a rule: ``python dev/new_rule.py LETTER --module MODULE --name kebab-name`` (or a code for LETTER).
+
+It takes the family's first free code, finds where each thing goes by parsing the files (``RULE_MODULES``,
+``CODES``, ``FAMILIES``), and writes nothing unless every step succeeds.
 
 It writes what every rule has, so that what is left to write by hand is the rule itself:
 
@@ -32,6 +35,7 @@ if str(ROOT) not in sys.path:  # the package of this repository, not another ins
     sys.path.insert(0, str(ROOT))
 
 CODE = re.compile(r"^[A-Z]\d{3}$")
+FAMILY = re.compile(r"^[A-Z]$")
 NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 MODULE = re.compile(r"^[a-z][a-z0-9_]*$")
 KINDS = ("orchestration",)
@@ -144,14 +148,66 @@ def test_the_rule_is_registered_with_its_check() -> None:
 '''
 
 
-def _replace_once(path: Path, old: str, new: str) -> None:
-    text = path.read_text("utf-8")
-    if text.count(old) != 1:
-        raise ScaffoldError(f"{path.relative_to(ROOT)}: expected one `{old.strip()}`, found {text.count(old)}")
-    path.write_text(text.replace(old, new), "utf-8")
+class Edits:
+    """The files the scaffold writes, held in memory until every step has succeeded: nothing is written when
+    a step fails, and the files are put back as they were when the regeneration fails."""
+
+    def __init__(self) -> None:
+        self.texts: dict[Path, str] = {}
+
+    def read(self, path: Path) -> str:
+        return self.texts[path] if path in self.texts else path.read_text("utf-8")
+
+    def write(self, path: Path, text: str) -> None:
+        self.texts[path] = text
+
+    def apply(self) -> dict[Path, str | None]:
+        """Write every file; the former text of each (None: it did not exist), to put back."""
+        former = {path: path.read_text("utf-8") if path.exists() else None for path in self.texts}
+        for path, text in self.texts.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, "utf-8")
+        return former
 
 
-def add_code(code: str, family: str | None) -> None:
+def restore(former: dict[Path, str | None]) -> None:
+    for path, text in former.items():
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(text, "utf-8")
+
+
+def append_to(text: str, name: str, entry: str, where: str) -> str:
+    """``text`` (a module) with ``entry`` as the last element of the literal assigned to ``name`` (a tuple, a
+    dict, or the string a call such as ``CODES = _listed(...)`` reads), found by parsing the module, not by its
+    text: a line of its own before the closing line."""
+    import ast
+
+    for node in ast.parse(text).body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(isinstance(target, ast.Name) and target.id == name for target in targets):
+            value = node.value
+            if isinstance(value, ast.Call) and value.args:
+                value = value.args[0]
+            if value is None or value.end_lineno is None or value.end_lineno == value.lineno:
+                break
+            lines = text.splitlines(keepends=True)
+            lines.insert(value.end_lineno - 1, entry + "\n")
+            return "".join(lines)
+    raise ScaffoldError(f"{where}: no multi-line `{name} = ...` to add to")
+
+
+def first_free(letter: str) -> str:
+    """The first code of family ``letter`` that no rule has."""
+    from ctxres.config import CODES
+
+    return next(f"{letter}{number:03d}" for number in range(1, 1000) if f"{letter}{number:03d}" not in CODES)
+
+
+def add_code(edits: Edits, code: str, family: str | None) -> None:
     """The code in CODES of ctxres/config.py, on its family's line (a new line for a new family)."""
     from ctxres.config import CODES, FAMILIES
 
@@ -163,22 +219,18 @@ def add_code(code: str, family: str | None) -> None:
         if not family:
             known = ", ".join(FAMILIES)
             raise ScaffoldError(f"{letter} is no family ({known}): give the new family's name with --family")
-        _replace_once(
-            config,
-            '\n}\n"""The rule families by letter',
-            f'\n    "{letter}": "{family}",\n}}\n"""The rule families by letter',
-        )
-        _replace_once(config, '\n    """\n)\n"""Every rule code', f'\n    {code}\n    """\n)\n"""Every rule code')
+        text = append_to(edits.read(config), "FAMILIES", f'    "{letter}": "{family}",', "ctxres/config.py")
+        edits.write(config, append_to(text, "CODES", f"    {code}", "ctxres/config.py"))
         return
-    text = config.read_text("utf-8")
+    text = edits.read(config)
     line = re.search(rf"^    ({letter}\d{{3}}(?: {letter}\d{{3}})*)$", text, re.MULTILINE)
     if line is None:
         raise ScaffoldError(f"ctxres/config.py: no line of {letter} codes in CODES")
     codes = " ".join(sorted([*line.group(1).split(), code]))
-    config.write_text(text[: line.start(1)] + codes + text[line.end(1) :], "utf-8")
+    edits.write(config, text[: line.start(1)] + codes + text[line.end(1) :])
 
 
-def add_rule(module: str, code: str, name: str, severity: str, kind: str) -> list[str]:
+def add_rule(edits: Edits, module: str, code: str, name: str, severity: str, kind: str) -> list[str]:
     """The registration and check in the module (a new module: listed, documented, with its test module)."""
     path = ROOT / "linters" / "rules" / f"{module}.py"
     written = [f"linters/rules/{module}.py"]
@@ -187,17 +239,17 @@ def add_rule(module: str, code: str, name: str, severity: str, kind: str) -> lis
         if re.search(rf"^{constant(name)} = ", text, re.MULTILINE):
             raise ScaffoldError(f"linters/rules/{module}.py defines {constant(name)} already")
         text = with_imports(text, IMPORTS)
-        path.write_text(text.rstrip("\n") + "\n" + registration(code, name, severity, kind), "utf-8")
+        edits.write(path, text.rstrip("\n") + "\n" + registration(code, name, severity, kind))
         return written
-    path.write_text(new_module(module, code) + registration(code, name, severity, kind)[1:], "utf-8")
-    _replace_once(
-        ROOT / "linters" / "rules" / "__init__.py",
-        '    "ctxres.linters.rules.suppression_comments",\n)',
-        f'    "ctxres.linters.rules.suppression_comments",\n    "ctxres.linters.rules.{module}",\n)',
-    )
-    _add_table_row(ROOT / "docs" / "architecture.md", "### `linters/rules/`", f"| `{module}` | {code}: TODO |")
+    edits.write(path, new_module(module, code) + registration(code, name, severity, kind)[1:])
+    listing = ROOT / "linters" / "rules" / "__init__.py"
+    entry = f'    "ctxres.linters.rules.{module}",'
+    edits.write(listing, append_to(edits.read(listing), "RULE_MODULES", entry, "linters/rules/__init__.py"))
+    architecture = ROOT / "docs" / "architecture.md"
+    row = f"| `{module}` | {code}: TODO |"
+    edits.write(architecture, _add_table_row(edits.read(architecture), "### `linters/rules/`", row))
     test = ROOT / "tests" / "rules" / f"test_{module}.py"
-    test.write_text(test_module(module, code, name), "utf-8")
+    edits.write(test, test_module(module, code, name))
     return [*written, "linters/rules/__init__.py", "docs/architecture.md", f"tests/rules/test_{module}.py"]
 
 
@@ -247,17 +299,19 @@ def _from_import(source: str, names: list[str]) -> str:
     return f"from {source} import (\n" + "".join(f"    {name},\n" for name in ordered) + ")\n"
 
 
-def _add_table_row(path: Path, heading: str, row: str) -> None:
-    """``row`` at the end of the first table after ``heading``."""
-    lines = path.read_text("utf-8").splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.strip() == heading)
+def _add_table_row(text: str, heading: str, row: str) -> str:
+    """``text`` with ``row`` at the end of the first table after ``heading``."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.strip() == heading), None)
+    if start is None:
+        raise ScaffoldError(f"docs/architecture.md: no heading {heading}")
     first = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))
     end = next((i for i in range(first, len(lines)) if not lines[i].startswith("|")), len(lines))
     lines.insert(end, row + "\n")
-    path.write_text("".join(lines), "utf-8")
+    return "".join(lines)
 
 
-def add_fixtures(code: str, name: str) -> list[str]:
+def add_fixtures(edits: Edits, code: str, name: str) -> list[str]:
     """bad/, good/ and good-near-miss/ of fixtures/rules/CODE/, each a workflow every rule passes; the bad one
     carries the marker of the finding its check must report."""
     folder = ROOT / "fixtures" / "rules" / code
@@ -278,8 +332,7 @@ def add_fixtures(code: str, name: str) -> list[str]:
     }
     written = []
     for case, text in cases.items():
-        (folder / case).mkdir(parents=True)
-        (folder / case / "ORCHESTRATION.yaml").write_text(text, "utf-8")
+        edits.write(folder / case / "ORCHESTRATION.yaml", text)
         written.append(f"fixtures/rules/{code}/{case}/ORCHESTRATION.yaml")
     return written
 
@@ -296,7 +349,9 @@ def regenerate() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python dev/new_rule.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("code", metavar="CODE", help="the new rule's code: a family letter and three digits")
+    parser.add_argument(
+        "code", metavar="CODE", help="the new rule's family letter (its first free code is taken), or its code"
+    )
     parser.add_argument("--module", required=True, help="its module in linters/rules/ (a new one is created)")
     parser.add_argument("--name", required=True, help="its name, in kebab-case (`ctxres rules` lists it)")
     parser.add_argument("--family", help="the name of a new family, when CODE's letter is none yet")
@@ -304,19 +359,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kind", choices=KINDS, default=KINDS[0], help="the artifact kind its check reads")
     args = parser.parse_args(argv)
     try:
+        if FAMILY.match(args.code):
+            args.code = first_free(args.code)
         if not CODE.match(args.code):
             raise ScaffoldError(f"{args.code!r} is not a rule code (a family letter and three digits: S018)")
         if not NAME.match(args.name):
             raise ScaffoldError(f"{args.name!r} is not a kebab-case name (e.g. stale-next-step)")
         if not MODULE.match(args.module):
             raise ScaffoldError(f"{args.module!r} is not a module name (e.g. update_times)")
-        add_code(args.code, args.family)
+        edits = Edits()
+        add_code(edits, args.code, args.family)
         written = ["ctxres/config.py"]
-        written += add_rule(args.module, args.code, args.name, args.severity, args.kind)
-        written += add_fixtures(args.code, args.name)
-        written += regenerate()
+        written += add_rule(edits, args.module, args.code, args.name, args.severity, args.kind)
+        written += add_fixtures(edits, args.code, args.name)
     except ScaffoldError as exc:
         print(f"new_rule: {exc}", file=sys.stderr)
+        return 2
+    former = edits.apply()
+    try:
+        written += regenerate()
+    except ScaffoldError as exc:
+        restore(former)
+        print(f"new_rule: {exc}\nnothing was written", file=sys.stderr)
         return 2
     for path in dict.fromkeys(written):
         print(f"wrote {path}")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxres.hook_events import EVENTS
 from e2e import assertions as check
 from e2e.scenario import LOW_USAGE, WARNING_USAGE, WORKFLOW, WORKFLOW_ID, copy_workspace, install_hooks, session, tool
 from e2e.stand_in_api import prompt_too_long, summary, text, tool_use
@@ -81,7 +82,7 @@ def test_silent_hooks_fail_every_delivery_assertion(tmp_path: Path, claude_binar
 
     The tool-result turn of the Edit is refused (``prompt is too long``): the client compacts and
     sends it again, so one client run holds the prompt, the tool result and a compaction."""
-    every = dict.fromkeys(("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"), "silent")
+    every = dict.fromkeys(EVENTS, "silent")
     project = broken_project(tmp_path, every)
     with session(tmp_path, claude_binary, project=project) as s:
         s.run("Start FEAT-015.", text("Started.", WARNING_USAGE))

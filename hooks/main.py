@@ -20,8 +20,8 @@ import os
 import sys
 
 from ctxres import defaults
+from ctxres.hook_events import CONTEXT_EVENTS, HOOK_EVENTS, NEXUS_EVENTS
 from ctxres.hook_events import EVENTS as EVENTS
-from ctxres.hook_events import HOOK_EVENTS, NEXUS_EVENTS
 from ctxres.hook_events import STATUSLINE as STATUSLINE
 from ctxres.hooks.context import HookError, make_context, warn
 
@@ -55,7 +55,6 @@ Without EVENT the payload's hook_event_name is used. `ctxres --help` lists the l
 """
 USAGE = USAGE.replace("{events}", "\n".join(f"  {event.name:<18}{event.summary}" for event in HOOK_EVENTS))
 HELP_FLAGS = ("-h", "--help")
-CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse"})  # additionalContext reaches the model
 
 
 def read_payload(raw: bytes) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxres.hook_events import HOOK_EVENTS
+from ctxres.linters.reporters import FORMATS
 from tests.conftest import CORPUS, FIXTURES, ROOT, assistant_line
 from tests.git_sandbox import GitRepo
 from tests.hooks.hook_project import (
@@ -61,7 +62,7 @@ HOOK_ENTRY = "ctxres.hooks:cli"
 GATE = '\nquality_gates:\n  qg-2:\n    status: "PENDING"\n    threshold: 0.92\n'
 GATE_PASSED = ('status: "PENDING"', 'status: "COMPLETE"')
 CHECK_ENTRY = "ctxres.linters.cli:cli"
-CHECK_FORMATS = ("text", "json", "github", "sarif")
+CHECK_FORMATS = tuple(FORMATS)
 
 
 def loaded_modules(

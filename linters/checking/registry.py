@@ -29,7 +29,7 @@ import importlib
 import re
 from collections.abc import Callable
 
-from ctxres.config import ALL, CODES, FAMILIES, OPTIONS, Option
+from ctxres.config import ALL, CODES, FAMILIES, Option
 from ctxres.findings import Finding, Severity
 from ctxres.linters.checking.severity_policy import Case
 from ctxres.records import FrozenRecord, init_field
@@ -142,9 +142,6 @@ def register(
         raise ValueError(f"bad rule code {code!r}")
     if code in RULES:
         raise ValueError(f"rule code {code} registered twice")
-    for option in options:
-        if OPTIONS.get(option.name) is not option:
-            raise ValueError(f"rule {code} reads `{option.name}`, which is not one of OPTIONS of ctxres/config.py")
     if case is not None and case.severity is not severity:
         raise ValueError(f"rule {code} is a {severity.value} but its case {case.value} makes a {case.severity.value}")
     if code not in CODES:

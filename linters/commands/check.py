@@ -22,7 +22,7 @@ from ctxres.linters.checking.registry import RULES
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
 from ctxres.linters.commands.catalog import check_description
-from ctxres.linters.reporters import add_format_option, write
+from ctxres.linters.reporters import REPORT_FORMATS, add_format_option, write
 from ctxres.linters.rules.stale_commits import range_findings
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
@@ -172,8 +172,11 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"ctxres: error: {problem}", file=sys.stderr)
         return EXIT_ERROR
-    if args.statistics and args.output_format not in ("text", "json"):
-        print("ctxres: error: --statistics prints text or json, not " + args.output_format, file=sys.stderr)
+    if args.statistics and args.output_format not in REPORT_FORMATS:
+        print(
+            f"ctxres: error: --statistics prints {' or '.join(REPORT_FORMATS)}, not " + args.output_format,
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     config = load_config(paths[0], args.config).with_overrides(
         select=_given(args.select),

@@ -16,7 +16,7 @@ import yaml
 
 from ctxres import protocol
 from ctxres.claude_settings import LOCAL_SETTINGS_FILE, SETTINGS_FILE, render
-from ctxres.config import REINJECT_BUDGET, Config, load_config, project_folder, shadowed_warning
+from ctxres.config import Config, load_config, project_folder, shadowed_warning
 from ctxres.formats.yamledit import EditError, append_item, replace_item, replace_value, set_key
 from ctxres.linters.checking.discovery import discover
 from ctxres.linters.commands import elsewhere
@@ -46,8 +46,8 @@ from ctxres.linters.rules.layers import (
     find_protocol,
     rule_files,
 )
+from ctxres.linters.rules.reinject import REINJECT_BUDGET, reminder_marker
 from ctxres.linters.rules.reinject import budget as reinject_budget
-from ctxres.linters.rules.reinject import reminder_marker
 from ctxres.linters.setup.checkpoints_tracked import (
     check_checkpoints_tracked,
     checkpoint_sample,

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from ctxres import agent_memory as am
 from ctxres import timestamps
-from ctxres.config import RUN_STALE_AFTER_DAYS, ConfigError, load_config, project_folder
+from ctxres.config import ConfigError, load_config, project_folder
 from ctxres.findings import Finding, Position, Severity
-from ctxres.linters.reporters import add_format_option, print_findings
-from ctxres.linters.rules.agent_memory import MISSING_ARTIFACT, RUN_IDLE, UNMAPPED
+from ctxres.linters.reporters import REPORT_FORMATS, add_format_option, print_findings
+from ctxres.linters.rules.agent_memory import MISSING_ARTIFACT, RUN_IDLE, RUN_STALE_AFTER_DAYS, UNMAPPED
 from ctxres.linters.rules.conformance import MISSING
 from ctxres.linters.rules.parsing import SYNTAX
 
@@ -169,7 +169,7 @@ def _print_findings(statuses: list[am.RunStatus], output_format: str) -> None:
 
 
 def _report(status: am.RunStatus, output_format: str) -> int:
-    if output_format in ("github", "sarif"):
+    if output_format not in REPORT_FORMATS:
         _print_findings([status], output_format)
     elif output_format == "json":
         print(json.dumps({"status": "resume", "run": am.status_json(status)}, indent=2, ensure_ascii=False))
@@ -180,7 +180,7 @@ def _report(status: am.RunStatus, output_format: str) -> int:
 
 def _fresh_start(statuses: list[am.RunStatus], runs_dir: str, output_format: str) -> int:
     finished = [status.run.run_id for status in statuses]
-    if output_format in ("github", "sarif"):
+    if output_format not in REPORT_FORMATS:
         _print_findings([], output_format)  # nothing to resume: no warning is shown
         return EXIT_OK
     if output_format == "json":
@@ -192,7 +192,7 @@ def _fresh_start(statuses: list[am.RunStatus], runs_dir: str, output_format: str
 
 
 def _choose(incomplete: list[am.RunStatus], runs_dir: str, output_format: str) -> int:
-    if output_format in ("github", "sarif"):
+    if output_format not in REPORT_FORMATS:
         _print_findings(incomplete, output_format)
         return EXIT_CHOOSE
     if output_format == "json":

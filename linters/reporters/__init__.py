@@ -33,6 +33,11 @@ FORMATS: dict[str, str] = {"text": "text", "json": "json_", "github": "github", 
 package that writes it. The modules are imported when asked for: building ``--output-format``'s choices
 imports no reporter, nor the report."""
 
+REPORT_FORMATS = ("text", "json")
+"""The formats in which a command that has a report of its own (``runs``, ``doctor``, ``audit-history``, ...)
+prints that report; in every other format it prints its
+findings through the format's reporter (:func:`print_findings`)."""
+
 
 def reporter(fmt: str) -> Reporter:
     """The module that writes ``fmt``; :class:`ValueError` for an unknown format."""
@@ -71,4 +76,4 @@ def print_findings(fmt: str, findings: Iterable[Finding], files_checked: int) ->
     write(fmt, report, sys.stdout)
 
 
-__all__ = ["FORMATS", "add_format_option", "print_findings", "render", "reporter", "write"]
+__all__ = ["FORMATS", "REPORT_FORMATS", "add_format_option", "print_findings", "render", "reporter", "write"]

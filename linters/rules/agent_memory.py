@@ -12,12 +12,18 @@ from __future__ import annotations
 import os
 
 from ctxres import agent_memory as am
-from ctxres.config import EVENT_TYPE_SPELLING, RUN_STALE_AFTER_DAYS, Config
+from ctxres.config import Config, Option
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.formats.loading import Format, load_file
 from ctxres.linters.checking.registry import Rule, document_check, register, workspace_check
 from ctxres.linters.checking.severity_policy import Case
+
+# The options of this module's rules, read with `config.value(...)`: the loader checks a configuration against
+# their copy, OPTIONS of ctxres/config.py, which `python dev/generate.py --write` makes from them.
+SPELLINGS = ("any", "underscore", "hyphen")
+EVENT_TYPE_SPELLING = Option("event-type-spelling", "any", "the spelling every event type must use", choices=SPELLINGS)
+RUN_STALE_AFTER_DAYS = Option("run-stale-after-days", 7, "`ctxres runs` warns about a run idle for longer than this", 1)
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False

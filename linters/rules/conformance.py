@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from functools import cache
 
 from ctxres.artifacts import BY_KIND
-from ctxres.config import REQUIRE_RESUMPTION, Config
+from ctxres.config import Config, Option
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document, JsonPath, format_json_path
 from ctxres.linters.checking.registry import Rule, document_check, register
@@ -30,6 +30,14 @@ from ctxres.linters.validation.schema_errors import (
 from ctxres.linters.validation.schema_manifest_keys import MISSING_IDENTITY, collapse_manifest_keys
 from ctxres.linters.validation.schema_validity import compile_validity
 from ctxres.state.resumption import detect_version
+
+# The options of this module's rules, read with `config.value(...)`: the loader checks a configuration against
+# their copy, OPTIONS of ctxres/config.py, which `python dev/generate.py --write` makes from them.
+REQUIRE_RESUMPTION = Option(
+    "require-resumption",
+    False,
+    "every orchestration file (found by its name) must have a `resumption` section (C008)",
+)
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
 TYPE_CHECKING = False

@@ -24,14 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ctxres import protocol
-from ctxres.config import (
-    ENFORCE_UPDATE_PROTOCOL,
-    REINJECT_BUDGET,
-    REINJECT_MAX_MARKER_TOKENS,
-    REINJECT_TOKEN_TOLERANCE,
-    Config,
-)
+from ctxres import defaults, protocol
+from ctxres.config import Config, Option
 from ctxres.findings import Finding, Position, Severity
 from ctxres.formats.document import Document
 from ctxres.linters.checking.registry import Rule, register, workspace_check
@@ -52,6 +46,23 @@ from ctxres.reinject import (
     resumption_reminder,
     scan,
     token_range,
+)
+
+# The options of this module's rules, read with `config.value(...)`: the loader checks a configuration against
+# their copy, OPTIONS of ctxres/config.py, which `python dev/generate.py --write` makes from them.
+REINJECT_BUDGET = Option(
+    "reinject-budget", defaults.REINJECT_BUDGET, "tokens all L2-REINJECT markers of a project may measure", 1
+)
+REINJECT_TOKEN_TOLERANCE = Option(
+    "reinject-token-tolerance",
+    defaults.REINJECT_TOLERANCE_PERCENT,
+    "percent that widens the plausible range of a marker's `tokens=` (characters/6 to characters/3)",
+)
+REINJECT_MAX_MARKER_TOKENS = Option(
+    "reinject-max-marker-tokens", 0, "tokens one marker may measure; 0: no per-marker cap (opt-in)"
+)
+ENFORCE_UPDATE_PROTOCOL = Option(
+    "enforce-update-protocol", False, "require the marker that reminds of the resumption update protocol"
 )
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ctxres.config import REINJECT_BUDGET, load_config
+from ctxres.config import load_config
 from ctxres.linters.commands._config_edit import option_change, set_option
 from ctxres.linters.commands._precommit_hooks import BY_ID, HOOKS, local_repo
 from ctxres.linters.commands.init import free_rank, plan_precommit
+from ctxres.linters.rules.reinject import REINJECT_BUDGET
 from ctxres.linters.setup.checkpoints_tracked import IgnoreRule, fixed_gitignore, ignoring_rule
 from ctxres.linters.setup.machine import precommit_entry
 

@@ -18,6 +18,7 @@ ctxres.linters.cli`` and the processes the copy's tests start import the copy's 
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import hashlib
 import os
@@ -122,13 +123,14 @@ class Copy:
             [str(self.python), *args], cwd=self.root, capture_output=True, text=True, env=env, timeout=HANG_GUARD
         )
 
-    def command(self, line: str) -> None:
-        """A command of the recipe, as written: ``python dev/...`` or ``ctxres ...``."""
+    def command(self, line: str) -> str:
+        """A command of the recipe, as written: ``python dev/...`` or ``ctxres ...``; what it printed."""
         words = line.split()
         args = words[1:] if words[0] == "python" else ["-m", "ctxres.linters.cli", *words[1:]]
         done = self.run(*args)
         assert done.returncode == 0, f"`{line}` failed:\n{done.stdout}{done.stderr}"
         self.ran.append(line)
+        return done.stdout
 
     def edit(self, name: str, old: str, new: str) -> None:
         """``old`` (which must be there) replaced by ``new``, once, in the file ``name``."""
@@ -136,6 +138,28 @@ class Copy:
         text = path.read_text("utf-8")
         assert old in text, f"{name} has no {old!r}"
         path.write_text(text.replace(old, new, 1), "utf-8")
+
+    def append(self, name: str, table: str, entry: str) -> None:
+        """``entry`` as the last element of the literal (tuple or dict) assigned to ``table`` in the module
+        ``name``, found by parsing the module: the recipe names the table, not a text around it."""
+        path = self.root / name
+        text = path.read_text("utf-8")
+        (value,) = [
+            node.value
+            for node in ast.parse(text).body
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            and table
+            in [getattr(target, "id", "") for target in getattr(node, "targets", [getattr(node, "target", None)])]
+        ]
+        assert value is not None and value.end_lineno is not None, f"{name}: {table} has no literal value"
+        lines = text.splitlines(keepends=True)
+        if value.end_lineno == value.lineno:  # one line: before its closing bracket
+            line = lines[value.end_lineno - 1]
+            at = value.end_col_offset - 1  # type: ignore[operator]
+            lines[value.end_lineno - 1] = line[:at] + ", " + entry + line[at:]
+        else:
+            lines.insert(value.end_lineno - 1, "    " + entry + ",\n")
+        path.write_text("".join(lines), "utf-8")
 
     def table_row(self, heading: str, row: str) -> None:
         """A row added to the first table under ``heading`` of docs/architecture.md."""
@@ -189,9 +213,12 @@ def output_format(copy: Copy, recipe: str) -> list[str]:
 
 from __future__ import annotations
 
-from typing import TextIO
+# `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
-from ctxres.linters.checking.report import Report
+    from ctxres.linters.checking.report import Report
 
 
 def {name}({parameters}) -> {"None" if writes else "str"}:
@@ -199,12 +226,16 @@ def {name}({parameters}) -> {"None" if writes else "str"}:
     {body}
 ''',
     )
-    copy.edit("linters/reporters/__init__.py", '"sarif": "sarif"}', '"sarif": "sarif", "tsv": "tsv"}')
+    copy.append("linters/reporters/__init__.py", "FORMATS", '"tsv": "tsv"')
     copy.table_row("### `linters/reporters/`", "| `tsv` | tab-separated values, a line per finding |")
     readme = (copy.root / "README.md").read_text("utf-8")
     (copy.root / "README.md").write_text(re.sub(r"(--output-format\s+text(?:\|[a-z_]+)+)", r"\1|tsv", readme))
     (copy.root / "tests/commands/test_reporters.py").open("a").write(TSV_TEST)
-    return ["tests/commands/test_reporters.py", "tests/core/test_architecture_doc.py"]
+    return [
+        "tests/commands/test_reporters.py",
+        "tests/core/test_architecture_doc.py",
+        "tests/core/test_startup_tricks.py",
+    ]
 
 
 # --- a hook event ----------------------------------------------------------------------------------
@@ -247,7 +278,7 @@ def test_subagentstop_answers_an_empty_object(tmp_path: Path) -> None:
 
 
 def hook_event(copy: Copy, recipe: str) -> list[str]:
-    copy.edit("ctxres/hook_events.py", "\n)\n\nEVENTS", "\n" + STOP_ROW.rstrip("\n") + "\n)\n\nEVENTS")
+    copy.append("ctxres/hook_events.py", "HOOK_EVENTS", STOP_ROW.strip().rstrip(","))
     name, parameters = signature(recipe, "hooks/<event>.py")
     copy.write(
         "hooks/subagentstop.py",
@@ -335,9 +366,7 @@ def {handler.group(1)}(args: argparse.Namespace) -> int:
     return 0
 ''',
     )
-    copy.edit(
-        "linters/commands/__init__.py", '    "stale": "stale",\n', '    "stale": "stale",\n    "hello": "hello",\n'
-    )
+    copy.append("linters/commands/__init__.py", "COMMAND_MODULES", '"hello": "hello"')
     copy.edit(
         "README.md",
         "ctxres init / doctor / install-hooks",
@@ -389,8 +418,7 @@ HANDOFF_SCHEMAS: dict[str, type[BaseModel]] = {"handoff-note": HandoffNote}
 
 
 def artifact_kind(copy: Copy, recipe: str) -> list[str]:
-    end = '\n)\n"""Every artifact kind'
-    copy.edit("ctxres/artifacts.py", end, "\n" + HANDOFF_KIND.rstrip("\n") + end)
+    copy.append("ctxres/artifacts.py", "CATALOG", HANDOFF_KIND.strip().rstrip(","))
     copy.write("schemas/handoff.py", HANDOFF_MODEL)
     if "schemas/export.py" in recipe:
         copy.edit(
@@ -422,36 +450,48 @@ RULE_TEXT = {
         "A resuming session reads `next_step` first; TBD tells it nothing."
     ),
     "TODO: what goes wrong when a file has this defect.": "A resuming session does not know what to do next.",
-    "TODO: the smallest file that has it (the bad fixture, fixtures/rules/S018/bad/).": (
+    "TODO: the smallest file that has it (the bad fixture, fixtures/rules/{code}/bad/).": (
         'resumption: {recovery_state: {next_step: "TBD"}}'
     ),
     "TODO: what to change.": "Write the next step.",
 }
-RULE_CHECK = """    path = ("resumption", "recovery_state", "next_step")
+RULE_CHECK = """    path = ("resumption", "recovery_state", "FIELD")
     if doc.get(path) != "TBD":
         return []
-    return [Finding(doc.path, NEXT_STEP_TBD.code, "`next_step` is TBD", NEXT_STEP_TBD.severity, doc.locate(path))]
+    return [Finding(doc.path, CONSTANT.code, "`FIELD` is TBD", CONSTANT.severity, doc.locate(path))]
 """
+RULE_FIELDS = {"next_step": "Run the next agent of the phase.", "current_phase_name": "Audit"}
+"""The field each rule written here finds TBD in, and its value in the scaffold's fixtures."""
 
 
-def rule(copy: Copy, recipe: str) -> list[str]:
+def rule(copy: Copy, recipe: str, module: str = "", field: str = "next_step") -> list[str]:
+    """The rule recipe, in the module its command names (or a new ``module``): a rule that finds ``field`` TBD."""
     (line,) = [line for line in commands_named(recipe) if line.startswith("python dev/new_rule.py")]
-    code = line.split()[2]
-    module = line.split("--module ")[1].split()[0]
-    copy.command(line.replace(line.split("--name ")[1].split()[0], "next-step-tbd"))  # the rule's own name
+    named = line.split("--module ")[1].split()[0]
+    module = module or named
+    name = field.replace("_", "-") + "-tbd"
+    own = line.replace(line.split("--name ")[1].split()[0], name).replace(f"--module {named}", f"--module {module}")
+    printed = copy.command(own)
     copy.ran.append(line)
+    found = re.search(r"^wrote fixtures/rules/([A-Z]\d{3})/", printed, re.M)
+    assert found, f"the scaffold names no code:\n{printed}"
+    code = found.group(1)
     source = (copy.root / f"linters/rules/{module}.py").read_text("utf-8")
     for todo, text in RULE_TEXT.items():
-        source = source.replace(todo.replace("S018", code), text)
-    source = source.replace("    findings: list[Finding] = []\n    return findings\n", RULE_CHECK)
-    source = re.sub(rf'"""{code}: TODO: .*?"""', f'"""{code}: `next_step` is TBD."""', source, flags=re.S)
+        source = source.replace(todo.replace("{code}", code), text.replace("next_step", field))
+    check = RULE_CHECK.replace("FIELD", field).replace("CONSTANT", name.upper().replace("-", "_"))
+    source = source.replace("    findings: list[Finding] = []\n    return findings\n", check)
+    source = re.sub(rf'"""{code}: TODO: .*?"""', f'"""{code}: `{field}` is TBD."""', source, flags=re.S)
     assert "TODO" not in source.split(f'"{code}"')[1], "the scaffold writes other placeholders: fill them here"
+    if "TODO" in source:  # a new module's docstring, and its row of the architecture page
+        source = source.replace(f"{code}: TODO: what this family of rules checks.", f"{code}: fields left TBD.")
+        copy.edit(ARCHITECTURE, f"| `{module}` | {code}: TODO |", f"| `{module}` | {code}: `{field}` left TBD |")
+    assert "TODO" not in source, "the scaffold writes other placeholders: fill them here"
     (copy.root / f"linters/rules/{module}.py").write_text(source, "utf-8")
     bad = copy.root / "fixtures" / "rules" / code / "bad" / "ORCHESTRATION.yaml"
     marked = bad.read_text("utf-8").replace(f"  # expect: {code}", "")
-    bad.write_text(
-        marked.replace('next_step: "Run the next agent of the phase."', f'next_step: "TBD"  # expect: {code}')
-    )
+    value = RULE_FIELDS[field]
+    bad.write_text(marked.replace(f'{field}: "{value}"', f'{field}: "TBD"  # expect: {code}'))
     return [
         "-k",
         f"{code} or not fixture and not page",  # this rule's fixtures and page, and the map of the modules
@@ -461,17 +501,104 @@ def rule(copy: Copy, recipe: str) -> list[str]:
     ]
 
 
+def rules_in_new_modules(copy: Copy, recipe: str) -> list[str]:
+    """The rule recipe twice, each time in a new module: the second new module is listed after the first."""
+    first = rule(copy, recipe, "tbd_steps", "next_step")
+    second = rule(copy, recipe, "tbd_phases", "current_phase_name")
+    codes = f"{first[1].split()[0]} or {second[1].split()[0]} or not fixture and not page"
+    return [
+        "-k",
+        codes,
+        *first[2:],
+        "tests/rules/test_tbd_steps.py",
+        "tests/rules/test_tbd_phases.py",
+        "tests/test_test_layout.py",
+    ]
+
+
+# --- a rule option ----------------------------------------------------------------------------------------
+
+OPTION = """CHECK_OLD_LOG = Option("check-old-decision-log", True, "also check the ids of the old `decisions` log")
+
+
+"""
+OPTION_TEST = """
+
+def test_the_old_log_is_left_alone_when_configured(tmp_path: Path) -> None:
+    entries = '    - id: "DL-001"\\n      decision: "d"\\n    - id: "RD-002"\\n      decision: "d"\\n'
+    (tmp_path / "ORCHESTRATION.yaml").write_text(SECTION.replace("decision_log:", "decisions:") + entries)
+    assert "C009" in {f.code for f in engine.run([tmp_path], load_config(tmp_path), cwd=tmp_path).findings}
+    (tmp_path / ".ctxres.toml").write_text("check-old-decision-log = false\\n")
+    assert "C009" not in {f.code for f in engine.run([tmp_path], load_config(tmp_path), cwd=tmp_path).findings}
+"""
+
+
+def rule_option(copy: Copy, recipe: str) -> list[str]:
+    """An option of C009, declared in its module as the recipe says, read by its check, tested."""
+    module = "linters/rules/decision_ids.py"
+    assert "options=(NAME,)" in recipe and "config.value(NAME)" in recipe, "the recipe no longer says how"
+    copy.edit(module, "from ctxres.findings import", "from ctxres.config import Option\nfrom ctxres.findings import")
+    copy.edit(module, "MIXED_PREFIXES = register(", OPTION + "MIXED_PREFIXES = register(")
+    copy.edit(module, "    case=Case.CONVENTION,\n", "    case=Case.CONVENTION,\n    options=(CHECK_OLD_LOG,),\n")
+    copy.edit(
+        module,
+        "def check_document(doc: Document, _config: Config) -> list[Finding]:",
+        "def check_document(doc: Document, config: Config) -> list[Finding]:",
+    )
+    copy.edit(
+        module, "for name in LOGS for f in", "for name in (LOGS if config.value(CHECK_OLD_LOG) else LOGS[:1]) for f in"
+    )
+    with (copy.root / "tests/rules/test_decision_ids.py").open("a", encoding="utf-8") as test:
+        test.write(OPTION_TEST)
+    return [
+        "tests/rules/test_decision_ids.py",
+        "tests/rules/test_rule_options.py",
+        "tests/core/test_readme_config.py",
+        "tests/rules/test_rule_pages.py",
+        "tests/core/test_no_second_lists.py",
+    ]
+
+
+# --- a message's wording ------------------------------------------------------------------------------------
+
+
+def message_wording(copy: Copy, recipe: str) -> list[str]:
+    """C009's message says what to do: `... and RD-003 does not` becomes `... and RD-003 does not use it`."""
+    copy.edit(
+        "linters/rules/decision_ids.py",
+        "f\"{'does' if len(odd) == 1 else 'do'} not\"",
+        "f\"{'does' if len(odd) == 1 else 'do'} not use it\"",
+    )
+    assert "`grep -rn`" in recipe, "the recipe no longer says how to find what quotes the message"
+    old, new = 'RD-005 do not")', 'RD-005 do not use it")'
+    quoting = [
+        path
+        for folder in ("tests", "fixtures/rules")
+        for path in (copy.root / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and old in path.read_text("utf-8", errors="replace")
+    ]
+    assert quoting, "no test quotes the message"
+    for path in quoting:
+        path.write_text(path.read_text("utf-8").replace(old, new), "utf-8")
+    return ["-k", "C009 or prefix", "tests/rules/test_decision_ids.py", "tests/rules/test_rule_fixtures.py"]
+
+
 # --- the recipes, followed ------------------------------------------------------------------------------
 
-FOLLOWED: dict[str, Callable[[Copy, str], list[str]]] = {
-    "A rule": rule,
-    "An output format": output_format,
-    "A hook event": hook_event,
-    "A command": command,
-    "An artifact kind": artifact_kind,
+FOLLOWED: dict[str, tuple[str, Callable[[Copy, str], list[str]]]] = {
+    "A rule": ("A rule", rule),
+    "A rule, twice, each in a new module": ("A rule", rules_in_new_modules),
+    "An output format": ("An output format", output_format),
+    "A rule option": ("A rule option", rule_option),
+    "A message's wording": ("A message's wording", message_wording),
+    "A hook event": ("A hook event", hook_event),
+    "A command": ("A command", command),
+    "An artifact kind": ("An artifact kind", artifact_kind),
 }
+"""Each change a maintainer makes, by the recipe it follows and what is written by hand."""
 
 
-@pytest.mark.parametrize("title", FOLLOWED)
-def test_the_recipe_is_true(python: Path, tmp_path: Path, title: str) -> None:
-    follow(python, tmp_path, title, FOLLOWED[title])
+@pytest.mark.parametrize("change", FOLLOWED)
+def test_the_recipe_is_true(python: Path, tmp_path: Path, change: str) -> None:
+    title, steps = FOLLOWED[change]
+    follow(python, tmp_path, title, steps)

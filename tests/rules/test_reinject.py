@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.config import REINJECT_MAX_MARKER_TOKENS, Config, load_config, parse
+from ctxres.config import Config, load_config, parse
 from ctxres.findings import Finding, Severity
 from ctxres.formats.document import Document
 from ctxres.linters import cli
@@ -18,6 +18,7 @@ from ctxres.linters.checking.registry import RULES
 from ctxres.linters.commands.reinject import load as load_rule_file
 from ctxres.linters.commands.reinject import rule_files
 from ctxres.linters.rules import reinject as rules
+from ctxres.linters.rules.reinject import REINJECT_MAX_MARKER_TOKENS
 from ctxres.reinject import (
     Marker,
     apply_edits,

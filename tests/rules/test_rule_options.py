@@ -10,61 +10,35 @@ from pathlib import Path
 
 import pytest
 
-from ctxres.config import (
-    CODES,
-    OPTIONS,
-    REINJECT_BUDGET,
-    RUN_STALE_AFTER_DAYS,
-    Config,
-    ConfigError,
-    Option,
-    load_config,
-    parse,
-)
+from ctxres.config import CODES, OPTIONS, Config, ConfigError, Option, load_config, parse
 from ctxres.linters.checking import registry
 from ctxres.linters.checking.registry import RULES
 from ctxres.linters.rules import agent_memory, all_rules, reinject
+from ctxres.linters.rules.agent_memory import EVENT_TYPE_SPELLING, RUN_STALE_AFTER_DAYS
+from ctxres.linters.rules.reinject import (
+    ENFORCE_UPDATE_PROTOCOL,
+    REINJECT_BUDGET,
+    REINJECT_MAX_MARKER_TOKENS,
+    REINJECT_TOKEN_TOLERANCE,
+)
 
 from ..conftest import ROOT
-
-# The rule options and their defaults before they moved out of the core ``Config``: unchanged.
-DEFAULTS = {
-    "reinject-budget": 600,
-    "reinject-token-tolerance": 10,
-    "reinject-max-marker-tokens": 0,
-    "enforce-update-protocol": False,
-    "event-type-spelling": "any",
-    "run-stale-after-days": 7,
-    # A core setting until C008 read it: a rule option since, with the same default.
-    "require-resumption": False,
-}
 
 
 def _parse(table: dict[str, object], tmp_path: Path) -> Config:
     return parse(table, tmp_path, tmp_path / "pyproject.toml")
 
 
-def test_every_rule_option_is_declared_with_its_former_default() -> None:
-    assert {name: spec.default for name, spec in OPTIONS.items()} == DEFAULTS
-    assert all(Config().value(OPTIONS[name]) == default for name, default in DEFAULTS.items())
-
-
-def test_options_are_declared_with_the_rules_that_read_them() -> None:
-    owners = {o.name: code for code, rule in all_rules().items() for o in rule.options}
-    assert owners == {
-        "reinject-token-tolerance": "R003",
-        "reinject-budget": "R006",
-        "reinject-max-marker-tokens": "R007",
-        "enforce-update-protocol": "R009",
-        "event-type-spelling": "M010",
-        "require-resumption": "C008",
-        "run-stale-after-days": "M013",  # read by `ctxres runs`, which reports M013
-    }
+def test_every_rule_option_is_read_by_one_rule_and_defaults_to_its_declared_value() -> None:
+    owners = [option.name for rule in all_rules().values() for option in rule.options]
+    assert sorted(owners) == sorted(OPTIONS)  # each option is declared with exactly one rule
+    assert all(Config().value(option) == option.default for option in OPTIONS.values())
+    assert RULES["R006"].options == (REINJECT_BUDGET,) and REINJECT_BUDGET.default == 600
 
 
 def test_the_core_config_has_no_field_per_rule_option() -> None:
     fields = set(Config.fields())
-    assert not {name.replace("-", "_") for name in DEFAULTS} & fields
+    assert not {name.replace("-", "_") for name in OPTIONS} & fields
     assert "options" in fields
 
 
@@ -85,12 +59,12 @@ def test_readme_configuration_lists_every_rule_option_with_its_default() -> None
 
 def test_configured_options_are_stored_and_read(tmp_path: Path) -> None:
     table = {
-        "reinject-budget": 800,
-        "reinject-token-tolerance": 0,
-        "reinject-max-marker-tokens": 100,
-        "enforce-update-protocol": True,
-        "event-type-spelling": "hyphen",
-        "run-stale-after-days": 3,
+        REINJECT_BUDGET.name: 800,
+        REINJECT_TOKEN_TOLERANCE.name: 0,
+        REINJECT_MAX_MARKER_TOKENS.name: 100,
+        ENFORCE_UPDATE_PROTOCOL.name: True,
+        EVENT_TYPE_SPELLING.name: "hyphen",
+        RUN_STALE_AFTER_DAYS.name: 3,
     }
     config = _parse(table, tmp_path)
     assert config.options == table
@@ -151,13 +125,20 @@ def test_the_table_lists_every_registered_rule_and_option() -> None:
     assert {option.name for rule in all_rules().values() for option in rule.options} == set(OPTIONS)
 
 
-def test_registering_a_code_or_an_option_the_table_does_not_hold_is_an_error() -> None:
+def test_registering_a_code_the_table_does_not_hold_is_an_error() -> None:
     with pytest.raises(ValueError, match=r"S999 is not listed in CODES of ctxres/config\.py"):
         registry.register("S999", "not-listed", "a rule the table does not list")
+    assert "S999" not in RULES
+
+
+def test_the_loader_s_options_are_those_the_rule_modules_declare() -> None:
+    """Each option is declared once, in its rule's module; OPTIONS of ctxres/config.py is their generated copy,
+    equal to them in every field (`python dev/generate.py --check` fails when it is not)."""
+    declared = {option.name: option for rule in all_rules().values() for option in rule.options}
+    assert declared == OPTIONS
+    assert all(declared[name].default == OPTIONS[name].default for name in OPTIONS)
     stray = Option("reinject-budget", 1, "a second declaration of the option")
-    with pytest.raises(ValueError, match="`reinject-budget`, which is not one of OPTIONS"):
-        registry.register("S998", "not-listed", "a rule with an option the table does not hold", options=(stray,))
-    assert "S999" not in RULES and "S998" not in RULES
+    assert stray != OPTIONS["reinject-budget"]
 
 
 def test_loading_a_configuration_checks_it_without_importing_a_rule(tmp_path: Path) -> None:
