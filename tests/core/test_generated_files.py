@@ -18,7 +18,15 @@ from ..conftest import ROOT
 from ..dev_scripts import dev_script
 
 # What the writers read or write, copied to make a stand-in of the repository.
-GENERATED_PLACES = ("README.md", ".pre-commit-hooks.yaml", "hooks/hooks.json", "docs/rules", "schemas")
+GENERATED_PLACES = (
+    "README.md",
+    ".pre-commit-hooks.yaml",
+    "hooks/hooks.json",
+    "fixtures/rules",
+    "linters/data",
+    "docs/rules",
+    "schemas",
+)
 
 
 def test_the_checked_in_generated_files_are_current() -> None:
@@ -34,7 +42,7 @@ def tree(tmp_path: Path) -> Path:
         source, target = ROOT / name, tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+            shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
         else:
             shutil.copy2(source, target)
     return tmp_path
