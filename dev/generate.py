@@ -5,6 +5,8 @@ lists the files that differ from what the code gives (one line each) and exits 1
 ``nox -s lint`` runs ``--check``. Each file has one writer in the package, and this script only calls it:
 
 - ``hooks/hooks.json``, the plugin's hook registration, from ``HOOK_EVENTS`` (``ctxres/hook_events.py``);
+- ``linters/data/rule_examples.json``, what `ctxres check` prints on each rule's failing fixture
+  (``fixtures/rules/<CODE>/bad*/``), shown on the rule's page;
 - ``docs/rules/*.md`` and ``docs/rules/severity.md``, from the rule registry (``ctxres rules --write-docs``);
 - the README's rule table, from the rule registry;
 - ``OPTIONS`` of ``ctxres/config.py`` (what the loader checks a configuration against without importing a rule)
@@ -58,6 +60,12 @@ def _plugin_hooks() -> Steps:
     from ctxres.claude_settings import plugin_hooks_file
 
     return _text_file("hooks/hooks.json", lambda _text: plugin_hooks_file())
+
+
+def _rule_examples() -> Steps:
+    from ctxres.linters.commands.rules import examples_drift, write_examples
+
+    return examples_drift, write_examples
 
 
 def _rule_pages() -> Steps:
@@ -120,6 +128,7 @@ def _protocol_document() -> Steps:
 
 GENERATED = {
     "the plugin's hook registration": _plugin_hooks,
+    "the outputs shown on the rule pages": _rule_examples,
     "the rule pages and the severity policy": _rule_pages,
     "the README's rule table": _rule_table,
     "the rule options the configuration loader reads": _option_table,

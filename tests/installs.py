@@ -159,19 +159,25 @@ def _env() -> dict[str, str]:
 
 
 def working_tree_copy(source: Path) -> Path:
-    """A copy of the working tree at ``source``: its git-tracked and new files, as a clone would have them."""
-    for name in _tree_files():
+    """A copy of the working tree at ``source``: its git-tracked and new files, as a clone would have them
+    (a symbolic link as a link: the fixture of an unreadable file is one that leads nowhere)."""
+    for name in _tree_files(links=True):
         (source / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, source / name)
+        shutil.copy2(ROOT / name, source / name, follow_symlinks=False)
     return source
 
 
-def _tree_files() -> list[str]:
-    """The working tree's git-tracked and new (not ignored) files, sorted, ``/``-separated."""
+def _tree_files(*, links: bool = False) -> list[str]:
+    """The working tree's git-tracked and new (not ignored) files, sorted, ``/``-separated; with ``links``,
+    its symbolic links that lead nowhere too."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout.split(b"\0")
-    return sorted(name for name in filter(None, (item.decode() for item in listed)) if (ROOT / name).is_file())
+    return sorted(
+        name
+        for name in filter(None, (item.decode() for item in listed))
+        if (ROOT / name).is_file() or (links and (ROOT / name).is_symlink())
+    )

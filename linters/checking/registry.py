@@ -90,7 +90,7 @@ class Rule(FrozenRecord):
         import textwrap  # for rule pages only: not a cost of every check's start
 
         default = "fails the check" if self.severity is Severity.ERROR else "fails the check only under --strict"
-        body = textwrap.dedent(self.explanation).strip()
+        body = _with_example_output(textwrap.dedent(self.explanation).strip(), self.code)
         return (
             f"# {self.code}: {self.name}\n\n"
             f"*{self.family} rule; default severity **{self.severity.value}** ({default}).*\n\n"
@@ -116,6 +116,46 @@ class Rule(FrozenRecord):
         """The rule's page on the documentation site; ``""`` while ctxres publishes none (`ctxres rule
         CODE` prints the page, and ``docs/rules/CODE.md`` holds it in a clone)."""
         return f"{DOCS_URL}/{self.code}.md" if DOCS_URL else ""
+
+
+EXAMPLE_OUTPUTS = "data/rule_examples.json"
+"""What `ctxres check` prints on each rule's failing fixture (in ``ctxres.linters``): the case's folder and the
+lines, by code, recorded by ``python dev/generate.py --write`` (``ctxres.linters.commands.rules``)."""
+
+
+_recorded: dict[str, dict[str, object]] = {}
+
+
+def example_output(code: str) -> tuple[str, list[str]] | None:
+    """The rule's failing case and the lines `ctxres check` prints there, as recorded; None without one."""
+    if not _recorded:
+        import json  # for rule pages only (a SARIF report's rules, `ctxres rule`); a plain open: no typing
+        import os
+
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), EXAMPLE_OUTPUTS)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as file:
+                _recorded.update(json.load(file))
+    entry = _recorded.get(code)
+    if entry is None:
+        return None
+    output = entry["output"]
+    return str(entry["case"]), [str(line) for line in output] if isinstance(output, list) else []
+
+
+def _with_example_output(body: str, code: str) -> str:
+    """``body`` with what `ctxres check` prints on the rule's failing case at the end of its Example section."""
+    example = example_output(code)
+    start = body.find("## Example\n")
+    if example is None or start < 0:
+        return body
+    case, lines = example
+    shown = (
+        f"\n`ctxres check` run in this rule's failing test case (`{case}` in the repository) prints:\n\n"
+        "```text\n" + "\n".join(lines) + "\n```\n"
+    )
+    end = body.find("\n## ", start)
+    return body + "\n" + shown.rstrip("\n") if end < 0 else body[:end] + shown + body[end:]
 
 
 # Where the rule pages are published (no trailing slash); empty while ctxres is published nowhere, so

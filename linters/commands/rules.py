@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,11 @@ TABLE_START = (
     "`--check` keeps it current -->\n"
 )
 TABLE_END = "<!-- rules-table-end -->"
+EXAMPLES = "linters/data/rule_examples.json"
+"""What `ctxres check` prints on each rule's failing fixture, shown on the rule's page (from the repository's
+root; ``Rule.doc()`` reads it)."""
+CLOCK = "2026-11-28T12:00:00Z"
+"""The time the fixtures are checked at (``CTXRES_NOW``), so that a message saying how old something is stays."""
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -170,3 +176,62 @@ def render_readme_options(text: str) -> str:
         setting = option.toml()
         lines.append(f"{setting:<37} # {option.help}\n" if len(setting) < 38 else f"{setting}  # {option.help}\n")
     return text[:start] + "".join(lines) + text[end:]
+
+
+# Recording the examples runs checks: its imports sit inside the functions, so that `ctxres rule` and
+# `ctxres rules` load no engine (docs/performance.md, "Start-up tricks").
+
+
+def failing_case(fixtures: Path, code: str) -> str | None:
+    """The rule's failing fixture in ``fixtures`` (``<CODE>/bad``, else its first ``bad-*``), or None."""
+    folder = fixtures / code
+    cases = sorted(p.name for p in folder.glob("bad*") if p.is_dir()) if folder.is_dir() else []
+    return "bad" if "bad" in cases else (cases[0] if cases else None)
+
+
+def run_case(folder: Path, code: str) -> list[str]:
+    """The lines `ctxres check` run in ``folder`` at :data:`CLOCK` prints for the findings of rule ``code``."""
+    from ctxres.config import load_config
+    from ctxres.linters.checking import engine
+    from ctxres.linters.reporters.text import format_finding
+    from ctxres.timestamps import FROZEN_ENV
+
+    before = os.environ.get(FROZEN_ENV)
+    os.environ[FROZEN_ENV] = CLOCK
+    try:
+        findings = engine.run([folder], load_config(folder), cwd=folder).findings
+    finally:
+        if before is None:
+            del os.environ[FROZEN_ENV]
+        else:
+            os.environ[FROZEN_ENV] = before
+    return [line for finding in findings if finding.code == code for line in format_finding(finding)]
+
+
+def render_examples(root: Path) -> str:
+    """The text of :data:`EXAMPLES`: for each rule with a failing fixture, its folder and the lines printed."""
+    fixtures = root / "fixtures" / "rules"
+    examples: dict[str, dict[str, object]] = {}
+    for code in all_rules():
+        case = failing_case(fixtures, code)
+        if case is not None:
+            examples[code] = {
+                "case": f"fixtures/rules/{code}/{case}/",
+                "output": run_case(fixtures / code / case, code),
+            }
+    return json.dumps(examples, indent=1, ensure_ascii=False) + "\n"
+
+
+def examples_drift(root: Path) -> list[str]:
+    """``[EXAMPLES]`` when the recorded outputs are not what the fixtures give today, else ``[]``."""
+    path = root / EXAMPLES
+    return [] if path.is_file() and path.read_text("utf-8") == render_examples(root) else [EXAMPLES]
+
+
+def write_examples(root: Path) -> list[str]:
+    """Record the outputs; ``[EXAMPLES]`` when the file changed, else ``[]``."""
+    path, text = root / EXAMPLES, render_examples(root)
+    if path.is_file() and path.read_text("utf-8") == text:
+        return []
+    path.write_text(text, "utf-8")
+    return [EXAMPLES]

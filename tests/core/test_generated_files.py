@@ -23,6 +23,8 @@ GENERATED_PLACES = (
     "ctxres/config.py",
     ".pre-commit-hooks.yaml",
     "hooks/hooks.json",
+    "fixtures/rules",
+    "linters/data",
     "docs/rules",
     "docs/protocol",
     "schemas",
@@ -42,7 +44,7 @@ def tree(tmp_path: Path) -> Path:
         source, target = ROOT / name, tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+            shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
         else:
             shutil.copy2(source, target)
     return tmp_path

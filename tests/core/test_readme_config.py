@@ -29,6 +29,8 @@ from ..conftest import ROOT
 README = ROOT / "README.md"
 # Config fields that no file sets: where the configuration was found, and the rule options' holder.
 NOT_SETTINGS = {"root", "source", "options"}
+# The settings the example sets to another value than their default (the README names them, but `patterns`).
+EXAMPLES = {"extend-exclude", "ignore", "severity", "per-file-ignores", "patterns", "live-workflow", "required-version"}
 
 
 def section(title: str) -> str:
@@ -85,19 +87,22 @@ def test_the_rule_option_values_in_the_readme_are_their_defaults() -> None:
 def test_the_core_values_in_the_readme_are_the_defaults_except_the_examples() -> None:
     table = readme_table()
     default = config.Config()
-    examples = {
-        "extend-exclude",
-        "ignore",
-        "severity",
-        "per-file-ignores",
-        "patterns",
-        "live-workflow",
-        "required-version",
-    }
-    for key in sorted(core_settings() - examples):
+    for key in sorted(core_settings() - EXAMPLES):
         value = getattr(default, key.replace("-", "_"))
         written = table[key]
         assert (tuple(written) if isinstance(written, list) else written) == value, key
+
+
+def test_the_readme_names_the_settings_its_example_sets_to_another_value() -> None:
+    """The sentence above the example says which values are not the defaults: those, and they are not."""
+    sentence = section("Configuration").split("the defaults except", 1)[1].split(", which are", 1)[0]
+    assert set(re.findall(r"`([a-z-]+)`", sentence)) == EXAMPLES - {"patterns"}
+    table, default = readme_table(), config.Config()
+    for key in sorted(EXAMPLES - {"patterns", "live-workflow", "required-version"}):
+        written = table[key]
+        assert (tuple(written) if isinstance(written, list) else written) != getattr(default, key.replace("-", "_")), (
+            key
+        )
 
 
 def test_the_readme_example_is_accepted_by_the_real_loader(tmp_path: Path) -> None:

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from ctxres.linters.commands.rules import failing_case, run_case
 from ctxres.linters.rules import all_rules
+
+from ..conftest import FIXTURES, ROOT
 
 HEADINGS = ("Why", "Example", "Fix")
 
@@ -32,3 +35,37 @@ def test_the_architecture_page_keeps_no_placeholder_row() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text("utf-8")
     rows = [line for line in text.splitlines() if line.startswith("|") and "TODO" in line]
     assert rows == []
+
+
+PAGES = ROOT / "docs" / "rules"
+SHOWN = re.compile(
+    r"^`ctxres check` run in this rule's failing test case \(`([^`]+)` in the repository\) prints:\n\n"
+    r"```text\n(.*?)\n```$",
+    re.M | re.S,
+)
+# The rules whose failing case is not a folder of files (a git merge, a commit range, the doctor's
+# layers, a staged change): their tests build it, and their pages show no output.
+NO_FAILING_FOLDER = ("A013", "L001", "L002", "M012", "M013", "S013")
+
+
+def shown_output(code: str) -> tuple[str, str] | None:
+    """The failing case and the output the page ``docs/rules/<code>.md`` shows under its Example."""
+    page = (PAGES / f"{code}.md").read_text("utf-8")
+    example = page.split("## Example\n", 1)[1].split("\n## ", 1)[0]
+    found = SHOWN.search(example)
+    return None if found is None else (found[1], found[2])
+
+
+@pytest.mark.parametrize("code", sorted(set(all_rules()) - set(NO_FAILING_FOLDER)))
+def test_every_rule_page_shows_what_check_prints_on_its_failing_case(code: str) -> None:
+    """The output on the page is what `ctxres check` prints today in the case it names: a message whose
+    wording changed fails here until ``python dev/generate.py --write`` regenerates the pages."""
+    shown = shown_output(code)
+    assert shown is not None, f"docs/rules/{code}.md shows no output under its Example"
+    case, output = shown
+    assert case == f"fixtures/rules/{code}/{failing_case(FIXTURES / 'rules', code)}/"
+    assert "\n".join(run_case(ROOT / case, code)) == output
+
+
+def test_the_rules_without_a_failing_folder_show_no_output() -> None:
+    assert [code for code in sorted(all_rules()) if shown_output(code) is None] == sorted(NO_FAILING_FOLDER)
