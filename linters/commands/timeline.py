@@ -24,6 +24,7 @@ from pathlib import Path
 from ctxres import ack
 from ctxres.atomic import cannot_write, write_atomic
 from ctxres.config import ConfigError, load_config, project_folder
+from ctxres.linters.reporters import REPORT_FORMATS
 from ctxres.linters.timeline import building, sessions, transcripts
 from ctxres.linters.timeline.building import WorkflowSource
 from ctxres.linters.timeline.data import summary, to_data
@@ -61,7 +62,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--workflow", type=Path, metavar="FILE", help="the workflow file to draw (default: the live workflow)"
     )
     parser.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained HTML page to FILE")
-    parser.add_argument("--output-format", choices=("text", "json"), default="text", help="how to print it")
+    parser.add_argument("--output-format", choices=REPORT_FORMATS, default="text", help="how to print it")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="coloured text output")
     parser.add_argument("--width", type=int, metavar="N", help="columns of the text output (default: the terminal's)")
     parser.set_defaults(handler=run)
