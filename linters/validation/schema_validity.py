@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
     Valid = Callable[[Any], bool]
 
-# Keywords that assert nothing (annotations, and `format`, which jsonschema asserts only with a format checker).
+# Keywords that assert nothing (annotations, and `format`, which jsonschema asserts only with a format checker;
+# `discriminator`, which pydantic writes for a union told apart by one field, is OpenAPI's: jsonschema ignores it).
 _ANNOTATIONS = frozenset(
     {
         "$schema",
@@ -37,6 +38,7 @@ _ANNOTATIONS = frozenset(
         "format",
         "contentMediaType",
         "contentEncoding",
+        "discriminator",
     }
 )
 
