@@ -525,8 +525,6 @@ LADDER = (
     ("broken", 1),
     ("broken", 2),
 )
-SEGMENT_ORDER = ("figure", "compacted", "place", "broken", "fresh-ok", "fresh", "unacked", "config")
-"""The segments' places in the line, left to right."""
 DROP_ORDER = ("fresh-ok", "compacted", "place", "fresh", "unacked", "config", "broken", "figure")
 
 

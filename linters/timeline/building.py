@@ -80,7 +80,8 @@ def stitched(records: Sequence[SessionRecord]) -> tuple[list[Turn], list[Event]]
 def _first(record: SessionRecord) -> dt.datetime | None:
     """When a session started: its first line's time, or an earlier event of its own (the client writes
     some lines after the hook records that precede them)."""
-    times = [_utc(e.time) for e in (*record.resumptions, *record.compactions) if e.time is not None]
+    events: list[Resumed | Compaction] = [*record.resumptions, *record.compactions]
+    times = [_utc(e.time) for e in events if e.time is not None]
     if record.first_time is not None:
         times.append(_utc(record.first_time))
     return min(times) if times else None
@@ -159,8 +160,17 @@ def build(
     return timeline
 
 
+SAME_TAIL = 3
+"""How many trailing path components must agree for a file a session saw to be the workflow file, when the
+session ran in another clone of the project (``projects/<project>/ORCHESTRATION.yaml``)."""
+
+
 def _same_file(path: str, workflow: WorkflowSource) -> bool:
-    """Whether a file a session read or wrote is the workflow: the same path, or the same path within the
-    project (a session recorded in another clone of the project)."""
-    shown = path.replace("\\", "/")
-    return shown == str(workflow.path).replace("\\", "/") or shown.endswith("/" + workflow.shown)
+    """Whether a file a session read or wrote is the workflow: the same path, or, for a session recorded in
+    another clone of the project, the same last :data:`SAME_TAIL` path components."""
+    seen = [part for part in path.replace("\\", "/").split("/") if part]
+    ours = [part for part in str(workflow.path).replace("\\", "/").split("/") if part]
+    if seen == ours:
+        return True
+    tail = min(SAME_TAIL, len(seen), len(ours))
+    return tail > 0 and seen[-tail:] == ours[-tail:]
