@@ -11,6 +11,7 @@ statusline command as it does to hooks.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -234,3 +235,23 @@ def test_after_compact_the_footer_counts_the_compaction_and_shows_the_figure_aft
     assert f"ctx {before}%" not in row, row
     after = next(line for line in replied.splitlines() if "1× compacted" in line).strip()
     assert after.startswith(f"ctx {client_percent(AFTER_COMPACT_USAGE)}% LOW │ {counted}"), after
+    # ctxres timeline draws the same session with the footer's figures: the fill of the reply the footer showed
+    # as "95% context used", and the compaction's tokens as the client recorded them
+    done = subprocess.run(
+        [tool("ctxres"), "timeline", "--output-format", "json"],
+        cwd=project,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    drawn = json.loads(done.stdout)
+    (compaction,) = [e for e in drawn["events"] if e["kind"] == "compaction"]
+    assert (compaction["trigger"], compaction["pre_tokens"], compaction["post_tokens"]) == (
+        "manual",
+        boundary["preTokens"],
+        boundary["postTokens"],
+    )
+    footer = [round(t["fill"] * 100) for t in drawn["turns"] if t["number"] <= compaction["turn"]]
+    assert abs(footer[-1] - before) <= 1, (footer, before)

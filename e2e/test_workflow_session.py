@@ -19,8 +19,12 @@ the client's debug log, or the project's files.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +37,9 @@ from e2e.scenario import (
     WORKFLOW,
     WORKFLOW_ID,
     Session,
+    client_percent,
     session,
+    tool,
 )
 from e2e.stand_in_api import prompt_too_long, summary, text, tool_use
 
@@ -143,3 +149,49 @@ def test_every_hook_exits_zero_quietly(workflow_session: Session) -> None:
 
 def test_the_client_complains_of_nothing(workflow_session: Session) -> None:
     check.assert_no_client_complaint(workflow_session.debug_log, workflow_session.stderr)
+
+
+def _timeline(s: Session) -> dict[str, Any]:
+    """``ctxres timeline --output-format json`` in the project, as its user would run it: no argument (the
+    latest session, found where the client keeps it under HOME)."""
+    done = subprocess.run(
+        [tool("ctxres"), "timeline", "--output-format", "json"],
+        cwd=s.project,
+        env={**os.environ, "HOME": str(s.client.home)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def _of(document: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [event for event in document["events"] if event["kind"] == kind]
+
+
+def test_the_timeline_draws_the_clients_own_figures(workflow_session: Session) -> None:
+    """The session as ``ctxres timeline`` draws it: both compactions with the tokens the client recorded in
+    its ``compact_boundary`` records, each reply's fill as the client shows it (``N% context used``), the
+    checkpoint PreCompact wrote before each compaction, and what SessionStart told the model after each."""
+    (transcript,) = workflow_session.client.transcripts()
+    boundaries = [
+        entry["compactMetadata"]
+        for entry in map(json.loads, transcript.read_text("utf-8").splitlines())
+        if entry.get("subtype") == "compact_boundary"
+    ]
+    document = _timeline(workflow_session)
+    assert document["sessions"] == [transcript.stem]
+    drawn = [(c["trigger"], c["pre_tokens"], c["post_tokens"]) for c in _of(document, "compaction")]
+    assert drawn == [(b["trigger"], b["preTokens"], b.get("postTokens")) for b in boundaries]
+    assert [trigger for trigger, _, _ in drawn] == ["manual", "auto"]
+    fills = [round(turn["fill"] * 100) for turn in document["turns"]]
+    for usage in (WARNING_USAGE, CRITICAL_USAGE, COMPACTION_USAGE, LOW_USAGE):
+        assert client_percent(usage) in fills, (usage, fills)
+    assert [(c["checkpoint"], c["trigger"]) for c in _of(document, "checkpoint")] == [
+        ("cx-001", "manual"),
+        ("cx-002", "auto"),
+    ]
+    compacts = [r for r in _of(document, "resumption") if r["source"] == "compact"]
+    assert [r["checkpoint"] for r in compacts] == ["cx-001", "cx-002"]
+    assert all(r["told_phase"] and r["matches"] is not False for r in compacts), compacts
