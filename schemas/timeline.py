@@ -88,8 +88,9 @@ class SectionUpdatedData(StrictModel):
     workflow: str = Field(description=_WORKFLOW)
     updated_at: IsoDateTime | None = Field(description="The section's new `updated_at`; null when unreadable.")
     phase: str | None = Field(description="The phase the section names; null when it names none.")
-    source: Literal["edit", "commit", "file"] = Field(
-        description="Where the new version was seen: `edit` (a tool call), `commit` (git history), `file` (now)."
+    source: Literal["edit", "read", "commit", "file"] = Field(
+        description="Where the new version was seen: `edit` (an Edit or Write of the session), `read` (a Read of "
+        "the session saw it updated by something else, such as `ctxres ack`), `commit` (git history), `file` (now)."
     )
     revision: str | None = Field(description="The commit's short id when `source` is `commit`; else null.")
 

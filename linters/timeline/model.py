@@ -86,15 +86,16 @@ class CheckpointMerged:
 @dataclass(frozen=True, slots=True)
 class SectionUpdated:
     """The resumption section's ``recovery_state.updated_at`` moved to ``updated_at``; ``source`` says where
-    the new version was seen: ``edit`` (a tool call of the session), ``commit`` (git history, with the
-    commit's short id in ``revision``) or ``file`` (the file as it is now)."""
+    the new version was seen: ``edit`` (an Edit or Write of the session), ``read`` (a Read of the session saw
+    the file updated by something else, such as ``ctxres ack`` or another editor), ``commit`` (git history,
+    with the commit's short id in ``revision``) or ``file`` (the file as it is now)."""
 
     turn: int
     time: dt.datetime | None
     workflow: str
     updated_at: dt.datetime | None
     phase: str | None
-    source: Literal["edit", "commit", "file"]
+    source: Literal["edit", "read", "commit", "file"]
     revision: str | None = None
     kind: Literal["section-update"] = "section-update"
 

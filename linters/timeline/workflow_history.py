@@ -369,9 +369,9 @@ def _section_update(reading: _Reading, workflow: str) -> SectionUpdated:
 
 
 # Where an update was seen: a Read tool call saw the file as it then was.
-_UPDATE_SOURCES: dict[str, Literal["edit", "commit", "file"]] = {
+_UPDATE_SOURCES: dict[str, Literal["edit", "read", "commit", "file"]] = {
     "edit": "edit",
-    "read": "file",
+    "read": "read",
     "commit": "commit",
     "file": "file",
 }
