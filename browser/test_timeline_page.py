@@ -66,6 +66,7 @@ def _check(page: Page, expected: PageUnderTest) -> None:
 
 def test_the_timeline_page_shows_every_marker_with_no_script_and_no_network(chromium: Path, tmp_path: Path) -> None:
     expected = timeline_page(tmp_path)
+    assert (expected.compactions, expected.checkpoints) == (2, 2)  # the recorded session's, auto then manual
     allowed = expected.path.as_uri()
     watch = Watch(allowed)
     # As root (a CI container) chromium refuses to start with its sandbox.
