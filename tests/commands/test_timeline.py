@@ -23,6 +23,8 @@ from ctxres.linters.replay.player import load_fixture, run_fixture_in
 from ctxres.linters.timeline.sessions import folder_name
 from ctxres.tiers import percent_used
 
+from ..dev_scripts import dev_script
+
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "fixtures" / "replay"
 SCHEMA = json.loads((ROOT / "schemas" / "timeline.schema.json").read_text("utf-8"))
@@ -245,3 +247,8 @@ def test_a_project_the_client_never_ran_in_is_named(
     err = capsys.readouterr().err
     expected = os.path.join(str(tmp_path / "config"), "projects", folder_name(str(project.resolve())))
     assert expected in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_readmes_example_session_is_a_fresh_replay() -> None:
+    """``fixtures/timeline/`` (the README's sample draws it) is what ``dev/timeline_example.py`` makes."""
+    assert dev_script("timeline_example").differences() == []
