@@ -252,3 +252,26 @@ def test_a_project_the_client_never_ran_in_is_named(
 def test_the_readmes_example_session_is_a_fresh_replay() -> None:
     """``fixtures/timeline/`` (the README's sample draws it) is what ``dev/timeline_example.py`` makes."""
     assert dev_script("timeline_example").differences() == []
+
+
+def test_section_updates_are_the_sessions_own_edits_of_the_workflow(
+    two_compactions: Replayed, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each Edit of ORCHESTRATION.yaml in the recorded session that moved ``recovery_state.updated_at`` is one
+    update, at its turn, with the phase the section then named; the section's time is the one the edit wrote."""
+    document = data(two_compactions, monkeypatch, capsys)
+    edits = [u for u in of_kind(document, "section-update") if u["source"] == "edit"]
+    assert [(u["turn"], u["phase"]) for u in edits] == [
+        (3, "Phase 1 (Dependency Audit)"),
+        (8, "Phase 2 (Core License Changes)"),
+        (12, "Phase 2 (Core License Changes)"),
+        (15, "Phase 2 (Core License Changes)"),
+    ]
+    written = [
+        line.split('"')[1]
+        for entry in two_compactions.entries()
+        if isinstance(entry.get("toolUseResult"), dict) and "newString" in entry["toolUseResult"]  # type: ignore[operator]
+        for line in str(entry["toolUseResult"]["newString"]).splitlines()  # type: ignore[index]
+        if line.strip().startswith("updated_at:")
+    ]
+    assert [u["updated_at"] for u in edits] == written
