@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import ModuleType
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # Installed, the package's rooms sit inside this folder (ctxres/linters, ctxres/hooks, ctxres/schemas).
 # In a plain clone of the repository they are the top-level folders beside it, which setuptools maps at
