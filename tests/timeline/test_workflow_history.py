@@ -336,14 +336,13 @@ def replayed_versions(name: str, tmp_path: Path, last_step: str | None = None) -
     shutil.copytree(fixture.root / "workspace", project)
     rel = "projects/PROJ-001-oss-release/ORCHESTRATION.yaml"
     target = project / rel
-    versions = [
-        FileVersion(str(target), dt.datetime.fromisoformat(fixture.steps[0].now), 0, target.read_text("utf-8"), "read")
-    ]
+    start = dt.datetime.fromisoformat(fixture.steps[0].now.replace("Z", "+00:00"))  # Python 3.10 reads no Z
+    versions = [FileVersion(str(target), start, 0, target.read_text("utf-8"), "read")]
     for index, step in enumerate(fixture.steps, start=1):
         edits = [edit for edit in step.edits if edit.path == rel]  # others touch files the hooks wrote
         if edits:
             apply_edits(project, edits, step.name)
-            when = dt.datetime.fromisoformat(step.now)
+            when = dt.datetime.fromisoformat(step.now.replace("Z", "+00:00"))
             versions.append(FileVersion(str(target), when, index, target.read_text("utf-8"), "edit"))
         if f"{index:02d}-{step.name}" == last_step:
             break
