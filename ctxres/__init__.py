@@ -61,5 +61,13 @@ def other_tree(room_file: str) -> "str | None":
     )
 
 
-if not _os.path.isdir(_os.path.join(_here, "hooks")) and _os.path.isfile(_os.path.join(_root, "hooks", "main.py")):
+_CLONE = not _os.path.isdir(_os.path.join(_here, "hooks")) and _os.path.isfile(_os.path.join(_root, "hooks", "main.py"))
+if _CLONE:
     _sys.meta_path.append(_CloneRooms())
+
+
+def clone_whole() -> None:
+    """In a plain clone, its own rooms before any other finder: the plugin's ``hooks/plugin_entry.py`` runs the
+    clone it sits in, whatever checkout the ``python3`` it is given has installed."""
+    if _CLONE:
+        _sys.meta_path[:] = [_CloneRooms(), *(f for f in _sys.meta_path if not isinstance(f, _CloneRooms))]

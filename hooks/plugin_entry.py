@@ -12,6 +12,10 @@ import sys
 # this folder shadows a standard module.
 sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+import ctxres  # noqa: E402
+
+ctxres.clone_whole()  # this clone's hooks, even where python3 has another checkout installed
+
 from ctxres.hooks import cli  # noqa: E402
 
 if __name__ == "__main__":

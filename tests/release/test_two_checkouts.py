@@ -5,6 +5,7 @@ finder, without a word. Each room refuses in one line that names both trees; a h
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -70,3 +71,20 @@ def test_from_the_installed_checkout_or_elsewhere_it_runs(checkouts: Checkouts, 
     done = checkouts.run("-m", "ctxres.linters.cli", "--version", cwd=cwd)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("ctxres ")
+
+
+def test_the_plugins_entry_runs_its_own_clone_whole(checkouts: Checkouts, tmp_path: Path) -> None:
+    """The plugin runs ``python3 <clone>/hooks/plugin_entry.py EVENT`` with whatever ``python3`` the machine has,
+    here one with the other checkout installed: the hook comes from the plugin's clone, not a mix."""
+    payload = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(tmp_path)})
+    entry = str(checkouts.second / "hooks" / "plugin_entry.py")
+    done = checkouts.run(entry, "SessionStart", cwd=tmp_path, stdin=payload)
+    assert (done.returncode, done.stderr) == (0, "")
+    probe = checkouts.run(
+        "-c",
+        "import sys; sys.path[0] = sys.argv[1]; import ctxres; ctxres.clone_whole(); import ctxres.hooks; "
+        "print(ctxres.hooks.__file__)",
+        str(checkouts.second),
+        cwd=tmp_path,
+    )
+    assert probe.stdout.strip() == str(checkouts.second / "hooks" / "__init__.py"), probe.stderr
