@@ -242,8 +242,10 @@ def describe(event: Event) -> str:
 def _resumed(event: Resumed) -> str:
     told = f"resumed ({event.source}{'' if event.checkpoint is None else ' from ' + event.checkpoint}): told phase "
     told += _phase(event.told_phase)
+    if event.matches is None and event.file_phase is None:
+        return told + "; the file's phase then is not known"
     if event.matches is None:
-        return told + f", file said {_phase(event.file_phase)} (match unknown)"
+        return told + f"; the file said {_phase(event.file_phase)}"
     if event.matches:
         return told + ", as the file said"
     return told + f", but the file said {_phase(event.file_phase)}"
