@@ -140,12 +140,15 @@ def _from_match(match: re.Match[str], text: str) -> Timestamp:
     return Timestamp(instant, text, assumed_utc=zone is None)
 
 
+def as_utc(moment: dt.datetime) -> dt.datetime:
+    """``moment`` in UTC; a naive one is taken as UTC."""
+    return moment.replace(tzinfo=dt.timezone.utc) if moment.tzinfo is None else moment.astimezone(dt.timezone.utc)
+
+
 def parse_timestamp(value: object) -> Timestamp | None:
     """Parse an ISO-8601 string (or a ``datetime``/``date``); ``None`` when it is not a real time."""
     if isinstance(value, dt.datetime):
-        if value.tzinfo is None:
-            return Timestamp(value.replace(tzinfo=dt.timezone.utc), value.isoformat(), assumed_utc=True)
-        return Timestamp(value.astimezone(dt.timezone.utc), value.isoformat())
+        return Timestamp(as_utc(value), value.isoformat(), assumed_utc=value.tzinfo is None)
     if isinstance(value, dt.date):
         midnight = dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
         return Timestamp(midnight, value.isoformat(), date_only=True)

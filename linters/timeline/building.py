@@ -29,10 +29,7 @@ from ctxres.linters.timeline.model import (
 )
 from ctxres.linters.timeline.transcripts import SessionRecord
 from ctxres.linters.timeline.workflow_history import git_versions, history_events, same_phase
-
-
-def _utc(moment: dt.datetime) -> dt.datetime:
-    return moment.replace(tzinfo=dt.timezone.utc) if moment.tzinfo is None else moment.astimezone(dt.timezone.utc)
+from ctxres.timestamps import as_utc
 
 
 @dataclass(slots=True)
@@ -44,13 +41,13 @@ class TurnClock:
 
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> TurnClock:
-        timed = sorted((_utc(t.time), t.number) for t in turns if t.time is not None)
+        timed = sorted((as_utc(t.time), t.number) for t in turns if t.time is not None)
         return cls([time for time, _ in timed], [number for _, number in timed])
 
     def __call__(self, moment: dt.datetime | None) -> int:
         if moment is None:
             return 0
-        index = bisect_right(self.times, _utc(moment))
+        index = bisect_right(self.times, as_utc(moment))
         return self.numbers[index - 1] if index else 0
 
 
@@ -81,21 +78,21 @@ def _first(record: SessionRecord) -> dt.datetime | None:
     """When a session started: its first line's time, or an earlier event of its own (the client writes
     some lines after the hook records that precede them)."""
     events: list[Resumed | Compaction] = [*record.resumptions, *record.compactions]
-    times = [_utc(e.time) for e in events if e.time is not None]
+    times = [as_utc(e.time) for e in events if e.time is not None]
     if record.first_time is not None:
-        times.append(_utc(record.first_time))
+        times.append(as_utc(record.first_time))
     return min(times) if times else None
 
 
 def _start_key(record: SessionRecord) -> tuple[int, dt.datetime, str]:
     if record.first_time is None:
         return (1, dt.datetime.min.replace(tzinfo=dt.timezone.utc), str(record.path))
-    return (0, _utc(record.first_time), str(record.path))
+    return (0, as_utc(record.first_time), str(record.path))
 
 
 def _span(records: Sequence[SessionRecord]) -> tuple[dt.datetime | None, dt.datetime | None]:
-    starts = [_utc(r.first_time) for r in records if r.first_time is not None]
-    ends = [_utc(r.last_time) for r in records if r.last_time is not None]
+    starts = [as_utc(r.first_time) for r in records if r.first_time is not None]
+    ends = [as_utc(r.last_time) for r in records if r.last_time is not None]
     return (min(starts) if starts else None, max(ends) if ends else None)
 
 
@@ -105,12 +102,12 @@ def in_order(events: Sequence[Event]) -> list[Event]:
     compacted: dict[int, dt.datetime] = {}
     for event in events:
         if isinstance(event, Compaction) and event.time is not None:
-            compacted[event.turn] = max(compacted.get(event.turn, _utc(event.time)), _utc(event.time))
+            compacted[event.turn] = max(compacted.get(event.turn, as_utc(event.time)), as_utc(event.time))
 
     def key(event: Event) -> tuple[int, int, dt.datetime]:
         if event.time is None:
             return (event.turn, 1, dt.datetime.max.replace(tzinfo=dt.timezone.utc))
-        moment = _utc(event.time)
+        moment = as_utc(event.time)
         if isinstance(event, Resumed) and event.source == "compact" and event.turn in compacted:
             moment = max(moment, compacted[event.turn])
         return (event.turn, 0, moment)

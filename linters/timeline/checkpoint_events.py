@@ -18,6 +18,7 @@ from ctxres.artifacts import CHECKPOINT_KEYS
 from ctxres.linters.timeline.model import CheckpointMerged, CheckpointWritten, Event, Skipped, Trigger
 from ctxres.state import checkpoints as cp
 from ctxres.state.checkpoint_names import file_id
+from ctxres.timestamps import as_utc
 
 MARGIN = dt.timedelta(minutes=5)
 """How far before ``since`` and after ``until`` a checkpoint still belongs to the range: PreCompact writes
@@ -27,14 +28,10 @@ its checkpoint a moment before the compaction the transcript records, and clocks
 _TIME_KEY = {cp.SEED: "timestamp", cp.PEER: "created_at"}
 
 
-def _utc(moment: dt.datetime) -> dt.datetime:
-    return moment.replace(tzinfo=dt.timezone.utc) if moment.tzinfo is None else moment.astimezone(dt.timezone.utc)
-
-
 def _within(moment: dt.datetime | None, since: dt.datetime | None, until: dt.datetime | None) -> bool:
     if moment is None:
         return since is None and until is None  # a checkpoint without a time belongs to no range but "all"
-    return (since is None or moment >= _utc(since) - MARGIN) and (until is None or moment <= _utc(until) + MARGIN)
+    return (since is None or moment >= as_utc(since) - MARGIN) and (until is None or moment <= as_utc(until) + MARGIN)
 
 
 def _is_checkpoint(data: Any) -> bool:

@@ -23,6 +23,7 @@ from ctxres.linters.timeline.model import (
     StaleStretch,
     Timeline,
 )
+from ctxres.timestamps import as_utc
 
 SCHEMA_VERSION = "1.0"
 
@@ -88,7 +89,7 @@ def iso(moment: dt.datetime | None) -> str | None:
     """ISO-8601 in UTC with ``Z`` (a naive time is taken as UTC); milliseconds only when there are some."""
     if moment is None:
         return None
-    utc = moment.replace(tzinfo=dt.timezone.utc) if moment.tzinfo is None else moment.astimezone(dt.timezone.utc)
+    utc = as_utc(moment)
     spec = "milliseconds" if utc.microsecond else "seconds"
     return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
 

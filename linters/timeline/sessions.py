@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from ctxres.timestamps import parse_datetime
+
 MAX_NAME = 200
 """The longest folder name the client keeps whole; a longer one is cut and followed by a hash."""
 HEAD_LINES = 64
@@ -124,7 +126,7 @@ def first_time(path: Path) -> dt.datetime | None:
                 read += len(line)
                 found = _TIMESTAMP.search(line)
                 if found:
-                    parsed = parse_time(found.group(1).decode("ascii", "replace"))
+                    parsed = parse_datetime(found.group(1).decode("ascii", "replace"))
                     if parsed is not None:
                         return parsed
                 if read >= HEAD_BYTES:
@@ -132,17 +134,6 @@ def first_time(path: Path) -> dt.datetime | None:
     except OSError:
         return None
     return None
-
-
-def parse_time(text: object) -> dt.datetime | None:
-    """An ISO 8601 time as an aware datetime (UTC when it names no zone), else None."""
-    if not isinstance(text, str):
-        return None
-    try:
-        value = dt.datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
-    except ValueError:
-        return None
-    return value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
 
 
 def _sort_key(path: Path) -> tuple[float, str]:

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ctxres.linters.timeline.model import Compaction, FileVersion, Resumed, Skipped, Trigger, Turn
-from ctxres.linters.timeline.sessions import first_time, parse_time
+from ctxres.linters.timeline.sessions import first_time
 from ctxres.linters.timeline.workflow_history import told_phase
 from ctxres.tiers import DEFAULT_THRESHOLDS, fill_of, tier_for
+from ctxres.timestamps import parse_datetime
 from ctxres.transcript import context_tokens, context_window
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -260,7 +261,7 @@ class _Reader:
         number = len(turns) + 1 if index is None else turns[index].number
         turn = Turn(
             number=number,
-            time=parse_time(entry.get("timestamp")),
+            time=parse_datetime(entry.get("timestamp")),
             session_id=self.record.session_id,
             tokens=tokens,
             window=window,
@@ -283,7 +284,7 @@ class _Reader:
         self.record.compactions.append(
             Compaction(
                 turn=self.turn,
-                time=parse_time(entry.get("timestamp")),
+                time=parse_datetime(entry.get("timestamp")),
                 session_id=self.record.session_id,
                 trigger=_trigger(meta.get("trigger")),
                 pre_tokens=_int(meta.get("preTokens", meta.get("pre_tokens"))),
@@ -310,7 +311,7 @@ class _Reader:
             self.record.resumptions.append(
                 Resumed(
                     turn=self.turn,
-                    time=parse_time(entry.get("timestamp")),
+                    time=parse_datetime(entry.get("timestamp")),
                     session_id=self.record.session_id,
                     source=self.source,
                     told_phase=told_phase(text),
@@ -321,7 +322,7 @@ class _Reader:
             )
 
     def _tool_result(self, entry: dict[str, Any], result: dict[str, Any]) -> None:
-        time = parse_time(entry.get("timestamp"))
+        time = parse_datetime(entry.get("timestamp"))
         read = _read_text(result)
         if read is not None:
             if self.wanted(read[0]):
@@ -373,7 +374,7 @@ def _last_time(handle: BinaryIO, size: int) -> dt.datetime | None:
     handle.seek(max(0, size - TAIL_BYTES))
     tail = handle.read(TAIL_BYTES)
     for found in reversed(list(_TIMESTAMP.finditer(tail))):
-        when = parse_time(found.group(1).decode("ascii", "replace"))
+        when = parse_datetime(found.group(1).decode("ascii", "replace"))
         if when is not None:
             return when
     return None

@@ -41,6 +41,7 @@ from ctxres.state.orchestration import (
 )
 from ctxres.state.resumption import detect_version
 from ctxres.state.statediff import moved_state, parse_timestamp, resumption_moved, resumption_section
+from ctxres.timestamps import as_utc
 
 GIT_TIMEOUT = 10.0
 """Seconds one git command may take: a timeline is drawn without the history rather than hang on it."""
@@ -156,7 +157,7 @@ class PhaseLookup:
     def phase_at(self, time: dt.datetime | None) -> str | None:
         if time is None:
             return None
-        index = bisect_right(self.times, _utc(time))
+        index = bisect_right(self.times, as_utc(time))
         return self.labels[index - 1] if index else None
 
     def __call__(self, time: dt.datetime | None) -> str | None:
@@ -164,10 +165,6 @@ class PhaseLookup:
 
 
 # ------------------------------------------------------------------------------------- git history
-
-
-def _utc(moment: dt.datetime) -> dt.datetime:
-    return moment.replace(tzinfo=dt.timezone.utc) if moment.tzinfo is None else moment.astimezone(dt.timezone.utc)
 
 
 def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes | None:
@@ -231,8 +228,8 @@ def git_versions(path: Path, *, since: dt.datetime | None, until: dt.datetime | 
     written after ``until``. No git, no repository or a file git does not track: only the file. Each git
     command has a short timeout (:data:`GIT_TIMEOUT`); one that fails leaves the history out."""
     path = Path(os.path.abspath(path))
-    since = _utc(since) if since is not None else None
-    until = _utc(until) if until is not None else None
+    since = as_utc(since) if since is not None else None
+    until = as_utc(until) if until is not None else None
     versions = []
     if path.parent.is_dir():
         commits = _in_range(_commits(path), since, until)
@@ -283,7 +280,7 @@ def _ordered(versions: Sequence[FileVersion]) -> list[FileVersion]:
     read as the state going back)."""
     keyed, last = [], dt.datetime.min.replace(tzinfo=dt.timezone.utc)
     for index, version in enumerate(versions):
-        last = _utc(version.time) if version.time is not None else last
+        last = as_utc(version.time) if version.time is not None else last
         keyed.append((last, index, version))
     ordered = [version for _, _, version in sorted(keyed, key=lambda item: (item[0], item[1]))]
     kept: list[FileVersion] = []
@@ -388,7 +385,7 @@ class _Open:
 def _minutes(start: dt.datetime | None, end: dt.datetime | None) -> float | None:
     if start is None or end is None:
         return None
-    return round((_utc(end) - _utc(start)).total_seconds() / 60, 1)
+    return round((as_utc(end) - as_utc(start)).total_seconds() / 60, 1)
 
 
 def _named(moves: list[str]) -> tuple[str, ...]:
@@ -435,7 +432,7 @@ def history_events(
     known: str | None = None  # the last phase a version named
     for reading in readings:
         if reading.version.time is not None:
-            lookup.times.append(_utc(reading.version.time))
+            lookup.times.append(as_utc(reading.version.time))
             lookup.labels.append(reading.phase)
         if previous is None:
             previous, known = reading, reading.phase
@@ -472,4 +469,4 @@ def _phase_change(known: str | None, previous: _Reading, reading: _Reading, work
 def _in_time_order(events: list[Event]) -> list[Event]:
     """Stable by (time, turn): a stretch closed when the section was updated stays where it started."""
     floor = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
-    return sorted(events, key=lambda event: (_utc(event.time) if event.time is not None else floor, event.turn))
+    return sorted(events, key=lambda event: (as_utc(event.time) if event.time is not None else floor, event.turn))
