@@ -33,7 +33,8 @@ HEAD_BYTES = 1024 * 1024
 _NOT_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 _OVERRIDE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$", re.IGNORECASE)
-_TIMESTAMP = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
+TIMESTAMP_FIELD = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
+"""A transcript entry's ``timestamp`` field, found in its bytes without parsing the line."""
 
 
 class SessionError(ValueError):
@@ -114,6 +115,11 @@ def find_project_folder(project: Path, config_dir: Path, environ: Mapping[str, s
     raise SessionError(f"no Claude Code transcripts for {project}: {folder} does not exist")
 
 
+def field_time(found: re.Match[bytes]) -> dt.datetime | None:
+    """The time of a :data:`TIMESTAMP_FIELD` match, None when it is not one."""
+    return parse_datetime(found.group(1).decode("ascii", "replace"))
+
+
 def first_time(path: Path) -> dt.datetime | None:
     """The first timestamp a transcript records, from its first lines only; None when they hold none."""
     try:
@@ -124,9 +130,9 @@ def first_time(path: Path) -> dt.datetime | None:
                 if not line:
                     break
                 read += len(line)
-                found = _TIMESTAMP.search(line)
+                found = TIMESTAMP_FIELD.search(line)
                 if found:
-                    parsed = parse_datetime(found.group(1).decode("ascii", "replace"))
+                    parsed = field_time(found)
                     if parsed is not None:
                         return parsed
                 if read >= HEAD_BYTES:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ctxres.linters.timeline.model import Compaction, FileVersion, Resumed, Skipped, Trigger, Turn
-from ctxres.linters.timeline.sessions import first_time
+from ctxres.linters.timeline.sessions import TIMESTAMP_FIELD, field_time, first_time
 from ctxres.linters.timeline.workflow_history import told_phase
 from ctxres.tiers import DEFAULT_THRESHOLDS, fill_of, tier_for
 from ctxres.timestamps import parse_datetime
@@ -67,8 +66,6 @@ TRUNCATED = "a truncated last line"
 TOO_LONG = f"lines over {MAX_LINE_BYTES // (1024 * 1024)} MiB, skipped unparsed"
 NO_USAGE = "model replies without usage figures"
 EMPTY = "an empty transcript"
-
-_TIMESTAMP = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 
 
 class TranscriptError(ValueError):
@@ -373,8 +370,8 @@ def _lines(handle: BinaryIO, on_too_long: Callable[[], None]) -> Iterable[bytes]
 def _last_time(handle: BinaryIO, size: int) -> dt.datetime | None:
     handle.seek(max(0, size - TAIL_BYTES))
     tail = handle.read(TAIL_BYTES)
-    for found in reversed(list(_TIMESTAMP.finditer(tail))):
-        when = parse_datetime(found.group(1).decode("ascii", "replace"))
+    for found in reversed(list(TIMESTAMP_FIELD.finditer(tail))):
+        when = field_time(found)
         if when is not None:
             return when
     return None
