@@ -22,7 +22,7 @@ from ctxres.linters.checking.registry import RULES
 from ctxres.linters.commands import EXIT_ERROR, EXIT_OK
 from ctxres.linters.commands._baseline_options import Baseline, add_baseline_options, match, read_baseline
 from ctxres.linters.commands.catalog import check_description
-from ctxres.linters.reporters import REPORT_FORMATS, add_format_option, write
+from ctxres.linters.reporters import REPORT_FORMATS, add_color_option, add_format_option, use_color, write
 from ctxres.linters.rules.stale_commits import range_findings
 
 # `ctxres check` loads this module: its start-up is measured (docs/performance.md, "Start-up tricks").
@@ -95,7 +95,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "or whose name says template, example or sample; a folder's walk "
         "skips them by default, as the hooks never take one for the live workflow",
     )
-    check.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colored text output")
+    add_color_option(check)
     check.add_argument(
         "--list-files",
         action="store_true",
@@ -132,14 +132,6 @@ def _code_problem(args: argparse.Namespace) -> str | None:
             if problem:
                 return f"--{option.replace('_', '-')}: {problem}"
     return None
-
-
-def _use_color(choice: str) -> bool:
-    if choice == "always":
-        return True
-    if choice == "never" or os.environ.get("NO_COLOR"):
-        return False
-    return sys.stdout.isatty()
 
 
 def _fewer_collections() -> None:
@@ -249,7 +241,7 @@ def _report(
     if args.statistics:
         sys.stdout.write(_statistics(report, args.output_format))
     else:
-        write(args.output_format, report, sys.stdout, color=_use_color(args.color))
+        write(args.output_format, report, sys.stdout, color=use_color(args.color))
     if report.files_checked == 0:
         print("ctxres: warning: no resumption artifacts found under " + ", ".join(map(str, paths)), file=sys.stderr)
     return EXIT_OK if args.exit_zero else engine.exit_code(report, config.strict)

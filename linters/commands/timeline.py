@@ -24,7 +24,7 @@ from pathlib import Path
 from ctxres import ack
 from ctxres.atomic import cannot_write, write_atomic
 from ctxres.config import ConfigError, load_config, project_folder
-from ctxres.linters.reporters import REPORT_FORMATS
+from ctxres.linters.reporters import REPORT_FORMATS, add_color_option, use_color
 from ctxres.linters.timeline import building, sessions, transcripts
 from ctxres.linters.timeline.building import WorkflowSource
 from ctxres.linters.timeline.data import summary, to_data
@@ -63,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained HTML page to FILE")
     parser.add_argument("--output-format", choices=REPORT_FORMATS, default="text", help="how to print it")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="coloured text output")
+    add_color_option(parser)
     parser.add_argument("--width", type=int, metavar="N", help="columns of the text output (default: the terminal's)")
     parser.set_defaults(handler=run)
 
@@ -133,14 +133,6 @@ def _workflow_file_test(root: Path) -> Callable[[str], bool]:
     return wanted
 
 
-def _use_color(choice: str) -> bool:
-    if choice == "always":
-        return True
-    if choice == "never" or os.environ.get("NO_COLOR"):
-        return False
-    return sys.stdout.isatty()
-
-
 def _show(args: argparse.Namespace, timeline: Timeline) -> int:
     if args.html is not None:
         try:
@@ -154,5 +146,5 @@ def _show(args: argparse.Namespace, timeline: Timeline) -> int:
         print(json.dumps(to_data(timeline), indent=2, ensure_ascii=False))
         return EXIT_OK
     width = args.width or shutil.get_terminal_size((100, 24)).columns
-    sys.stdout.write(render_terminal(timeline, width=max(width, 40), color=_use_color(args.color)))
+    sys.stdout.write(render_terminal(timeline, width=max(width, 40), color=use_color(args.color)))
     return EXIT_OK

@@ -9,6 +9,7 @@ module by the format's name; :func:`render` is made from the module's ``write`` 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterable
 from importlib import import_module
@@ -76,4 +77,29 @@ def print_findings(fmt: str, findings: Iterable[Finding], files_checked: int) ->
     write(fmt, report, sys.stdout)
 
 
-__all__ = ["FORMATS", "REPORT_FORMATS", "add_format_option", "print_findings", "render", "reporter", "write"]
+def add_color_option(parser: argparse.ArgumentParser, help: str = "colored text output") -> None:
+    """``--color auto|always|never`` (default: auto, see :func:`use_color`)."""
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=help)
+
+
+def use_color(choice: str) -> bool:
+    """Whether text output is coloured for ``--color choice``: always, never, or (auto) when standard output is
+    a terminal and ``NO_COLOR`` is not set."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+__all__ = [
+    "FORMATS",
+    "REPORT_FORMATS",
+    "add_color_option",
+    "add_format_option",
+    "print_findings",
+    "render",
+    "reporter",
+    "use_color",
+    "write",
+]
