@@ -302,7 +302,7 @@ def _main_chain(entry: dict[str, Any]) -> bool:
     return entry.get("isSidechain") is not True
 
 
-def _boundary_meta(entry: dict[str, Any]) -> dict[str, Any] | None:
+def boundary_meta(entry: dict[str, Any]) -> dict[str, Any] | None:
     """The metadata of a main-chain compaction boundary (``{}`` when it has none), else None."""
     if entry.get("type") != "system" or entry.get("subtype") != "compact_boundary" or not _main_chain(entry):
         return None
@@ -318,13 +318,19 @@ def _reply(entry: dict[str, Any]) -> dict[str, Any] | None:
     return message if isinstance(message, dict) else None
 
 
+def reply_tokens(entry: dict[str, Any]) -> int | None:
+    """``T`` of a main-chain model reply entry (:func:`context_tokens` of its message), else None."""
+    message = _reply(entry)
+    return context_tokens(message) if message is not None else None
+
+
 def _real_model(message: dict[str, Any]) -> str | None:
     """The model id, unless absent or a placeholder such as ``<synthetic>``."""
     model = message.get("model")
     return model if isinstance(model, str) and model and not model.startswith("<") else None
 
 
-def _context_tokens(message: dict[str, Any]) -> int | None:
+def context_tokens(message: dict[str, Any]) -> int | None:
     """``T`` of a reply: input + cache creation + cache read + output tokens, as the client counts
     them; None when it carries no real figure.
 
@@ -338,10 +344,6 @@ def _context_tokens(message: dict[str, Any]) -> int | None:
     if sent == 0:
         return None
     return sent + (_count(usage.get("output_tokens")) or 0)
-
-
-context_tokens = _context_tokens
-"""The public name of :func:`_context_tokens` (the timeline counts turns with it)."""
 
 
 # --------------------------------------------------------------------------- the window
@@ -401,7 +403,7 @@ def _scan_fill(tail: _Tail) -> _Found:
         entry = _parse(line)
         if entry is None:
             continue
-        boundary = _boundary_meta(entry)
+        boundary = boundary_meta(entry)
         if boundary is not None:
             found.boundary = boundary
             return found
@@ -410,7 +412,7 @@ def _scan_fill(tail: _Tail) -> _Found:
             continue
         if found.model is None:
             found.model = _real_model(message)
-        tokens = _context_tokens(message)
+        tokens = context_tokens(message)
         if tokens is not None:
             found.tokens = tokens
             message_id = message.get("id")
@@ -602,7 +604,7 @@ def _scan_delivery(tail: _Tail, marker: str) -> bool | None:
         entry = _parse(line)
         if entry is None:
             continue
-        if _boundary_meta(entry) is not None:
+        if boundary_meta(entry) is not None:
             return delivered
         if is_attachment and any(marker in text for text in _hook_texts(entry)):
             delivered = True

@@ -129,24 +129,19 @@ _USAGE_TAG = b'"usage"'
 
 
 def _reply_tokens(line: bytes) -> int | None:
-    """``T`` of a main-chain model reply line (input, cache and output tokens), else None."""
+    """``T`` of a main-chain model reply line, as the monitor counts it (``ctxres.transcript``), else None."""
+    from ctxres.transcript import reply_tokens
+
     entry = _payload(line)
-    if entry is None or entry.get("type") != "assistant" or entry.get("isSidechain") is True:
-        return None
-    usage = _mapping(_mapping(entry.get("message")).get("usage"))
-    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
-    parts = [_count(usage.get(key)) for key in keys]
-    return sum(part or 0 for part in parts) if any(part is not None for part in parts) else None
+    return reply_tokens(entry) if entry is not None else None
 
 
 def _boundary(line: bytes) -> dict[str, Any] | None:
     """The ``compactMetadata`` of a main-chain ``compact_boundary`` line (``{}`` without one), else None."""
+    from ctxres.transcript import boundary_meta
+
     entry = _payload(line)
-    if entry is None or entry.get("type") != "system" or entry.get("subtype") != "compact_boundary":
-        return None
-    if entry.get("isSidechain") is True:
-        return None
-    return _mapping(entry.get("compactMetadata", entry.get("compact_metadata")))
+    return boundary_meta(entry) if entry is not None else None
 
 
 def _newest_reply(lines: list[bytes]) -> int | None:

@@ -24,7 +24,7 @@ from ctxres.linters.timeline.sessions import TIMESTAMP_FIELD, field_time, first_
 from ctxres.linters.timeline.workflow_history import told_phase
 from ctxres.tiers import DEFAULT_THRESHOLDS, fill_of, tier_for
 from ctxres.timestamps import parse_datetime
-from ctxres.transcript import context_tokens, context_window
+from ctxres.transcript import boundary_meta, context_tokens, context_window
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer line is skipped unparsed (a tool result of a huge file): memory stays flat."""
@@ -230,8 +230,8 @@ class _Reader:
         kind = entry.get("type")
         if kind == "assistant":
             self._reply(entry)
-        elif kind == "system" and entry.get("subtype") == "compact_boundary":
-            self._boundary(entry)
+        elif kind == "system" and (meta := boundary_meta(entry)) is not None:
+            self._boundary(entry, meta)
         elif kind == "attachment" and isinstance(entry.get("attachment"), dict):
             self._attachment(entry, entry["attachment"])
         elif kind == "user" and isinstance(entry.get("toolUseResult"), dict):
@@ -275,9 +275,7 @@ class _Reader:
     def turn(self) -> int:
         return len(self.record.turns)
 
-    def _boundary(self, entry: dict[str, Any]) -> None:
-        meta = entry.get("compactMetadata", entry.get("compact_metadata"))
-        meta = meta if isinstance(meta, dict) else {}
+    def _boundary(self, entry: dict[str, Any], meta: dict[str, Any]) -> None:
         self.record.compactions.append(
             Compaction(
                 turn=self.turn,
